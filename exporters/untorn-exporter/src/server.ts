@@ -1,0 +1,244 @@
+import { createHash } from "node:crypto";
+import {
+  createServer as createHttpServer,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from "node:http";
+import { createServer as createHttpsServer } from "node:https";
+import { metrics } from "@untorn/catalog/metrics";
+import bcrypt from "bcryptjs";
+import { Counter, collectDefaultMetrics, Gauge, Registry } from "prom-client";
+import { z } from "zod";
+import type { Collector } from "./collector.js";
+import { type Config, ConfigError, credentialsFrom } from "./config.js";
+import { type ConnectionTarget, PoolCache } from "./db.js";
+import type { Logger } from "./log.js";
+import { Scraper } from "./scrape.js";
+
+export const VERSION = "0.1.0";
+
+/** A request the client got wrong: answered with 400 and the message. */
+class BadRequest extends Error {}
+
+const targetSchema = z
+  .string()
+  .min(1, "target is empty")
+  .max(255, "target is longer than 255 characters")
+  .refine(
+    (t) =>
+      (t.startsWith("/") && !t.includes("\0")) ||
+      /^\[[0-9a-fA-F:.]+\](:\d{1,5})?$/.test(t) ||
+      /^[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?(:\d{1,5})?$/.test(t),
+    "target must be host, host:port, [ipv6]:port or an absolute unix socket path",
+  )
+  .refine((t) => {
+    const port = /:(\d{1,5})$/.exec(t)?.[1];
+    return t.startsWith("/") || port === undefined || (Number(port) >= 1 && Number(port) <= 65535);
+  }, "target port must be 1-65535");
+
+const moduleSchema = z
+  .string()
+  .regex(/^client(\.[A-Za-z0-9_-]+)?$/, "auth_module must be 'client' or 'client.<name>' (a my.cnf section)");
+
+const PROBE_PARAMS = new Set(["target", "auth_module", "collect[]"]);
+const CREDENTIAL_PARAMS = new Set(["user", "username", "password", "pass", "dsn"]);
+
+export interface ExporterServer {
+  server: Server;
+  close(): Promise<void>;
+  /** The bound port (useful with port 0). */
+  port(): number;
+}
+
+export function createExporterServer(
+  cfg: Config,
+  log: Logger,
+  allCollectors: readonly Collector[],
+): ExporterServer {
+  const pools = new PoolCache(cfg.maxConnections, cfg.maxTargets);
+  const scraper = new Scraper(log);
+
+  // Long-lived process registry: Node.js process metrics, build info and the scrape counter.
+  const processRegistry = new Registry();
+  collectDefaultMetrics({ register: processRegistry, prefix: "untorn_exporter_" });
+  new Gauge({
+    name: metrics.buildInfo.name,
+    help: metrics.buildInfo.help,
+    labelNames: [...metrics.buildInfo.labels],
+    registers: [processRegistry],
+  }).set({ version: VERSION, nodejs: process.version }, 1);
+  const scrapes = new Counter({
+    name: metrics.scrapesTotal.name,
+    help: metrics.scrapesTotal.help,
+    registers: [processRegistry],
+  });
+
+  const budgetMs = (req: IncomingMessage): number => {
+    const header = Number(req.headers["x-prometheus-scrape-timeout-seconds"]);
+    const seconds = Number.isFinite(header) && header > 0 ? header - cfg.timeoutOffsetS : cfg.defaultTimeoutS;
+    return Math.max(100, seconds * 1000);
+  };
+
+  const collect = async (
+    key: string,
+    target: ConnectionTarget,
+    collectors: readonly Collector[],
+    req: IncomingMessage,
+  ) => {
+    scrapes.inc();
+    const result = await scraper.scrape({
+      key,
+      pool: pools.get(key, target),
+      collectors,
+      budgetMs: budgetMs(req),
+      collectorTimeoutMs: cfg.collectorTimeoutS * 1000,
+      host: cfg.host,
+      ...(cfg.datadirOverride ? { datadirOverride: cfg.datadirOverride } : {}),
+    });
+    return result.registry;
+  };
+
+  const authCache = new Map<string, boolean>();
+  const authorised = (req: IncomingMessage): boolean => {
+    const users = cfg.web.basicAuthUsers;
+    if (!users) return true;
+    const m = /^Basic ([A-Za-z0-9+/=]+)$/.exec(req.headers.authorization ?? "");
+    if (!m) return false;
+    const decoded = Buffer.from(m[1]!, "base64").toString("utf8");
+    const sep = decoded.indexOf(":");
+    if (sep < 0) return false;
+    const user = decoded.slice(0, sep);
+    const hash = users[user];
+    if (!hash) return false;
+    const key = createHash("sha256").update(decoded).digest("hex");
+    let ok = authCache.get(key);
+    if (ok === undefined) {
+      ok = bcrypt.compareSync(decoded.slice(sep + 1), hash);
+      if (authCache.size > 1000) authCache.clear();
+      authCache.set(key, ok);
+    }
+    return ok;
+  };
+
+  const send = (res: ServerResponse, status: number, body: string, type = "text/plain; charset=utf-8") => {
+    res.writeHead(status, { "Content-Type": type, "Cache-Control": "no-store" });
+    res.end(body);
+  };
+
+  const landing = (): string => {
+    const rows = allCollectors
+      .map((c) => {
+        const on = cfg.collectors.includes(c);
+        return `<tr><td><code>${c.name}</code></td><td>${on ? "enabled" : "disabled"}</td><td>${c.description.replace(/&/g, "&amp;").replace(/</g, "&lt;")}</td></tr>`;
+      })
+      .join("");
+    return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>untorn-exporter</title>
+<style>body{font-family:system-ui,sans-serif;max-width:60rem;margin:2rem auto;padding:0 1rem}td{padding:.2rem .6rem;vertical-align:top}</style></head>
+<body><h1>untorn-exporter ${VERSION}</h1>
+<p>Doublewrite buffer, file-class I/O and datadir storage metrics for MySQL, MariaDB and Percona Server.</p>
+<ul><li><a href="${cfg.telemetryPath}">${cfg.telemetryPath}</a>: the configured server</li>
+<li><code>/probe?target=host:port&amp;auth_module=client.&lt;name&gt;</code>: any server, credentials from the my.cnf section</li>
+<li><a href="/healthz">/healthz</a>: process health</li></ul>
+<h2>Collectors</h2><table>${rows}</table></body></html>`;
+  };
+
+  const probeRequest = (url: URL) => {
+    for (const name of url.searchParams.keys()) {
+      if (CREDENTIAL_PARAMS.has(name.toLowerCase())) {
+        throw new BadRequest(
+          `'${name}' is not accepted: credentials are never read from the URL; use auth_module`,
+        );
+      }
+      if (!PROBE_PARAMS.has(name)) {
+        throw new BadRequest(`unknown parameter '${name}'; /probe takes target, auth_module and collect[]`);
+      }
+    }
+    const targets = url.searchParams.getAll("target");
+    if (targets.length !== 1)
+      throw new BadRequest("exactly one 'target' parameter is required, e.g. ?target=db1:3306");
+    const target = targetSchema.safeParse(targets[0]);
+    if (!target.success) throw new BadRequest(target.error.issues[0]!.message);
+    const moduleRaw = url.searchParams.get("auth_module") ?? "client";
+    const mod = moduleSchema.safeParse(moduleRaw);
+    if (!mod.success) throw new BadRequest(mod.error.issues[0]!.message);
+    let creds: { user: string; password: string; tls?: ConnectionTarget["tls"] };
+    if (cfg.myCnf.has(mod.data)) {
+      creds = credentialsFrom(cfg.myCnf, mod.data);
+    } else if (mod.data === "client") {
+      creds = { user: cfg.target.user, password: cfg.target.password };
+    } else {
+      throw new BadRequest(`auth_module '${mod.data}' is not a section of the --config.my-cnf file`);
+    }
+    const names = url.searchParams.getAll("collect[]");
+    let collectors = cfg.collectors;
+    if (names.length) {
+      const unknown = names.filter((n) => !cfg.collectors.some((c) => c.name === n));
+      if (unknown.length) {
+        throw new BadRequest(
+          `unknown or disabled collector(s) ${unknown.join(", ")}; enabled: ${cfg.collectors.map((c) => c.name).join(", ")}`,
+        );
+      }
+      collectors = cfg.collectors.filter((c) => names.includes(c.name));
+    }
+    const key = `${target.data}|${mod.data}`;
+    return { key, target: { address: target.data, ...creds }, collectors };
+  };
+
+  const handle = async (req: IncomingMessage, res: ServerResponse) => {
+    const url = new URL(req.url ?? "/", "http://exporter");
+    if (url.pathname === "/healthz") return send(res, 200, "ok\n");
+    if (!authorised(req)) {
+      res.writeHead(401, {
+        "WWW-Authenticate": 'Basic realm="untorn-exporter"',
+        "Content-Type": "text/plain",
+      });
+      res.end("unauthorized\n");
+      return;
+    }
+    if (req.method !== "GET" && req.method !== "HEAD") return send(res, 405, "only GET and HEAD\n");
+    if (url.pathname === cfg.telemetryPath) {
+      const registry = await collect(`default|${cfg.target.address}`, cfg.target, cfg.collectors, req);
+      const merged = Registry.merge([registry, processRegistry]);
+      return send(res, 200, await merged.metrics(), merged.contentType);
+    }
+    if (url.pathname === "/probe") {
+      const p = probeRequest(url);
+      const registry = await collect(p.key, p.target, p.collectors, req);
+      return send(res, 200, await registry.metrics(), registry.contentType);
+    }
+    if (url.pathname === "/") return send(res, 200, landing(), "text/html; charset=utf-8");
+    return send(res, 404, `not found: ${url.pathname}\n`);
+  };
+
+  const listener = (req: IncomingMessage, res: ServerResponse) => {
+    handle(req, res).catch((err: unknown) => {
+      if (err instanceof BadRequest || err instanceof ConfigError) {
+        send(res, 400, `${err.message}\n`);
+        return;
+      }
+      log.error("request failed", { path: req.url?.split("?")[0], err: (err as Error).message });
+      if (!res.headersSent) send(res, 500, `internal error: ${(err as Error).message}\n`);
+      else res.destroy();
+    });
+  };
+
+  const server = cfg.web.tls
+    ? createHttpsServer({ cert: cfg.web.tls.cert, key: cfg.web.tls.key }, listener)
+    : createHttpServer(listener);
+  server.on("clientError", (_err, socket) => socket.destroy());
+  server.headersTimeout = 30_000;
+  server.requestTimeout = 120_000;
+
+  return {
+    server,
+    port() {
+      const a = server.address();
+      return typeof a === "object" && a ? a.port : cfg.listenPort;
+    },
+    async close() {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await pools.closeAll();
+    },
+  };
+}

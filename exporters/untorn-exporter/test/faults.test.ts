@@ -1,0 +1,276 @@
+// Faults: dead or vanishing servers, bad credentials, missing grants, slow queries, bad /probe input.
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { startUntornExporter } from "@untorn/testkit/exporters";
+import { type MariaDb, startMariaDb } from "@untorn/testkit/mariadb";
+import { makeTempDir, removeDir } from "@untorn/testkit/process";
+import { Registry } from "prom-client";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Collector } from "../src/collector.js";
+import { COLLECTORS } from "../src/collectors/index.js";
+import { TargetPool } from "../src/db.js";
+import { silentLogger } from "../src/log.js";
+import { Scraper } from "../src/scrape.js";
+import { mustValue, sampleValue } from "./exposition.js";
+
+const host = { root: "/", proc: "/proc", sys: "/sys", dev: "/dev" };
+
+describe("the server is down or goes away", () => {
+  it("answers with untorn_mysql_up 0 when the server was never there", async () => {
+    const dir = await makeTempDir("nodb");
+    const exporter = await startUntornExporter({
+      db: { socket: join(dir, "missing.sock"), user: "root", password: "" },
+    });
+    try {
+      const res = await exporter.get("/metrics");
+      expect(res.status).toBe(200);
+      expect(mustValue(res.body, "untorn_mysql_up")).toBe(0);
+      expect(mustValue(res.body, "untorn_exporter_collector_success", { collector: "global_status" })).toBe(
+        0,
+      );
+      expect(sampleValue(res.body, "untorn_innodb_dblwr_pages_written_total")).toBeUndefined();
+      expect(res.body).toContain("untorn_exporter_build_info");
+      expect(exporter.process.child.exitCode).toBeNull();
+    } finally {
+      await exporter.stop();
+      await removeDir(dir);
+    }
+  });
+
+  it("keeps answering while the server stops and comes back", async () => {
+    const db = await startMariaDb();
+    const exporter = await startUntornExporter({ db });
+    try {
+      expect(mustValue((await exporter.get("/metrics")).body, "untorn_mysql_up")).toBe(1);
+      await db.stop();
+      const down = (await exporter.get("/metrics")).body;
+      expect(mustValue(down, "untorn_mysql_up")).toBe(0);
+      // host facts still come from the last known datadir
+      expect(mustValue(down, "untorn_exporter_collector_success", { collector: "host.storage" })).toBe(1);
+      await db.restart();
+      const back = (await exporter.get("/metrics")).body;
+      expect(mustValue(back, "untorn_mysql_up")).toBe(1);
+      expect(mustValue(back, "untorn_exporter_collector_success", { collector: "global_status" })).toBe(1);
+    } finally {
+      await exporter.stop();
+      await db.destroy();
+    }
+  });
+});
+
+describe("credentials and grants", () => {
+  let db: MariaDb;
+  beforeAll(async () => {
+    db = await startMariaDb({ performanceSchema: true });
+    await db.query("CREATE USER 'mon'@'localhost' IDENTIFIED BY 'right-password'");
+    await db.query("CREATE USER 'nogrants'@'localhost' IDENTIFIED BY 'pw'");
+  });
+  afterAll(async () => {
+    await db?.destroy();
+  });
+
+  it("reports a wrong password as up 0 and never logs the password", async () => {
+    const exporter = await startUntornExporter({
+      db: { socket: db.socket, user: "mon", password: "wrong-password" },
+    });
+    try {
+      const body = (await exporter.get("/metrics")).body;
+      expect(mustValue(body, "untorn_mysql_up")).toBe(0);
+      const log = exporter.process.tail(100);
+      expect(log).toMatch(/Access denied for user 'mon'/);
+      expect(log).not.toContain("wrong-password");
+    } finally {
+      await exporter.stop();
+    }
+  });
+
+  it("reports collectors that lack grants as failed and still reports the others", async () => {
+    const exporter = await startUntornExporter({
+      db: { socket: db.socket, user: "nogrants", password: "pw" },
+    });
+    try {
+      const body = (await exporter.get("/metrics")).body;
+      expect(mustValue(body, "untorn_mysql_up")).toBe(1);
+      expect(mustValue(body, "untorn_exporter_collector_success", { collector: "global_status" })).toBe(1);
+      expect(mustValue(body, "untorn_exporter_collector_success", { collector: "config" })).toBe(1);
+      expect(mustValue(body, "untorn_exporter_collector_success", { collector: "perf_schema.file_io" })).toBe(
+        0,
+      );
+      expect(mustValue(body, "untorn_innodb_page_size_bytes")).toBe(16384);
+      expect(exporter.process.tail(100)).toMatch(/collector failed.*perf_schema\.file_io.*denied/);
+    } finally {
+      await exporter.stop();
+    }
+  });
+
+  it("works with the documented least-privilege grants", async () => {
+    await db.query("CREATE USER 'exporter'@'localhost' IDENTIFIED BY 'pw' WITH MAX_USER_CONNECTIONS 3");
+    await db.query("GRANT PROCESS, REPLICATION CLIENT ON *.* TO 'exporter'@'localhost'");
+    await db.query("GRANT SELECT ON performance_schema.* TO 'exporter'@'localhost'");
+    const exporter = await startUntornExporter({
+      db: { socket: db.socket, user: "exporter", password: "pw" },
+    });
+    try {
+      const body = (await exporter.get("/metrics")).body;
+      for (const c of COLLECTORS) {
+        expect(mustValue(body, "untorn_exporter_collector_success", { collector: c.name }), c.name).toBe(1);
+      }
+    } finally {
+      await exporter.stop();
+    }
+  });
+});
+
+describe("a query slower than its budget", () => {
+  let db: MariaDb;
+  beforeAll(async () => {
+    db = await startMariaDb();
+  });
+  afterAll(async () => {
+    await db?.destroy();
+  });
+
+  it("is killed; the other collectors are still reported", async () => {
+    const slow: Collector = {
+      name: "perf_schema.waits",
+      description: "test collector that sleeps",
+      defaultEnabled: true,
+      async collect({ db: q }) {
+        await q.query("SELECT SLEEP(20) AS untorn_slow_probe");
+      },
+    };
+    const pool = new TargetPool({ address: db.socket, user: "root", password: "" }, 3);
+    const scraper = new Scraper(silentLogger);
+    const globalStatus = COLLECTORS.find((c) => c.name === "global_status")!;
+    try {
+      const started = Date.now();
+      const { registry, up } = await scraper.scrape({
+        key: "slow",
+        pool,
+        collectors: [globalStatus, slow],
+        budgetMs: 5000,
+        collectorTimeoutMs: 800,
+        host,
+      });
+      expect(Date.now() - started).toBeLessThan(4000);
+      expect(up).toBe(true);
+      const text = await registry.metrics();
+      expect(mustValue(text, "untorn_exporter_collector_success", { collector: "perf_schema.waits" })).toBe(
+        0,
+      );
+      expect(mustValue(text, "untorn_exporter_collector_success", { collector: "global_status" })).toBe(1);
+      expect(mustValue(text, "untorn_innodb_buffer_pool_pages")).toBeGreaterThan(0);
+      // the server-side statement is gone too
+      await expect
+        .poll(
+          async () =>
+            (
+              await db.query(
+                "SELECT ID FROM information_schema.PROCESSLIST WHERE INFO LIKE '%untorn_slow_probe%' AND INFO NOT LIKE '%PROCESSLIST%'",
+              )
+            ).length,
+          { timeout: 5000 },
+        )
+        .toBe(0);
+    } finally {
+      await pool.close();
+    }
+  });
+
+  it("shares one collection between concurrent scrapes (single-flight)", async () => {
+    let calls = 0;
+    const counting: Collector = {
+      name: "config",
+      description: "counts calls",
+      defaultEnabled: true,
+      async collect({ db: q }) {
+        calls++;
+        await q.query("SELECT SLEEP(0.3)");
+      },
+    };
+    const pool = new TargetPool({ address: db.socket, user: "root", password: "" }, 3);
+    const scraper = new Scraper(silentLogger);
+    try {
+      const req = { key: "sf", pool, collectors: [counting], budgetMs: 5000, collectorTimeoutMs: 3000, host };
+      const results = await Promise.all([scraper.scrape(req), scraper.scrape(req), scraper.scrape(req)]);
+      expect(calls).toBe(1);
+      expect(results[0]!.registry).toBeInstanceOf(Registry);
+      await scraper.scrape(req);
+      expect(calls).toBe(2);
+    } finally {
+      await pool.close();
+    }
+  });
+});
+
+describe("/probe and HTTP input", () => {
+  let db: MariaDb;
+  let dir: string;
+  let exporter: Awaited<ReturnType<typeof startUntornExporter>>;
+  beforeAll(async () => {
+    db = await startMariaDb();
+    await db.query("CREATE USER 'probe'@'localhost' IDENTIFIED BY 'probe-pw'");
+    dir = await makeTempDir("probe");
+    const cnf = join(dir, "my.cnf");
+    writeFileSync(cnf, "[client]\nuser=nobody\npassword=x\n[client.lab]\nuser=probe\npassword=probe-pw\n");
+    exporter = await startUntornExporter({ args: [`--config.my-cnf=${cnf}`] });
+  });
+  afterAll(async () => {
+    await exporter?.stop();
+    await db?.destroy();
+    await removeDir(dir);
+  });
+
+  it("probes a target with credentials from the auth_module section", async () => {
+    const res = await exporter.get(
+      `/probe?target=${encodeURIComponent(db.socket)}&auth_module=client.lab&collect[]=global_status`,
+    );
+    expect(res.status).toBe(200);
+    expect(mustValue(res.body, "untorn_mysql_up")).toBe(1);
+    expect(mustValue(res.body, "untorn_exporter_collector_success", { collector: "global_status" })).toBe(1);
+    expect(
+      sampleValue(res.body, "untorn_exporter_collector_success", { collector: "config" }),
+    ).toBeUndefined();
+    expect(res.body).not.toContain("untorn_exporter_build_info");
+  });
+
+  it.each([
+    ["/probe", 400, /exactly one 'target'/],
+    ["/probe?target=", 400, /target is empty/],
+    ["/probe?target=a&target=b", 400, /exactly one 'target'/],
+    ["/probe?target=db1:99999", 400, /port must be 1-65535/],
+    ["/probe?target=db1;rm%20-rf", 400, /target must be host/],
+    ["/probe?target=db1:3306&password=x", 400, /never read from the URL/],
+    ["/probe?target=db1:3306&user=root", 400, /never read from the URL/],
+    ["/probe?target=db1:3306&auth_module=client.nope", 400, /not a section/],
+    ["/probe?target=db1:3306&auth_module=../../etc", 400, /auth_module must be/],
+    ["/probe?target=db1:3306&collect[]=bogus", 400, /unknown or disabled collector\(s\) bogus/],
+    ["/probe?target=db1:3306&colect[]=global_status", 400, /unknown parameter 'colect\[\]'/],
+    ["/nope", 404, /not found/],
+  ])("GET %s → %i", async (path, status, message) => {
+    const res = await exporter.get(path);
+    expect(res.status).toBe(status);
+    expect(res.body).toMatch(message);
+  });
+
+  it("refuses other methods and serves /healthz and a landing page", async () => {
+    expect((await exporter.get("/metrics", { method: "POST" })).status).toBe(405);
+    expect((await exporter.get("/healthz")).body).toBe("ok\n");
+    const landing = await exporter.get("/");
+    expect(landing.headers.get("content-type")).toMatch(/text\/html/);
+    expect(landing.body).toContain("perf_schema.file_io");
+  });
+
+  it("honours the scrape timeout header and survives a garbage one", async () => {
+    const t = encodeURIComponent(db.socket);
+    const ok = await exporter.get(`/probe?target=${t}&auth_module=client.lab`, {
+      headers: { "X-Prometheus-Scrape-Timeout-Seconds": "garbage" },
+    });
+    expect(ok.status).toBe(200);
+    const tight = await exporter.get(`/probe?target=${t}&auth_module=client.lab`, {
+      headers: { "X-Prometheus-Scrape-Timeout-Seconds": "0.3" },
+    });
+    expect(tight.status).toBe(200);
+    expect(exporter.process.child.exitCode).toBeNull();
+  });
+});
