@@ -1,0 +1,111 @@
+/**
+ * Prometheus recording rules: the expensive fleet-wide rates (source "any", RULE_WINDOW) and the
+ * day-long baselines UntornDoublewriteWaitSpike compares against. Names follow level:metric:operations.
+ * Plain objects in the Prometheus rule-file shape; dashboards/ writes them as YAML.
+ */
+
+import {
+  type ComponentKey,
+  componentExpr,
+  components,
+  type Needs,
+  RULE_WINDOW,
+  type Signal,
+  signalList,
+  signals,
+} from "./signals.js";
+
+export interface RecordingRule {
+  readonly record: string;
+  readonly expr: string;
+  /** What the rule stores, for the generated file's comments and docs/metrics.md. */
+  readonly help: string;
+  /** Where the rule has data (the needs of the signal it stores). */
+  readonly needs: Needs;
+  /** History the rule needs before it returns anything (baselines), as a PromQL duration. */
+  readonly minHistory?: string;
+}
+
+export interface RuleGroup<R> {
+  readonly name: string;
+  readonly rules: readonly R[];
+}
+
+/** The wait rate the spike alert reads, recorded from the doublewrite_wait_seconds_per_second signal. */
+export const DOUBLEWRITE_WAIT_RECORD = signals.doublewrite_wait_seconds_per_second.record as string;
+
+/** A day of history ending an hour ago, so a developing spike does not raise its own baseline. */
+export const BASELINE = {
+  window: "1d",
+  exclude: "1h",
+  /** Only instances with history older than this get a baseline: at least 6 h before the excluded hour. */
+  minHistoryOffset: "7h",
+} as const;
+
+export const DOUBLEWRITE_WAIT_BASELINE_AVG = `${DOUBLEWRITE_WAIT_RECORD}_avg${BASELINE.window}`;
+export const DOUBLEWRITE_WAIT_BASELINE_STDDEV = `${DOUBLEWRITE_WAIT_RECORD}_stddev${BASELINE.window}`;
+
+/** The signal that is exactly one component, for the rule's help text and needs. */
+function signalOf(key: ComponentKey): Signal | undefined {
+  return signalList.find((sig) => sig.components.length === 1 && sig.components[0] === key && !sig.record);
+}
+
+const componentRules: RecordingRule[] = (Object.keys(components) as ComponentKey[]).flatMap((key) => {
+  const record = (components[key] as { record?: string }).record;
+  if (!record) return [];
+  const s = signalOf(key);
+  const what = s ? `${s.title} (${s.unit})` : key;
+  return [
+    {
+      record,
+      expr: componentExpr(key, { window: RULE_WINDOW }),
+      help: `${what}, ${RULE_WINDOW} rate, untorn-exporter or its fallback.`,
+      needs: s?.needs ?? {},
+    },
+  ];
+});
+
+const signalRules: RecordingRule[] = signalList.flatMap((s) =>
+  s.record
+    ? [
+        {
+          record: s.record,
+          // Reads the component rules above it: Prometheus evaluates a group's rules in order.
+          expr: s.ruleExpr(),
+          help: `${s.title} (${s.unit}), ${RULE_WINDOW} rate.`,
+          needs: s.needs,
+        },
+      ]
+    : [],
+);
+
+const baselineOf = (fn: "avg" | "stddev", record: string): string =>
+  `${fn}_over_time(${record}[${BASELINE.window}] offset ${BASELINE.exclude}) and on(instance) present_over_time(${record}[${BASELINE.window}] offset ${BASELINE.minHistoryOffset})`;
+
+const waitNeeds = signals.doublewrite_wait_seconds_per_second.needs;
+
+const baselineRules: RecordingRule[] = [
+  {
+    record: DOUBLEWRITE_WAIT_BASELINE_AVG,
+    expr: baselineOf("avg", DOUBLEWRITE_WAIT_RECORD),
+    help: `Mean doublewrite wait over ${BASELINE.window} ending ${BASELINE.exclude} ago; absent until there is history older than ${BASELINE.minHistoryOffset}.`,
+    needs: waitNeeds,
+    minHistory: BASELINE.minHistoryOffset,
+  },
+  {
+    record: DOUBLEWRITE_WAIT_BASELINE_STDDEV,
+    expr: baselineOf("stddev", DOUBLEWRITE_WAIT_RECORD),
+    help: `Standard deviation of the doublewrite wait over the same ${BASELINE.window}.`,
+    needs: waitNeeds,
+    minHistory: BASELINE.minHistoryOffset,
+  },
+];
+
+export const recordingRuleGroups: readonly RuleGroup<RecordingRule>[] = [
+  { name: "untorn.rates", rules: [...componentRules, ...signalRules] },
+  { name: "untorn.baselines", rules: baselineRules },
+];
+
+export const recordingRules: readonly RecordingRule[] = recordingRuleGroups.flatMap((g) => g.rules);
+
+export const recordingRuleNames: readonly string[] = recordingRules.map((r) => r.record);
