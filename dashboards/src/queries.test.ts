@@ -1,0 +1,105 @@
+import { parsePromql } from "@untorn/catalog/promql-check";
+import { recordingRuleNames } from "@untorn/catalog/rules";
+import { signals } from "@untorn/catalog/signals";
+import { describe, expect, it } from "vitest";
+import { DASHBOARD_UIDS } from "./house.js";
+import {
+  expectsData,
+  type LiveEnvironment,
+  panelQueries,
+  recordingRuleQueries,
+  resolveQuery,
+} from "./queries.js";
+import { dashboards } from "./render.js";
+
+/** The reference stack of the live check: Debian 12's MariaDB with performance_schema, exporters beside it. */
+const mariadb: LiveEnvironment = {
+  flavor: "mariadb",
+  version: "10.11.6",
+  performanceSchema: true,
+  mutexInstrument: false,
+  innodbMetricsDblwr: false,
+  hostStorage: true,
+  atomicWriteAttributes: true,
+};
+
+describe("panel queries", () => {
+  const queries = panelQueries();
+
+  it("list every target of every dashboard once, under a unique name", () => {
+    let targets = 0;
+    for (const d of dashboards().values()) {
+      for (const p of d.panels ?? []) targets += "targets" in p ? (p.targets?.length ?? 0) : 0;
+    }
+    expect(queries.filter((q) => q.kind === "panel")).toHaveLength(targets);
+    expect(new Set(queries.map((q) => q.name)).size).toBe(queries.length);
+    expect(new Set(queries.map((q) => q.dashboard))).toEqual(new Set(Object.values(DASHBOARD_UIDS)));
+  });
+
+  it("name the catalog signal each query renders", () => {
+    for (const q of queries) expect(q.needs).toBe(signals[q.signal].needs);
+    const fleet = queries.find(
+      (q) => q.name === "untorn-fleet / Top 10 by doublewrite pages/s / doublewrite_pages_per_second",
+    );
+    expect(fleet?.expr).toBe('topk(10, instance:untorn_doublewrite_pages:rate5m{instance=~"$instance"})');
+  });
+
+  it("resolve Grafana's variables like Grafana does", () => {
+    const q = queries.find(
+      (x) => x.dashboard === DASHBOARD_UIDS.instance && x.signal === "fsyncs_per_second",
+    );
+    if (!q) throw new Error("no fsync query");
+    const resolved = resolveQuery(q.expr, { instance: ["db1", "db.2"], rateInterval: "2m" });
+    expect(resolved).toContain('instance=~"(db1|db\\\\.2)"');
+    expect(resolved).toContain("[2m]");
+    expect(resolved).not.toContain("$");
+    expect(parsePromql(resolved).errors).toEqual([]);
+  });
+
+  it("leave no panel without data on the reference MariaDB stack", () => {
+    const panels = new Map<string, boolean>();
+    for (const q of queries.filter((x) => x.kind === "panel")) {
+      const key = `${q.dashboard} / ${q.panel}`;
+      panels.set(key, (panels.get(key) ?? false) || expectsData(q.needs, mariadb));
+    }
+    expect([...panels].filter(([, ok]) => !ok).map(([name]) => name)).toEqual([]);
+  });
+
+  it("expect no data where a signal cannot have it", () => {
+    const mysqlOnly = queries.find((q) => q.signal === "doublewrite_flush_wait_events_per_second");
+    if (!mysqlOnly) throw new Error("no flush wait query");
+    expect(expectsData(mysqlOnly.needs, mariadb)).toBe(false);
+    expect(
+      expectsData(mysqlOnly.needs, {
+        ...mariadb,
+        flavor: "mysql",
+        version: "8.0.19",
+        innodbMetricsDblwr: true,
+      }),
+    ).toBe(false);
+    expect(
+      expectsData(mysqlOnly.needs, {
+        ...mariadb,
+        flavor: "mysql",
+        version: "8.4.3",
+        innodbMetricsDblwr: true,
+      }),
+    ).toBe(true);
+    expect(expectsData(signals.checkpoint_age_ratio.needs, { ...mariadb, version: "10.4.30" })).toBe(false);
+    expect(
+      expectsData(signals.file_misc_latency_seconds.needs, { ...mariadb, performanceSchema: false }),
+    ).toBe(false);
+    for (const q of queries.filter((x) => x.kind === "annotation"))
+      expect(expectsData(q.needs, mariadb)).toBe(false);
+  });
+});
+
+describe("recording rule queries", () => {
+  it("select each rule for one instance", () => {
+    const rules = recordingRuleQueries("db1");
+    expect(rules.map((r) => r.name)).toEqual(recordingRuleNames);
+    expect(rules[0]?.expr).toBe(`${recordingRuleNames[0]}{instance="db1"}`);
+    expect(rules.filter((r) => r.minHistory === "7h")).toHaveLength(2);
+    expect(rules.filter((r) => !expectsData(r.needs, mariadb))).toEqual([]);
+  });
+});
