@@ -1,0 +1,95 @@
+/**
+ * MariaDB 11.0.6+ innodb_doublewrite=fast is not atomic writes: it keeps the doublewrite copy and
+ * skips the data-file syncs, which is only safe when the doublewrite area (first system tablespace
+ * file) and the data files share a file system (DOMAIN.md 2.2, 8.7, 10.7).
+ */
+import { z } from "zod";
+import { doublewriteActions } from "../actions.js";
+import { bytes, pct } from "../format.js";
+import { type Action, defineMeta, defineRule, docsPath, indicatorEvidence, makeFinding } from "../rule.js";
+
+const id = "mariadb-fast-not-atomic";
+
+const meta = defineMeta({
+  id,
+  severity: "error",
+  title: "MariaDB innodb_doublewrite=fast is not atomic writes",
+  description:
+    "fast still writes every page twice and only relaxes data-file syncs; it is safe only when the system tablespace and the data files share a file system.",
+  docs: docsPath(id),
+  needs: {
+    facts: [
+      "server.flavor",
+      "config.doublewrite",
+      "config.flushMethod",
+      "storage.systemTablespaceSameFilesystem",
+    ],
+    indicators: ["dblwrBytesRate", "dblwrShareOfInnodbWriteBytes"],
+  },
+  options: z.object({}).strict(),
+});
+
+export const mariadbFastNotAtomic = defineRule({
+  meta,
+  evaluate(facts, profile, { caps, gate }) {
+    if (caps.flavor !== "mariadb" || facts.config.doublewrite !== "fast") return [];
+    const same = facts.storage?.systemTablespaceSameFilesystem ?? null;
+    const mapped = facts.config.flushMethod?.toLowerCase().includes("no_fsync") === true;
+    const ind = profile.indicators;
+    const copy = ind.dblwrBytesRate.value;
+    const share = ind.dblwrShareOfInnodbWriteBytes.value;
+
+    const actions: Action[] = [];
+    if (same === false) actions.push(...doublewriteActions(facts, caps, "ON"));
+    else if (same === null)
+      actions.push({
+        platform: "host",
+        title: "Check that ibdata1 and the data files share one file system",
+        steps: [
+          "Compare the mount of innodb_data_home_dir (ibdata1) with the datadir and any DATA DIRECTORY tables: df --output=target <path>.",
+          "If they differ, SET GLOBAL innodb_doublewrite=ON and persist it in the option file.",
+        ],
+        snippets: [{ language: "shell", text: "df --output=target /var/lib/mysql/ibdata1 /var/lib/mysql" }],
+        restart: false,
+        changes: [],
+      });
+    const severity = same === false ? "error" : same === null ? "warning" : "notice";
+    return [
+      makeFinding(meta, {
+        severity,
+        title: meta.title,
+        summary:
+          "innodb_doublewrite=fast keeps the full doublewrite copy" +
+          (copy !== null
+            ? ` (${bytes(copy)}/s${share !== null ? `, ${pct(share)} of InnoDB write bytes` : ""})`
+            : "") +
+          " and only skips the data-file syncs: it is a durability relaxation, not atomic writes, and it saves no write bytes. " +
+          (same === false
+            ? "The system tablespace and the data files are on different file systems, where MariaDB says fast is unsafe."
+            : same === null
+              ? "MariaDB calls it safe only when the system tablespace and the data files share a file system; that is not known here."
+              : "The system tablespace and the data files share a file system, the case MariaDB calls safe.") +
+          (mapped ? " innodb_flush_method=O_DIRECT_NO_FSYNC maps ON to fast on these versions." : "") +
+          (gate.status === "verified"
+            ? " The storage is verified atomic: OFF, not fast, removes the copy (atomic-storage-doublewrite-on)."
+            : ""),
+        evidence: [
+          { label: "innodb_doublewrite", value: "fast", unit: "text" },
+          { label: "Same file system", value: same === null ? null : String(same), unit: "text" },
+          indicatorEvidence(profile, "dblwrBytesRate"),
+        ],
+        actions,
+        expectedGain: null,
+        risk: {
+          level: same === false ? "high" : "low",
+          text:
+            same === false
+              ? "Data-file writes may be lost on power failure while the doublewrite copy is already overwritten."
+              : "Setting ON restores data-file syncs; fsyncs per transaction rise.",
+        },
+        prerequisites: [],
+        confidence: 1,
+      }),
+    ];
+  },
+});

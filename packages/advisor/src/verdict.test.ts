@@ -1,0 +1,148 @@
+import { describe, expect, it } from "vitest";
+import { capabilitiesFor } from "./capabilities.js";
+import type { InstanceFacts } from "./facts.js";
+import {
+  atomicNvme,
+  ebsTwp,
+  facts,
+  hdd,
+  load,
+  mariadb1011,
+  mysql8019,
+  mysql8035,
+  without,
+} from "./fixtures/build.js";
+import { buildProfile } from "./profile.js";
+import { judgeWriteBound } from "./verdict.js";
+
+const judge = (f: InstanceFacts) => {
+  const caps = capabilitiesFor(f);
+  return judgeWriteBound(f, caps, buildProfile(f, caps));
+};
+const sig = (f: InstanceFacts, id: string) => judge(f).evidence.find((e) => e.signal === id);
+
+describe("judgeWriteBound", () => {
+  it("explains each signal with its value, threshold and why", () => {
+    const v = judge(
+      facts(
+        "a",
+        mysql8035,
+        ebsTwp,
+        load({
+          flushed: 2000,
+          doublewrite: true,
+          txn: 900,
+          waitFree: 2,
+          device: { util: 0.9, writeLatency: 0.004 },
+        }),
+      ),
+    );
+    expect(v.verdict).toBe("write-bound");
+    const iops = v.evidence.find((e) => e.signal === "iops-limit");
+    expect(iops).toMatchObject({
+      state: "strong",
+      statistic: "p95",
+      threshold: { partial: 0.7, strong: 0.9 },
+      weight: 3,
+    });
+    expect(iops?.why).toMatch(/vs partial 70% \/ strong 90%/);
+    expect(v.summary).toMatch(/^write-bound \(score/);
+  });
+
+  it("scores missing signals as missing: they lower confidence, not the score", () => {
+    const full = facts(
+      "b",
+      mysql8035,
+      atomicNvme,
+      load({
+        flushed: 2000,
+        doublewrite: true,
+        txn: 900,
+        waitFree: 3,
+        checkpointShare: 0.8,
+        device: { util: 0.3, writeLatency: 0.0005 },
+      }),
+    );
+    const partial = without(full, "workload.device");
+    const a = judge(full);
+    const b = judge(partial);
+    expect(b.evidence.filter((e) => e.state === "missing").map((e) => e.signal)).toEqual(
+      expect.arrayContaining(["device-utilisation", "device-write-latency", "device-flush-latency"]),
+    );
+    expect(b.confidence).toBeLessThan(a.confidence);
+    // The clear device signals are gone, the strong ones stay: the score of what is known rises.
+    expect(b.score).toBeGreaterThan(a.score);
+    expect(b.verdict).toBe("write-bound");
+  });
+
+  it("is unknown when no signal is present", () => {
+    const v = judge(facts("c", mysql8035));
+    expect(v.verdict).toBe("unknown");
+    expect(v.confidence).toBe(0);
+    expect(v.context).toContain("no workload window");
+  });
+
+  it("calls an idle instance not write-bound even with little evidence", () => {
+    const f = without(
+      facts("d", mysql8035, load({ flushed: 0.2, doublewrite: true, txn: 1, device: null })),
+      "workload.gauges",
+    );
+    const v = judge(f);
+    expect(v.verdict).toBe("not-write-bound");
+    expect(v.context.join(" ")).toMatch(/no sustained write load/);
+    expect(v.confidence).toBeGreaterThanOrEqual(0.6);
+  });
+
+  it("caps device utilisation at partial when reads dominate the device", () => {
+    const f = facts(
+      "e",
+      mariadb1011,
+      hdd,
+      load({
+        flushed: 50,
+        doublewrite: true,
+        txn: 50,
+        device: { util: 0.97, writeLatency: 0.001, readIops: 3000 },
+      }),
+    );
+    expect(sig(f, "device-utilisation")).toMatchObject({ state: "partial", score: 0.5 });
+    expect(judge(f).verdict).not.toBe("write-bound");
+  });
+
+  it("uses rotational thresholds for latency on spinning disks", () => {
+    const l = load({ flushed: 100, doublewrite: true, txn: 10, device: { util: 0.3, writeLatency: 0.008 } });
+    expect(sig(facts("f", mysql8035, hdd, l), "device-write-latency")?.state).toBe("clear");
+    expect(sig(facts("g", mysql8035, atomicNvme, l), "device-write-latency")?.state).toBe("partial");
+  });
+
+  it("does not count signals the version cannot produce (DOMAIN.md 4)", () => {
+    const f = facts(
+      "h",
+      mysql8019,
+      atomicNvme,
+      load({ flushed: 100, doublewrite: true, txn: 10, device: { util: 0.3, writeLatency: 0.001 } }),
+    );
+    expect(sig(f, "dblwr-flush-waits")?.state).toBe("not-applicable");
+    expect(sig(f, "checkpoint-age")?.state).not.toBe("not-applicable"); // the builder supplied it anyway
+    expect(sig(f, "iops-limit")?.state).toBe("not-applicable"); // local disk, limits.metered = false
+  });
+
+  it("discounts short windows and restarts", () => {
+    const l = (w: number) =>
+      load({
+        flushed: 2500,
+        doublewrite: true,
+        txn: 900,
+        waitFree: 4,
+        device: { util: 0.95, writeLatency: 0.012 },
+        windowSeconds: w,
+      });
+    const long = judge(facts("i", mysql8035, atomicNvme, l(86400)));
+    const short = judge(
+      facts("j", mysql8035, atomicNvme, l(600), { workload: { restarts: 2, gapRatio: 0.3 } }),
+    );
+    expect(short.verdict).toBe(long.verdict);
+    expect(short.confidence).toBeLessThan(long.confidence * 0.5);
+    expect(short.context.join(" ")).toMatch(/10 min.*restart.*no samples/);
+  });
+});

@@ -1,0 +1,330 @@
+/**
+ * Write-bound verdict: is the instance limited by its write path, with the evidence that says so.
+ *
+ * Each signal is scored 0 (below its "partial" threshold), 0.5 at "partial" rising linearly to 1 at
+ * "strong". The score is the weighted mean over the signals that are present; absent signals are not
+ * scored as 0, they lower the confidence instead. See docs/advisor.md for the thresholds and why.
+ */
+import type { Capabilities } from "./capabilities.js";
+import type { InstanceFacts } from "./facts.js";
+import { num, pct, seconds } from "./format.js";
+import type { IndicatorId, Profile, Unit } from "./profile.js";
+
+export type VerdictKind = "write-bound" | "likely" | "not-write-bound" | "unknown";
+export type SignalState = "strong" | "partial" | "clear" | "missing" | "not-applicable";
+
+export interface Evidence {
+  readonly signal: string;
+  readonly label: string;
+  readonly indicator: IndicatorId;
+  readonly value: number | null;
+  /** Which statistic was judged: the window average or the p95 of per-step values. */
+  readonly statistic: "avg" | "p95";
+  readonly unit: Unit;
+  readonly threshold: { readonly partial: number; readonly strong: number };
+  readonly state: SignalState;
+  /** 0..1 contribution before weighting. */
+  readonly score: number;
+  readonly weight: number;
+  readonly why: string;
+  /** What to collect when the signal is missing. */
+  readonly howToGet?: string;
+}
+
+export interface Verdict {
+  readonly verdict: VerdictKind;
+  /** 0..1 weighted mean of the present signals. */
+  readonly score: number;
+  /** 0..1: share of applicable signal weight that was present, discounted for window quality. */
+  readonly confidence: number;
+  readonly evidence: readonly Evidence[];
+  readonly context: readonly string[];
+  readonly summary: string;
+}
+
+interface SignalDef {
+  readonly signal: string;
+  readonly label: string;
+  readonly indicator: IndicatorId;
+  readonly statistic: "avg" | "p95";
+  readonly partial: number;
+  readonly strong: number;
+  readonly weight: number;
+  /** Saturation signals may carry a write-bound verdict on their own. */
+  readonly saturation: boolean;
+  readonly why: string;
+  readonly howToGet: string;
+  readonly applicable: (f: InstanceFacts, c: Capabilities) => boolean;
+  readonly fmt: (x: number) => string;
+}
+
+const always = () => true;
+
+/** Thresholds and weights; docs/advisor.md explains each. */
+export function signalDefs(facts: InstanceFacts): readonly SignalDef[] {
+  const rotational = facts.storage?.rotational === true;
+  return [
+    {
+      signal: "iops-limit",
+      label: "IOPS near the volume limit",
+      indicator: "iopsLimitShare",
+      statistic: "p95",
+      partial: 0.7,
+      strong: 0.9,
+      weight: 3,
+      saturation: true,
+      why: "A metered volume queues I/O at its limit; gains from dropping doublewrite appear only when IOPS or bandwidth sit at the limit (DOMAIN.md 9, 11).",
+      howToGet:
+        "set storage.limits.iops (provisioned IOPS) and ioUnitBytes, or limits.metered=false for local disks",
+      applicable: (f) => f.storage?.limits?.metered !== false,
+      fmt: pct,
+    },
+    {
+      signal: "bandwidth-limit",
+      label: "Bandwidth near the volume limit",
+      indicator: "bandwidthLimitShare",
+      statistic: "p95",
+      partial: 0.7,
+      strong: 0.9,
+      weight: 3,
+      saturation: true,
+      why: "Doublewrite roughly doubles data bytes per transaction, so a MB/s cap costs up to 2x (DOMAIN.md 11).",
+      howToGet: "set storage.limits.bandwidthBytesPerSecond, or limits.metered=false for local disks",
+      applicable: (f) => f.storage?.limits?.metered !== false,
+      fmt: pct,
+    },
+    {
+      signal: "free-page-waits",
+      label: "Free-page waits",
+      indicator: "freePageWaitsRate",
+      statistic: "avg",
+      partial: 0.01,
+      strong: 1,
+      weight: 2,
+      saturation: true,
+      why: "Innodb_buffer_pool_wait_free rises when page cleaners cannot write pages out fast enough: a classic write-bound symptom (DOMAIN.md 4, 9).",
+      howToGet: "collect Innodb_buffer_pool_wait_free (untorn_innodb_buffer_pool_wait_free_total)",
+      applicable: always,
+      fmt: (x) => `${num(x)}/s`,
+    },
+    {
+      signal: "checkpoint-age",
+      label: "Checkpoint age near capacity",
+      indicator: "checkpointAgeShare",
+      statistic: "p95",
+      partial: 0.5,
+      strong: 0.75,
+      weight: 2,
+      saturation: true,
+      why: "Checkpoint age near the redo capacity forces aggressive flushing; PMM's redo check alarms at 80% of the sync-flush point (DOMAIN.md 9, ANCHORS A1).",
+      howToGet:
+        "collect checkpoint age and max age (MariaDB 10.5+ status, MySQL 8.0.30+ redo LSNs: untorn_innodb_checkpoint_age_bytes)",
+      applicable: (_f, c) => c.checkpointAgeStatus,
+      fmt: pct,
+    },
+    {
+      signal: "dblwr-flush-waits",
+      label: "Threads waiting for a doublewrite batch",
+      indicator: "dblwrFlushWaitsRate",
+      statistic: "avg",
+      partial: 0.1,
+      strong: 10,
+      weight: 2,
+      saturation: true,
+      why: "dblwr_flush_wait_events counts threads that waited for a running doublewrite batch: a direct sign doublewrite is the bottleneck (DOMAIN.md 4).",
+      howToGet: "SET GLOBAL innodb_monitor_enable='module_dblwr' (MySQL 8.0.20+; off by default)",
+      applicable: (_f, c) => c.innodbMetricsDblwr,
+      fmt: (x) => `${num(x)}/s`,
+    },
+    {
+      signal: "device-utilisation",
+      label: "Device utilisation",
+      indicator: "deviceUtilisation",
+      statistic: "p95",
+      partial: 0.7,
+      strong: 0.9,
+      weight: rotational ? 1.5 : 1,
+      saturation: false,
+      why: rotational
+        ? "A spinning disk busy >90% of the time is saturated."
+        : "Share of time with I/O in flight; flash devices serve requests in parallel, so this signal alone cannot prove saturation (weight 1).",
+      howToGet: "run untorn-exporter beside the server (host.storage collector) or node_exporter",
+      applicable: always,
+      fmt: pct,
+    },
+    {
+      signal: "device-write-latency",
+      label: "Device write latency",
+      indicator: "deviceWriteLatency",
+      statistic: "avg",
+      partial: rotational ? 0.015 : 0.002,
+      strong: rotational ? 0.04 : 0.01,
+      weight: 1.5,
+      saturation: false,
+      why: rotational
+        ? "Heuristic: spinning disks complete writes in a few ms plus seek; averages above 15-40 ms mean queueing."
+        : "Heuristic: flash and cloud SSD volumes complete writes in about a millisecond unloaded; averages of several ms mean queueing at the device or the volume's limit.",
+      howToGet: "run untorn-exporter beside the server (host.storage collector)",
+      applicable: always,
+      fmt: seconds,
+    },
+    {
+      signal: "device-flush-latency",
+      label: "Device flush (fsync) latency",
+      indicator: "deviceFlushLatency",
+      statistic: "avg",
+      partial: 0.005,
+      strong: 0.02,
+      weight: 1,
+      saturation: false,
+      why: "Heuristic: every doublewrite batch ends in flushes (about 10 per batch on MariaDB 10.11, DOMAIN.md 11); slow flushes stall page cleaners.",
+      howToGet: "Linux 5.5+ device flush counters (untorn_host_storage_flush_seconds_total)",
+      applicable: always,
+      fmt: seconds,
+    },
+    {
+      signal: "pending-fsyncs",
+      label: "Pending fsyncs",
+      indicator: "pendingFsyncs",
+      statistic: "avg",
+      partial: 0.5,
+      strong: 2,
+      weight: 1,
+      saturation: false,
+      why: "fsyncs queueing inside InnoDB (Innodb_data_pending_fsyncs, DOMAIN.md 4, 11: AWS asks users to watch it).",
+      howToGet: "collect Innodb_data_pending_fsyncs",
+      applicable: always,
+      fmt: num,
+    },
+  ];
+}
+
+function scoreOf(value: number, partial: number, strong: number): { score: number; state: SignalState } {
+  if (value >= strong) return { score: 1, state: "strong" };
+  if (value >= partial)
+    return { score: 0.5 + (0.5 * (value - partial)) / (strong - partial), state: "partial" };
+  return { score: 0, state: "clear" };
+}
+
+/** Confidence discount for the window itself (DESIGN.md: exclude restarts, flag gaps, one short run is no verdict). */
+function windowQuality(facts: InstanceFacts): { factor: number; notes: string[] } {
+  const w = facts.workload;
+  const notes: string[] = [];
+  if (!w) return { factor: 0, notes: ["no workload window"] };
+  let factor = 1;
+  if (w.windowSeconds < 900) {
+    factor *= 0.6;
+    notes.push(`window is only ${num(w.windowSeconds / 60)} min: use hours to days, same hours as peak load`);
+  } else if (w.windowSeconds < 3600) {
+    factor *= 0.85;
+    notes.push("window shorter than 1 h");
+  }
+  if ((w.restarts ?? 0) > 0) {
+    factor *= 0.8;
+    notes.push(`${w.restarts} restart(s) in the window: warm-up and counter resets distort rates`);
+  }
+  if (w.gapRatio != null && w.gapRatio > 0.05) {
+    factor *= 1 - Math.min(0.8, w.gapRatio);
+    notes.push(`${pct(w.gapRatio)} of the window has no samples`);
+  }
+  return { factor, notes };
+}
+
+export function judgeWriteBound(facts: InstanceFacts, caps: Capabilities, profile: Profile): Verdict {
+  const defs = signalDefs(facts);
+  const ind = profile.indicators;
+  const evidence: Evidence[] = [];
+  const context: string[] = [];
+
+  const devW = ind.deviceWriteIops.value;
+  const devR = facts.workload?.device?.readIops?.avg ?? null;
+  const readDominated = devW !== null && devR !== null && devW + devR > 0 && devW / (devW + devR) < 0.2;
+
+  for (const def of defs) {
+    const base = {
+      signal: def.signal,
+      label: def.label,
+      indicator: def.indicator,
+      statistic: def.statistic,
+      unit: ind[def.indicator].unit,
+      threshold: { partial: def.partial, strong: def.strong },
+      weight: def.weight,
+      howToGet: def.howToGet,
+    };
+    const i = ind[def.indicator];
+    // A signal the version cannot produce is not missing; but data the builder did supply is used.
+    if (!def.applicable(facts, caps) && i.value === null) {
+      evidence.push({ ...base, value: null, state: "not-applicable", score: 0, weight: 0, why: def.why });
+      continue;
+    }
+    const value = def.statistic === "p95" ? (i.peak ?? i.value) : i.value;
+    const statistic = def.statistic === "p95" && i.peak === null ? "avg" : def.statistic;
+    if (value === null) {
+      evidence.push({ ...base, statistic, value: null, state: "missing", score: 0, why: def.why });
+      continue;
+    }
+    let { score, state } = scoreOf(value, def.partial, def.strong);
+    let why = `${def.label} ${def.fmt(value)} (${statistic}) vs partial ${def.fmt(def.partial)} / strong ${def.fmt(def.strong)}: ${def.why}`;
+    // Device-level signals on a read-dominated device say little about the write path.
+    if (
+      readDominated &&
+      (def.signal === "device-utilisation" || def.signal === "iops-limit") &&
+      score > 0.5
+    ) {
+      score = 0.5;
+      state = "partial";
+      why += " Capped at partial: reads are over 80% of the device's operations.";
+    }
+    evidence.push({ ...base, statistic, value, state, score, why });
+  }
+
+  const applicable = evidence.filter((e) => e.state !== "not-applicable");
+  const present = applicable.filter((e) => e.state !== "missing");
+  const totalWeight = applicable.reduce((s, e) => s + e.weight, 0);
+  const presentWeight = present.reduce((s, e) => s + e.weight, 0);
+  const score = presentWeight === 0 ? 0 : present.reduce((s, e) => s + e.weight * e.score, 0) / presentWeight;
+  const coverage = totalWeight === 0 ? 0 : presentWeight / totalWeight;
+  const quality = windowQuality(facts);
+  context.push(...quality.notes);
+
+  const satDefs = new Set(defs.filter((d) => d.saturation).map((d) => d.signal));
+  const strong = present.filter((e) => e.state === "strong");
+  const strongSat = strong.filter((e) => satDefs.has(e.signal));
+  const partialCount = present.filter((e) => e.state === "partial").length;
+
+  // Write activity: an instance that hardly flushes pages is not write-bound, whatever else is busy.
+  const flushed = ind.pagesFlushedRate.value;
+  const idle = flushed !== null && flushed < 1 && (devW === null || devW < 5);
+  if (idle) context.push(`only ${num(flushed ?? 0)} pages/s flushed: no sustained write load`);
+  const writeShare = ind.writeShareOfRowOps.value;
+  if (writeShare !== null && writeShare < 0.05)
+    context.push(`read-mostly: ${pct(writeShare)} of row operations write`);
+
+  let verdict: VerdictKind;
+  if (present.length === 0) verdict = idle ? "not-write-bound" : "unknown";
+  else if (idle && strongSat.length === 0) verdict = "not-write-bound";
+  else if ((score >= 0.5 && strongSat.length >= 1) || strongSat.length >= 2) verdict = "write-bound";
+  else if (score >= 0.25 || strong.length >= 1 || partialCount >= 2) verdict = "likely";
+  else if (coverage < 0.25) verdict = "unknown";
+  else verdict = "not-write-bound";
+
+  let confidence = coverage * quality.factor;
+  // A clear "idle" observation is itself good evidence of not being write-bound.
+  if (idle && verdict === "not-write-bound") confidence = Math.max(confidence, 0.6 * quality.factor);
+  confidence = Math.round(Math.min(1, Math.max(0, confidence)) * 100) / 100;
+
+  const missing = applicable.filter((e) => e.state === "missing").map((e) => e.signal);
+  const lead = [...present].sort(
+    (a, b) => b.score * b.weight - a.score * a.weight || (a.signal < b.signal ? -1 : 1),
+  );
+  const top = lead
+    .filter((e) => e.score > 0)
+    .slice(0, 3)
+    .map((e) => `${e.label.toLowerCase()} ${e.state}`);
+  const summary =
+    `${verdict} (score ${num(score)}, confidence ${pct(confidence)})` +
+    (top.length ? `: ${top.join(", ")}` : "") +
+    (missing.length ? `; missing: ${missing.join(", ")}` : "");
+
+  return { verdict, score: Math.round(score * 1000) / 1000, confidence, evidence, context, summary };
+}
