@@ -1,0 +1,288 @@
+import { aggregateBlocks, type Blocks, chooseBlockSeconds } from "./blocks.js";
+import { estimateEffect } from "./estimate-effect.js";
+import type { Direction, MetricSpec, Options } from "./input.js";
+import { judge } from "./judge.js";
+import type { PreparedWindow } from "./prepare-window.js";
+import type { Rng } from "./prng.js";
+import { qualityChecks } from "./quality-checks.js";
+import { rawLag1 } from "./raw-lag1.js";
+import type { Design, Flag, SeriesResult } from "./result.js";
+import { seasonalStrata } from "./seasonal-strata.js";
+import type { RatioStratum } from "./stats/ratio-cell.js";
+
+export interface PreparedPair {
+  readonly before: PreparedWindow;
+  readonly after: PreparedWindow;
+}
+
+export interface SeriesAnalysisInput {
+  readonly instance: string;
+  readonly role: "treated" | "control";
+  readonly metric: MetricSpec;
+  readonly direction: Direction;
+  readonly treated: PreparedPair;
+  /** Controls with data for this metric; empty for a pure before/after comparison. */
+  readonly controls: readonly ({ readonly id: string } & PreparedPair)[];
+  /** Window lengths in seconds (for the automatic block length). */
+  readonly windowSeconds: { readonly before: number; readonly after: number };
+  readonly options: Options;
+  readonly rng: Rng;
+  /** Shared across the treated instances of one metric: control block means by control/window/length. */
+  readonly controlBlocks?: Map<string, Blocks>;
+}
+
+/**
+ * Compares one metric of one instance between the windows: blocks, design (difference in
+ * differences against the controls when they have enough paired blocks, else hour-matched or plain
+ * before/after), the test, quality checks and the verdict.
+ */
+export function analyseSeries(input: SeriesAnalysisInput): SeriesResult {
+  const { metric, options, treated } = input;
+  const flags: Flag[] = [...treated.before.flags, ...treated.after.flags];
+  const base = {
+    instance: input.instance,
+    role: input.role,
+    metric: metric.id,
+    kind: metric.kind,
+    direction: input.direction,
+    ...(metric.unit !== undefined ? { unit: metric.unit } : {}),
+    meanBefore: meanOrNull(treated.before.v),
+    meanAfter: meanOrNull(treated.after.v),
+    nBefore: treated.before.v.length,
+    nAfter: treated.after.v.length,
+    carriesVerdict: input.role === "treated" && metric.kind !== "workload",
+  };
+  const none = {
+    ratio: null,
+    ciLow: null,
+    ciHigh: null,
+    pValue: null,
+    logSe: null,
+    estimand: "none" as const,
+    method: "none" as const,
+    design: "none" as const,
+    controls: [],
+    blocksBefore: 0,
+    blocksAfter: 0,
+    blockSeconds: null,
+    autocorrelation: null,
+  };
+  if (treated.before.v.length === 0 || treated.after.v.length === 0) {
+    const which =
+      treated.before.v.length === 0
+        ? treated.after.v.length === 0
+          ? "either window"
+          : "the before window"
+        : "the after window";
+    flags.push({ code: "no_data", severity: "error", message: `no usable samples in ${which}` });
+    return { ...base, ...none, verdict: "no_data", flags };
+  }
+  if (treated.before.v.length < options.minSamples || treated.after.v.length < options.minSamples) {
+    flags.push({
+      code: "too_little_data",
+      severity: "warning",
+      message: `${treated.before.v.length} before / ${treated.after.v.length} after usable samples; at least ${options.minSamples} needed in each`,
+    });
+    return { ...base, ...none, verdict: "inconclusive", flags };
+  }
+
+  const step = Math.max(finiteOr(treated.before.step, 1), finiteOr(treated.after.step, 1));
+  const blockSeconds = chooseBlockSeconds(
+    options.blockSeconds,
+    step,
+    Math.min(input.windowSeconds.before, input.windowSeconds.after),
+  );
+  const tb = aggregateBlocks(treated.before.t, treated.before.v, blockSeconds, treated.before.step);
+  const ta = aggregateBlocks(treated.after.t, treated.after.v, blockSeconds, treated.after.step);
+
+  let design: Design = "before-after";
+  let strata: RatioStratum[] | undefined;
+  let usedControls: string[] = [];
+  if (input.controls.length > 0) {
+    const paired = pairWithControls(tb, ta, input.controls, blockSeconds, input.controlBlocks ?? new Map());
+    if (paired.before.x.length >= options.minBlocks && paired.after.x.length >= options.minBlocks) {
+      strata = [paired];
+      design = "difference-in-differences";
+      usedControls = paired.ids;
+    } else {
+      flags.push({
+        code: "control_missing",
+        severity: "warning",
+        message: `controls share only ${paired.before.x.length} before / ${paired.after.x.length} after blocks with this instance; compared before/after without them`,
+      });
+    }
+  }
+  if (!strata) {
+    if (options.seasonality === "match") {
+      const s = seasonalStrata(tb.positions, ta.positions, blockSeconds, options.minBlocks);
+      flags.push(...s.flags);
+      if (s.matched) design = "matched-hours";
+      strata = s.strata.map((st) => ({ before: pick(tb, st.before), after: pick(ta, st.after) }));
+    } else {
+      strata = [{ before: pick(tb, allIndices(tb)), after: pick(ta, allIndices(ta)) }];
+    }
+  }
+  const blocksBefore = strata.reduce((n, s) => n + s.before.x.length, 0);
+  const blocksAfter = strata.reduce((n, s) => n + s.after.x.length, 0);
+  const shape = { design, controls: usedControls, blocksBefore, blocksAfter, blockSeconds };
+  if (blocksBefore < options.minBlocks || blocksAfter < options.minBlocks) {
+    flags.push({
+      code: "too_little_data",
+      severity: "warning",
+      message: `${blocksBefore} before / ${blocksAfter} after usable ${blockSeconds} s blocks; at least ${options.minBlocks} needed in each`,
+    });
+    return { ...base, ...none, ...shape, verdict: "inconclusive", flags };
+  }
+
+  const meanB = base.meanBefore ?? 0;
+  const meanA = base.meanAfter ?? 0;
+  if (meanB === 0) {
+    if (meanA === 0) {
+      return {
+        ...base,
+        ...none,
+        ...shape,
+        ratio: 1,
+        ciLow: 1,
+        ciHigh: 1,
+        pValue: 1,
+        verdict: "unchanged",
+        flags: [
+          ...flags,
+          { code: "zero_values", severity: "info", message: "the metric was 0 in both windows" },
+        ],
+      };
+    }
+    flags.push({
+      code: "zero_baseline",
+      severity: "warning",
+      message: `the metric was 0 before and averaged ${meanA.toPrecision(3)} after: no ratio can be formed`,
+    });
+    return { ...base, ...none, ...shape, verdict: "inconclusive", flags };
+  }
+
+  const lag1 = rawLag1(
+    treated,
+    design === "difference-in-differences" ? input.controls.filter((c) => usedControls.includes(c.id)) : [],
+  );
+  const effect = estimateEffect(strata, metric.kind, options, input.rng, {
+    lag1,
+    samplesPerBlock: blockSeconds / step,
+  });
+  flags.push(...effect.flags, ...qualityChecks(strata, effect.rho, options.equivalenceMargin, blockSeconds));
+  const finite = Number.isFinite(effect.logRatio);
+  const verdict = judge({
+    logRatio: effect.logRatio,
+    ciLow: effect.ciLow,
+    ciHigh: effect.ciHigh,
+    significant: effect.ciLow > 0 || effect.ciHigh < 0,
+    direction: input.direction,
+    margin: options.equivalenceMargin,
+  });
+  return {
+    ...base,
+    ...shape,
+    verdict,
+    ratio: finite ? Math.exp(effect.logRatio) : null,
+    // exp(−∞) = 0 is a valid lower limit; an unbounded upper limit is null (JSON has no Infinity).
+    ciLow: finite ? Math.exp(effect.ciLow) : null,
+    ciHigh: finite && Number.isFinite(effect.ciHigh) ? Math.exp(effect.ciHigh) : null,
+    pValue: effect.pValue,
+    logSe: Number.isFinite(effect.logSe) ? effect.logSe : null,
+    estimand: effect.estimand,
+    method: effect.method,
+    autocorrelation: effect.rho,
+    flags,
+  };
+}
+
+/**
+ * Treated blocks paired with the mean of the controls' blocks at the same positions; each control is
+ * first divided by its own before-window mean so a control missing a block does not shift the level.
+ * Control blocks are cached per control, window and block length (every treated instance reuses them).
+ */
+function pairWithControls(
+  tb: Blocks,
+  ta: Blocks,
+  controls: SeriesAnalysisInput["controls"],
+  blockSeconds: number,
+  cache: Map<string, Blocks>,
+): RatioStratum & { ids: string[] } {
+  const blocksOf = (c: SeriesAnalysisInput["controls"][number], which: "before" | "after"): Blocks => {
+    const key = `${c.id}\u0000${which}\u0000${blockSeconds}`;
+    let b = cache.get(key);
+    if (!b) {
+      b = aggregateBlocks(c[which].t, c[which].v, blockSeconds, c[which].step);
+      cache.set(key, b);
+    }
+    return b;
+  };
+  const ids: string[] = [];
+  const sums = {
+    before: new Float64Array(tb.positions.length),
+    after: new Float64Array(ta.positions.length),
+  };
+  const counts = {
+    before: new Float64Array(tb.positions.length),
+    after: new Float64Array(ta.positions.length),
+  };
+  for (const c of controls) {
+    const cb = blocksOf(c, "before");
+    const ca = blocksOf(c, "after");
+    let scale = 0;
+    for (const m of cb.means) scale += m;
+    scale /= cb.means.length;
+    if (!(scale > 0) || ca.means.length === 0) continue;
+    ids.push(c.id);
+    for (const [which, control, treatedBlocks] of [
+      ["before", cb, tb],
+      ["after", ca, ta],
+    ] as const) {
+      let j = 0;
+      for (let i = 0; i < treatedBlocks.positions.length; i++) {
+        const p = treatedBlocks.positions[i]!;
+        while (j < control.positions.length && control.positions[j]! < p) j++;
+        if (j < control.positions.length && control.positions[j] === p) {
+          sums[which][i]! += control.means[j]! / scale;
+          counts[which][i]! += 1;
+        }
+      }
+    }
+  }
+  const side = (blocks: Blocks, which: "before" | "after") => {
+    const positions: number[] = [];
+    const x: number[] = [];
+    const c: number[] = [];
+    for (let i = 0; i < blocks.positions.length; i++) {
+      const n = counts[which][i]!;
+      if (n === 0) continue;
+      positions.push(blocks.positions[i]!);
+      x.push(blocks.means[i]!);
+      c.push(sums[which][i]! / n);
+    }
+    return { positions: Float64Array.from(positions), x: Float64Array.from(x), c: Float64Array.from(c) };
+  };
+  return { before: side(tb, "before"), after: side(ta, "after"), ids };
+}
+
+function pick(blocks: Blocks, indices: readonly number[]) {
+  return {
+    positions: Float64Array.from(indices, (i) => blocks.positions[i]!),
+    x: Float64Array.from(indices, (i) => blocks.means[i]!),
+  };
+}
+
+function allIndices(blocks: Blocks): number[] {
+  return Array.from({ length: blocks.positions.length }, (_, i) => i);
+}
+
+function meanOrNull(v: Float64Array): number | null {
+  if (v.length === 0) return null;
+  let s = 0;
+  for (let i = 0; i < v.length; i++) s += v[i]!;
+  return s / v.length;
+}
+
+function finiteOr(x: number, fallback: number): number {
+  return Number.isFinite(x) ? x : fallback;
+}

@@ -1,0 +1,160 @@
+import { analyseSeries, type PreparedPair } from "./analyse-series.js";
+import type { Blocks } from "./blocks.js";
+import { deriveSeed } from "./derive-seed.js";
+import { type ComparisonInput, DEFAULT_DIRECTION, type Direction, type MetricSpec } from "./input.js";
+import { overallVerdict } from "./overall-verdict.js";
+import { prepareWindow } from "./prepare-window.js";
+import { createRng } from "./prng.js";
+import type { ComparisonResult, Flag, SeriesResult, WorkloadCheck } from "./result.js";
+import { workloadCheck } from "./workload-check.js";
+
+/**
+ * Compares every metric of every instance between the before and after windows and gives per-series
+ * effects (ratio, CI, p-value, method, data-quality flags, verdict), per-metric summaries over the
+ * treated instances and an overall verdict with its reasons. Pure and deterministic: the same input
+ * (including `seed`) gives the same output. Expects input validated by `parseComparisonInput`.
+ * See docs/comparison.md for the method.
+ */
+export function compare(input: ComparisonInput): ComparisonResult {
+  const { options, seed } = input;
+  const metrics = input.metrics.map((m) => ({ ...m, direction: resolveDirection(m) }));
+  const bounds = input.windows ?? inferWindows(input);
+  const windowSeconds = {
+    before: Math.max(bounds.before.end - bounds.before.start, 1),
+    after: Math.max(bounds.after.end - bounds.after.start, 1),
+  };
+  const overlap =
+    bounds.before.end > bounds.after.start && bounds.after.end > bounds.before.start
+      ? ({
+          code: "windows_overlap",
+          severity: "warning",
+          message: "the before and after windows overlap: part of the data is counted on both sides",
+        } satisfies Flag)
+      : undefined;
+
+  const prepared = new Map<string, Map<string, PreparedPair>>();
+  for (const inst of input.instances) {
+    // Counter resets in any counter series mark a restart (or a performance_schema TRUNCATE) for the
+    // whole instance, so warm-up is excluded from its gauge series too.
+    const events = [...(inst.restarts ?? [])];
+    for (const m of metrics) {
+      const s = inst.series[m.id];
+      if (!m.counter || !s) continue;
+      for (const which of ["before", "after"] as const) {
+        const probe = prepareWindow(s[which], { window: which, counter: true, events: [], warmupSeconds: 0 });
+        events.push(...probe.resets);
+      }
+    }
+    const pairs = new Map<string, PreparedPair>();
+    for (const m of metrics) {
+      const s = inst.series[m.id];
+      if (!s) continue;
+      const prep = (which: "before" | "after") =>
+        prepareWindow(s[which], {
+          window: which,
+          counter: m.counter ?? false,
+          events,
+          warmupSeconds: options.warmupSeconds,
+          bounds: bounds[which],
+        });
+      pairs.set(m.id, { before: prep("before"), after: prep("after") });
+    }
+    prepared.set(inst.id, pairs);
+  }
+
+  const controls = input.instances.filter((i) => i.role === "control");
+  const results: SeriesResult[] = [];
+  const controlBlocks = new Map(metrics.map((m) => [m.id, new Map<string, Blocks>()]));
+  for (const inst of input.instances) {
+    const pairs = prepared.get(inst.id)!;
+    for (const m of metrics) {
+      const pair = pairs.get(m.id);
+      const empty = { before: emptyWindow("before"), after: emptyWindow("after") };
+      const controlPairs =
+        inst.role === "treated"
+          ? controls
+              .map((c) => ({ id: c.id, pair: prepared.get(c.id)!.get(m.id) }))
+              .filter((c) => c.pair && c.pair.before.v.length > 0 && c.pair.after.v.length > 0)
+              .map((c) => ({ id: c.id, ...c.pair! }))
+          : [];
+      const result = analyseSeries({
+        instance: inst.id,
+        role: inst.role,
+        metric: m,
+        direction: m.direction,
+        treated: pair ?? empty,
+        controls: controlPairs,
+        windowSeconds,
+        options,
+        rng: createRng(deriveSeed(seed, inst.id, m.id)),
+        controlBlocks: controlBlocks.get(m.id)!,
+      });
+      // Replace the generic "no usable samples" flag: here there was no series at all.
+      if (!pair)
+        result.flags = [{ code: "no_data", severity: "error", message: "no series given for this metric" }];
+      if (overlap) result.flags.push(overlap);
+      results.push(result);
+    }
+  }
+
+  const workloadMetrics = metrics.filter((m) => m.kind === "workload");
+  const workload: WorkloadCheck[] = [];
+  if (workloadMetrics.length > 0) {
+    for (const inst of input.instances.filter((i) => i.role === "treated")) {
+      const check = workloadCheck({
+        instance: inst.id,
+        metrics: workloadMetrics,
+        treated: prepared.get(inst.id)!,
+        controls: controls.map((c) => ({ id: c.id, series: prepared.get(c.id)! })),
+        windowSeconds,
+        options,
+        rng: createRng(deriveSeed(seed, inst.id, "\u0000workload")),
+      });
+      if (check) workload.push(check);
+    }
+  }
+
+  const { overall, summaries } = overallVerdict({ metrics, results, workload, options });
+  if (overlap) overall.reasons.push(overlap.message);
+  return { version: 1, seed, options, overall, metrics: summaries, results, workload };
+}
+
+function resolveDirection(m: MetricSpec): Direction {
+  return m.direction ?? DEFAULT_DIRECTION[m.kind];
+}
+
+/**
+ * Window bounds from the data: earliest timestamp to one step past the latest, over all series, per
+ * window (the last sample stands for the interval after it).
+ */
+function inferWindows(input: ComparisonInput) {
+  const range = (which: "before" | "after") => {
+    let start = Number.POSITIVE_INFINITY;
+    let end = Number.NEGATIVE_INFINITY;
+    for (const inst of input.instances) {
+      for (const s of Object.values(inst.series)) {
+        const t = s[which].t;
+        let first = Number.POSITIVE_INFINITY;
+        let last = Number.NEGATIVE_INFINITY;
+        let prev = Number.NEGATIVE_INFINITY;
+        for (let i = 0; i < t.length; i++) {
+          const x = t[i]!;
+          if (x < first) first = x;
+          if (x > last) {
+            prev = last;
+            last = x;
+          } else if (x > prev) prev = x;
+        }
+        if (first < start) start = first;
+        const step = Number.isFinite(prev) ? last - prev : 0;
+        if (last + step > end) end = last + step;
+      }
+    }
+    return Number.isFinite(start) ? { start, end: Math.max(end, start + 1) } : { start: 0, end: 1 };
+  };
+  return { before: range("before"), after: range("after") };
+}
+
+function emptyWindow(which: "before" | "after") {
+  return prepareWindow({ t: [], v: [] }, { window: which, counter: false, events: [], warmupSeconds: 0 });
+}

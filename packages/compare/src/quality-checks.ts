@@ -1,0 +1,133 @@
+import type { Flag } from "./result.js";
+import { ar1WeightedVariance } from "./stats/ar1-weighted-variance.js";
+import { linearTrend } from "./stats/linear-trend.js";
+import { median } from "./stats/median.js";
+import type { RatioCell, RatioStratum } from "./stats/ratio-cell.js";
+import { welchTTest } from "./stats/welch-t-test.js";
+
+/** Kayenta's IQR outlier factor (NetflixACAJudge default 3): far-out blocks are reported, not removed. */
+const OUTLIER_IQR_FACTOR = 3;
+/** A dispersion change is reported when the mean absolute deviation moves by this factor and p < 0.01. */
+const DISPERSION_FACTOR = 1.5;
+const DISPERSION_P = 0.01;
+
+/**
+ * Post-estimation checks on block data that do not change the estimate but qualify it:
+ * outlier blocks (log scale, 3 × IQR), a change in dispersion (Brown–Forsythe: Welch test on absolute
+ * deviations from the cell medians of log values; Mann–Whitney misses variance increases, kayenta#780)
+ * and, with a control, a pre-period trend of treated/control (difference in differences assumes
+ * parallel trends; a drifting ratio before the change would leak into the effect).
+ */
+export function qualityChecks(
+  strata: readonly RatioStratum[],
+  rho: number,
+  margin: number,
+  blockSeconds: number,
+): Flag[] {
+  const flags: Flag[] = [];
+  const positive = strata.every((s) => positiveCell(s.before) && positiveCell(s.after));
+  if (!positive) return flags;
+
+  for (const side of ["before", "after"] as const) {
+    const values = strata.flatMap((s) => Array.from(logValues(s[side])));
+    if (values.length < 8) continue;
+    const sorted = Float64Array.from(values).sort();
+    const q1 = quantile(sorted, 0.25);
+    const q3 = quantile(sorted, 0.75);
+    const iqr = q3 - q1;
+    if (!(iqr > 0)) continue;
+    const out = values.filter(
+      (v) => v < q1 - OUTLIER_IQR_FACTOR * iqr || v > q3 + OUTLIER_IQR_FACTOR * iqr,
+    ).length;
+    if (out > 0) {
+      flags.push({
+        code: "outliers",
+        severity: "info",
+        message: `${out} block(s) beyond 3 × IQR (kept: stalls and spikes are part of the behaviour)`,
+        window: side,
+      });
+    }
+  }
+
+  const deviations = (side: "before" | "after") =>
+    strata.flatMap((s) => {
+      const v = logValues(s[side]);
+      const m = median(v);
+      return Array.from(v, (x) => Math.abs(x - m));
+    });
+  const devBefore = deviations("before");
+  const devAfter = deviations("after");
+  if (devBefore.length >= 8 && devAfter.length >= 8) {
+    const test = welchTTest(devAfter, devBefore);
+    const mb = devBefore.reduce((a, b) => a + b, 0) / devBefore.length;
+    const ma = devAfter.reduce((a, b) => a + b, 0) / devAfter.length;
+    // Blocks are autocorrelated: require a clear change rather than trusting the iid p-value alone.
+    if (test.pValue < DISPERSION_P && mb > 0 && ma > 0) {
+      const ratio = ma / mb;
+      if (ratio >= DISPERSION_FACTOR) {
+        flags.push({
+          code: "dispersion_increased",
+          severity: "warning",
+          message: `block-to-block variability rose ${ratio.toFixed(2)}× (the typical level may hide more stalls or spikes)`,
+        });
+      } else if (ratio <= 1 / DISPERSION_FACTOR) {
+        flags.push({
+          code: "dispersion_decreased",
+          severity: "info",
+          message: `block-to-block variability fell to ${ratio.toFixed(2)}× of before`,
+        });
+      }
+    }
+  }
+
+  const hasControl = strata.some((s) => s.before.c !== undefined);
+  if (hasControl) {
+    const positions = strata.flatMap((s) => Array.from(s.before.positions));
+    const d = strata.flatMap((s) => Array.from(logValues(s.before)));
+    const trend = linearTrend(positions, d);
+    if (Number.isFinite(trend.se) && trend.se > 0 && positions.length >= 6) {
+      const order = positions.map((_, i) => i).sort((a, b) => positions[a]! - positions[b]!);
+      const sortedPos = order.map((i) => positions[i]!);
+      const n = sortedPos.length;
+      const kappa = n * ar1WeightedVariance(sortedPos, new Float64Array(n).fill(1 / n), rho);
+      const seAdj = trend.se * Math.sqrt(kappa);
+      const span = sortedPos[n - 1]! - sortedPos[0]!;
+      const drift = Math.abs(trend.slope * span);
+      if (Math.abs(trend.slope) / seAdj > 2.576 && drift > Math.log1p(margin)) {
+        flags.push({
+          code: "control_divergence",
+          severity: "warning",
+          message: `treated/control ratio drifted ${(Math.expm1(drift) * 100).toFixed(1)}% across the before window (${Math.round((span * blockSeconds) / 60)} min): difference in differences assumes they move in parallel`,
+          window: "before",
+        });
+      }
+    }
+  }
+  if (rho >= 0.9) {
+    flags.push({
+      code: "high_autocorrelation",
+      severity: "info",
+      message: `blocks are strongly autocorrelated (ρ = ${rho.toFixed(2)}): intervals are wide; longer windows help`,
+    });
+  }
+  return flags;
+}
+
+function positiveCell(cell: RatioCell): boolean {
+  for (let i = 0; i < cell.x.length; i++) if (!(cell.x[i]! > 0)) return false;
+  if (cell.c) for (let i = 0; i < cell.c.length; i++) if (!(cell.c[i]! > 0)) return false;
+  return true;
+}
+
+function logValues(cell: RatioCell): Float64Array {
+  const out = new Float64Array(cell.x.length);
+  for (let i = 0; i < out.length; i++) out[i] = Math.log(cell.x[i]!) - (cell.c ? Math.log(cell.c[i]!) : 0);
+  return out;
+}
+
+function quantile(sorted: Float64Array, p: number): number {
+  const h = (sorted.length - 1) * p;
+  const lo = Math.floor(h);
+  const hi = Math.min(lo + 1, sorted.length - 1);
+  return sorted[lo]! + (h - lo) * (sorted[hi]! - sorted[lo]!);
+}

@@ -1,0 +1,144 @@
+import { describe, expect, it } from "vitest";
+import { ar1WeightedVariance } from "./ar1-weighted-variance.js";
+import { holmAdjust } from "./holm-adjust.js";
+import { lag1Autocorrelation } from "./lag1-autocorrelation.js";
+import { linearTrend } from "./linear-trend.js";
+import { median } from "./median.js";
+import { randomEffectsPool } from "./random-effects-pool.js";
+import { stratumWeights } from "./stratum-weights.js";
+import { totalVariationDistance } from "./total-variation-distance.js";
+import { welchTTest } from "./welch-t-test.js";
+
+describe("ar1WeightedVariance", () => {
+  it("matches the closed forms", () => {
+    expect(ar1WeightedVariance([0, 1, 2], [1 / 3, 1 / 3, 1 / 3], 0)).toBeCloseTo(1 / 3, 15);
+    expect(ar1WeightedVariance([0, 1], [0.5, 0.5], 0.5)).toBeCloseTo(0.75, 15);
+    // Mean of n contiguous AR(1) values: (1/n)[1 + 2 Σₖ (1 − k/n) ρᵏ].
+    const n = 50;
+    const rho = 0.6;
+    let expected = 1;
+    for (let k = 1; k < n; k++) expected += 2 * (1 - k / n) * rho ** k;
+    const pos = Array.from({ length: n }, (_, i) => i);
+    expect(ar1WeightedVariance(pos, new Array(n).fill(1 / n), rho)).toBeCloseTo(expected / n, 10);
+  });
+  it("lets gaps weaken the correlation and clamps rho", () => {
+    const contiguous = ar1WeightedVariance([0, 1], [1, 1], 0.8);
+    const gapped = ar1WeightedVariance([0, 10], [1, 1], 0.8);
+    expect(gapped).toBeLessThan(contiguous);
+    expect(ar1WeightedVariance([0, 1], [1, 1], -0.5)).toBe(2);
+    expect(ar1WeightedVariance([], [], 0.5)).toBe(0);
+  });
+});
+
+describe("lag1Autocorrelation", () => {
+  it("recovers the coefficient of a long AR(1) run", () => {
+    let x = 0;
+    let seed = 12345;
+    const uniform = () => {
+      seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
+      return (seed + 0.5) / 2 ** 32;
+    };
+    const residuals: number[] = [];
+    for (let i = 0; i < 20_000; i++) {
+      const g = Math.sqrt(-2 * Math.log(uniform())) * Math.cos(2 * Math.PI * uniform());
+      x = 0.5 * x + g;
+      residuals.push(x);
+    }
+    const m = residuals.reduce((a, b) => a + b, 0) / residuals.length;
+    const run = { positions: residuals.map((_, i) => i), residuals: residuals.map((r) => r - m) };
+    expect(lag1Autocorrelation([run], 1)).toBeCloseTo(0.5, 1);
+  });
+  it("corrects the small-sample bias upwards, ignores gaps and floors at 0", () => {
+    const runs = [{ positions: [0, 1, 2, 3, 4, 5], residuals: [-2, -1, 0, 0, 1, 2] }];
+    expect(lag1Autocorrelation(runs, 0)).toBeCloseTo(4 / 10, 12);
+    expect(lag1Autocorrelation(runs, 1)).toBe(0.95);
+    expect(lag1Autocorrelation([{ positions: [0, 1, 2, 3], residuals: [1, -1, 1, -1] }], 1)).toBe(0);
+    expect(lag1Autocorrelation([{ positions: [0, 2, 4, 6], residuals: [1, 1, -1, -1] }], 1)).toBe(0);
+    expect(lag1Autocorrelation([], 0)).toBe(0);
+  });
+});
+
+describe("holmAdjust", () => {
+  it("matches the example and keeps monotonicity", () => {
+    const adj = holmAdjust([0.01, 0.04, 0.03]);
+    expect(adj[0]).toBeCloseTo(0.03, 15);
+    expect(adj[1]).toBeCloseTo(0.06, 15);
+    expect(adj[2]).toBeCloseTo(0.06, 15);
+    expect(holmAdjust([0.5, Number.NaN])).toEqual([1, 1]);
+    expect(holmAdjust([])).toEqual([]);
+  });
+});
+
+describe("randomEffectsPool", () => {
+  it("is the inverse-variance mean for homogeneous estimates", () => {
+    const r = randomEffectsPool(
+      [
+        { estimate: 0.1, se: 0.05 },
+        { estimate: 0.1, se: 0.05 },
+      ],
+      0.05,
+    );
+    expect(r.estimate).toBeCloseTo(0.1, 15);
+    expect(r.se).toBeCloseTo(0.05 / Math.SQRT2, 15);
+    expect(r.tau2).toBe(0);
+  });
+  it("widens with heterogeneity and skips unusable entries", () => {
+    const r = randomEffectsPool(
+      [
+        { estimate: 0.3, se: 0.02 },
+        { estimate: -0.1, se: 0.02 },
+        { estimate: 0.1, se: 0.02 },
+        { estimate: Number.NaN, se: 0.1 },
+        { estimate: 0.2, se: 0 },
+      ],
+      0.05,
+    );
+    expect(r.k).toBe(3);
+    expect(r.tau2).toBeGreaterThan(0.03);
+    expect(r.i2).toBeGreaterThan(0.9);
+    expect(r.se).toBeGreaterThan(0.1);
+    expect(r.pValue).toBeGreaterThan(0.05);
+    expect(randomEffectsPool([], 0.05).pValue).toBe(1);
+  });
+});
+
+describe("small helpers", () => {
+  it("totalVariationDistance", () => {
+    expect(totalVariationDistance([50, 50], [60, 40])).toBeCloseTo(0.1, 15);
+    expect(totalVariationDistance([1, 0], [0, 1])).toBe(1);
+    expect(totalVariationDistance([1, 2], [2, 4])).toBe(0);
+    expect(totalVariationDistance([0, 0], [1, 1])).toBeNaN();
+    expect(totalVariationDistance([-1, 2], [1, 1])).toBeNaN();
+  });
+  it("linearTrend matches scipy.stats.linregress", () => {
+    const r = linearTrend([0, 1, 2, 3, 4, 5], [1.1, 2.9, 5.2, 6.8, 9.1, 11.0]);
+    expect(r.slope).toBeCloseTo(1.9914285714285715, 12);
+    expect(r.se).toBeCloseTo(0.03910564793837364, 12);
+    expect(linearTrend([1, 1], [2, 3]).slope).toBeNaN();
+  });
+  it("median", () => {
+    expect(median([3, 1, 2])).toBe(2);
+    expect(median([4, 1, 3, 2])).toBe(2.5);
+    expect(median([])).toBeNaN();
+  });
+  it("welchTTest matches scipy.stats.ttest_ind(equal_var=False)", () => {
+    const r = welchTTest([1.2, 3.4, 2.2, 5.1, 4.4], [2.1, 0.3, 1.1, 0.9]);
+    expect(r.pValue).toBeCloseTo(0.036397631881692864, 10);
+    expect(r.df).toBeCloseTo(5.922808914668014, 10);
+    expect(welchTTest([1], [1, 2]).pValue).toBe(1);
+    expect(welchTTest([2, 2], [2, 2]).pValue).toBe(1);
+  });
+  it("stratumWeights", () => {
+    const w = stratumWeights([
+      { before: { positions: [0, 1], x: [1, 1] }, after: { positions: [5, 6], x: [1, 1] } },
+      { before: { positions: [2], x: [1] }, after: { positions: [7, 8], x: [1, 1] } },
+      {
+        before: { positions: [3, 4, 9, 10], x: [1, 1, 1, 1] },
+        after: { positions: [11, 12, 13, 14], x: [1, 1, 1, 1] },
+      },
+    ]);
+    expect(w[0]).toBeCloseTo(1 / 3, 15);
+    expect(w[1]).toBe(0);
+    expect(w[2]).toBeCloseTo(2 / 3, 15);
+  });
+});
