@@ -1,0 +1,58 @@
+/** Opens PGlite or PostgreSQL and applies pending migrations; the store's only entry to a database. */
+import { StoreOpenError } from "./errors.js";
+import { type Db, migrate, rootMessage } from "./migrate.js";
+import { openPglite } from "./pglite.js";
+import { openPostgres } from "./postgres.js";
+
+export interface BackendOptions {
+  /** PGlite data directory (created if missing). */
+  dataDir?: string;
+  /** postgres:// URL; wins over dataDir. */
+  databaseUrl?: string;
+  /** PostgreSQL connect timeout; default 10 s. */
+  connectTimeoutMs?: number;
+}
+
+export interface Backend {
+  kind: "pglite" | "postgres";
+  db: Db;
+  /** Data directory, or `user@host:port/database`: safe to show, never holds a password. */
+  location: string;
+  /** Migration tags this open applied. */
+  applied: string[];
+  close(): Promise<void>;
+}
+
+export async function openBackend(options: BackendOptions): Promise<Backend> {
+  if (options.databaseUrl) {
+    const pg = await openPostgres(options.databaseUrl, {
+      ...(options.connectTimeoutMs === undefined ? {} : { connectTimeoutMs: options.connectTimeoutMs }),
+    });
+    try {
+      const applied = await migrate(pg.db, pg.location);
+      return { kind: "postgres", db: pg.db, location: pg.location, applied, close: pg.close };
+    } catch (e) {
+      await pg.close();
+      throw migrationFailure(e, pg.location);
+    }
+  }
+  if (!options.dataDir) {
+    throw new StoreOpenError("", "the store needs a dataDir (embedded PGlite) or a databaseUrl (PostgreSQL)");
+  }
+  const lite = await openPglite(options.dataDir);
+  try {
+    const applied = await migrate(lite.db, lite.location);
+    lite.markReady();
+    return { kind: "pglite", db: lite.db, location: lite.location, applied, close: lite.close };
+  } catch (e) {
+    await lite.close();
+    throw migrationFailure(e, lite.location);
+  }
+}
+
+function migrationFailure(e: unknown, location: string): StoreOpenError {
+  if (e instanceof StoreOpenError) return e;
+  return new StoreOpenError(location, `${location}: applying migrations failed: ${rootMessage(e)}`, {
+    cause: e,
+  });
+}

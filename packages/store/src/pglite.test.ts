@@ -1,0 +1,289 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import fs from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterEach, describe, expect, inject, it, vi } from "vitest";
+import { StoreLockedError, StoreOpenError } from "./errors.js";
+import { LOCK_FILE } from "./lock.js";
+import { MARKER_FILE, PGDATA_DIR } from "./pglite.js";
+import { openStore } from "./store.js";
+import { migratedDataDir, type TempDir, tempDir } from "./testing/pglite.js";
+
+const CHILD = fileURLToPath(new URL("./testing/child.ts", import.meta.url));
+
+const dirs: TempDir[] = [];
+const children: ChildProcess[] = [];
+afterEach(() => {
+  vi.restoreAllMocks();
+  for (const c of children.splice(0)) c.kill("SIGKILL");
+  for (const d of dirs.splice(0)) d.remove();
+});
+
+function scratch(): string {
+  const d = tempDir();
+  dirs.push(d);
+  return d.path;
+}
+
+function migrated(): string {
+  const d = migratedDataDir();
+  dirs.push(d);
+  return d.path;
+}
+
+/** A store directory that never gets as far as starting PGlite: marker and a PG_VERSION. */
+function fakeStore(): string {
+  const dir = path.join(scratch(), "data");
+  fs.mkdirSync(path.join(dir, PGDATA_DIR), { recursive: true });
+  fs.writeFileSync(path.join(dir, PGDATA_DIR, "PG_VERSION"), "18\n");
+  fs.writeFileSync(
+    path.join(dir, MARKER_FILE),
+    JSON.stringify({
+      format: "untorn-store",
+      formatVersion: 1,
+      engine: "pglite",
+      state: "ready",
+      createdAt: "x",
+    }),
+  );
+  return dir;
+}
+
+async function openError(dataDir: string): Promise<StoreOpenError> {
+  try {
+    const s = await openStore({ dataDir });
+    await s.close();
+  } catch (e) {
+    expect(e).toBeInstanceOf(StoreOpenError);
+    return e as StoreOpenError;
+  }
+  throw new Error(`openStore(${dataDir}) succeeded`);
+}
+
+/** Every file under `dir` with its size and mtime: proves a refused open changed nothing. */
+function snapshot(dir: string): string[] {
+  return (fs.readdirSync(dir, { recursive: true, withFileTypes: true }) as fs.Dirent[])
+    .map((e) => {
+      const p = path.join(e.parentPath, e.name);
+      const s = fs.statSync(p);
+      return `${path.relative(dir, p)} ${s.isFile() ? s.size : "dir"} ${s.mtimeMs}`;
+    })
+    .sort();
+}
+
+/** Starts src/testing/child.ts in its own node process; resolves lines as they arrive. */
+function child(args: string[], options: { uid?: number; gid?: number } = {}) {
+  const proc = spawn(process.execPath, ["--import", "tsx", CHILD, ...args], {
+    stdio: ["ignore", "pipe", "pipe"],
+    cwd: fileURLToPath(new URL("..", import.meta.url)),
+    ...options,
+  });
+  children.push(proc);
+  const lines: string[] = [];
+  let stderr = "";
+  let buf = "";
+  proc.stdout!.on("data", (d: Buffer) => {
+    buf += d.toString();
+    const parts = buf.split("\n");
+    buf = parts.pop()!;
+    lines.push(...parts);
+  });
+  proc.stderr!.on("data", (d: Buffer) => {
+    stderr += d.toString();
+  });
+  const exited = new Promise<number | null>((resolve) => proc.on("exit", (code) => resolve(code)));
+  const waitFor = async (pred: (lines: string[]) => boolean, what: string) => {
+    const deadline = Date.now() + 30_000;
+    while (!pred(lines)) {
+      if (proc.exitCode !== null || Date.now() > deadline) {
+        throw new Error(`child never printed ${what}; stdout: ${lines.join("\n")}; stderr: ${stderr}`);
+      }
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  };
+  return { proc, lines, exited, waitFor };
+}
+
+describe("PGlite data directory", () => {
+  it("creates a missing directory, initialises and migrates it without any network access", async () => {
+    const dir = path.join(scratch(), "nested", "data");
+    const fetchSpy = vi.spyOn(globalThis, "fetch").mockRejectedValue(new Error("no network in this test"));
+    const store = await openStore({ dataDir: dir });
+    try {
+      expect(fetchSpy).not.toHaveBeenCalled();
+      expect(store.backend).toBe("pglite");
+      expect(store.location).toBe(dir);
+      expect(JSON.parse(fs.readFileSync(path.join(dir, MARKER_FILE), "utf8"))).toMatchObject({
+        format: "untorn-store",
+        state: "ready",
+      });
+      expect(fs.readFileSync(path.join(dir, PGDATA_DIR, "PG_VERSION"), "utf8").trim()).toMatch(/^\d+$/);
+      expect(fs.statSync(dir).mode & 0o777).toBe(0o700);
+      await store.upsertInstanceMetadata({ instance: "db:3306", actor: "alice" });
+      expect(await store.getInstanceMetadata("db:3306")).not.toBeNull();
+    } finally {
+      await store.close();
+    }
+    expect(fs.existsSync(path.join(dir, LOCK_FILE))).toBe(false);
+  });
+
+  it("redoes a first start that died before it finished", async () => {
+    const dir = fakeStore();
+    const marker = JSON.parse(fs.readFileSync(path.join(dir, MARKER_FILE), "utf8"));
+    fs.writeFileSync(path.join(dir, MARKER_FILE), JSON.stringify({ ...marker, state: "initialising" }));
+    fs.writeFileSync(path.join(dir, PGDATA_DIR, "half-written"), "x");
+    const store = await openStore({ dataDir: dir });
+    await store.close();
+    expect(fs.existsSync(path.join(dir, PGDATA_DIR, "half-written"))).toBe(false);
+    expect(JSON.parse(fs.readFileSync(path.join(dir, MARKER_FILE), "utf8")).state).toBe("ready");
+  });
+
+  it("refuses a path that is a file, and leaves the file alone", async () => {
+    const file = path.join(scratch(), "store");
+    fs.writeFileSync(file, "my notes");
+    const e = await openError(file);
+    expect(e.location).toBe(file);
+    expect(e.message).toBe(
+      `data directory ${file} is a file, not a directory. Move the file away or choose another data directory.`,
+    );
+    expect(fs.readFileSync(file, "utf8")).toBe("my notes");
+  });
+
+  it("refuses a path below a file", async () => {
+    const file = path.join(scratch(), "store");
+    fs.writeFileSync(file, "");
+    const e = await openError(path.join(file, "data"));
+    expect(e.message).toContain(`${path.join(file, "data")}`);
+    expect(e.message).toMatch(/ENOTDIR|ENOENT|EEXIST/);
+  });
+
+  it("refuses a directory this user can't read and write", async () => {
+    const parent = scratch();
+    const dir = path.join(parent, "data");
+    fs.mkdirSync(dir, { mode: 0o700 });
+    if (process.getuid?.() === 0) {
+      // root ignores permission bits: ask an unprivileged user to open root's 0700 directory.
+      fs.chmodSync(parent, 0o755);
+      const c = child(["open", dir], { uid: 65534, gid: 65534 });
+      expect(await c.exited).toBe(1);
+      const out = JSON.parse(c.lines.at(-1)!);
+      expect(out).toMatchObject({ ok: false, name: "StoreOpenError" });
+      expect(out.message).toBe(
+        `data directory ${dir} is not readable and writable by this user (uid 65534) (EACCES). Fix its owner or permissions (chown/chmod), or choose another data directory.`,
+      );
+    } else {
+      fs.chmodSync(dir, 0o500);
+      const e = await openError(dir);
+      expect(e.message).toContain("is not readable and writable by this user");
+    }
+    expect(fs.readdirSync(dir)).toEqual([]);
+  });
+
+  it("refuses a non-empty directory it did not create, writing nothing into it", async () => {
+    const dir = scratch();
+    fs.writeFileSync(path.join(dir, "notes.txt"), "hello");
+    fs.mkdirSync(path.join(dir, "backups"));
+    const before = snapshot(dir);
+    const e = await openError(dir);
+    expect(e.message).toContain(`${dir} is not an Untorn data directory: it holds`);
+    expect(e.message).toMatch(/notes\.txt/);
+    expect(snapshot(dir)).toEqual(before);
+  });
+
+  it("refuses a damaged marker and one from a newer Untorn", async () => {
+    const dir = fakeStore();
+    const markerPath = path.join(dir, MARKER_FILE);
+    const marker = fs.readFileSync(markerPath, "utf8");
+    fs.writeFileSync(markerPath, "{ not json");
+    expect((await openError(dir)).message).toContain(`${markerPath} is damaged`);
+    fs.writeFileSync(markerPath, JSON.stringify({ ...JSON.parse(marker), formatVersion: 99 }));
+    expect((await openError(dir)).message).toContain("was created by a newer Untorn (store format 99");
+    expect(fs.existsSync(path.join(dir, LOCK_FILE))).toBe(false);
+  });
+
+  it("refuses a store whose database files are gone instead of starting empty", async () => {
+    const dir = fakeStore();
+    fs.rmSync(path.join(dir, PGDATA_DIR), { recursive: true });
+    const e = await openError(dir);
+    expect(e.message).toContain(`data directory ${dir} is damaged: pgdata/PG_VERSION is missing`);
+    expect(e.message).toContain("Restore the directory from a backup");
+    expect(fs.readdirSync(dir)).toEqual([MARKER_FILE]);
+  });
+
+  it("reports PostgreSQL's own complaint about damaged or foreign database files", async () => {
+    const dir = migrated();
+    const control = path.join(dir, PGDATA_DIR, "global", "pg_control");
+    fs.writeFileSync(control, Buffer.alloc(8192, 0x41));
+    const e = await openError(dir);
+    expect(e.message).toContain(`cannot open the embedded database in ${path.join(dir, PGDATA_DIR)}`);
+    expect(e.message).toContain("PG_CONTROL_VERSION 1094795585");
+    expect(e.message).toContain("restore the directory from a backup");
+    expect(fs.readFileSync(control)).toEqual(Buffer.alloc(8192, 0x41));
+
+    fs.copyFileSync(path.join(inject("pgliteTemplate"), PGDATA_DIR, "global", "pg_control"), control);
+    fs.writeFileSync(path.join(dir, PGDATA_DIR, "PG_VERSION"), "16\n");
+    const v = await openError(dir);
+    expect(v.message).toContain("initialized by PostgreSQL version 16");
+    expect(v.message).toContain("open them with the Untorn version that created them and export the data");
+  });
+
+  it("reports a WAL it cannot replay instead of crashing", async () => {
+    const dir = migrated();
+    const wal = path.join(dir, PGDATA_DIR, "pg_wal");
+    for (const f of fs.readdirSync(wal).filter((n) => /^[0-9A-F]{24}$/.test(n))) {
+      fs.writeFileSync(path.join(wal, f), Buffer.alloc(fs.statSync(path.join(wal, f)).size, 0x5a));
+    }
+    const e = await openError(dir);
+    expect(e.message).toContain("PANIC: could not locate a valid checkpoint record");
+    expect(e.message).toContain("Restore the directory from a backup");
+    expect(fs.existsSync(path.join(dir, LOCK_FILE))).toBe(false);
+  });
+});
+
+describe("PGlite data directory lock", () => {
+  it("refuses a second open in the same process until the first closes", async () => {
+    const dir = migrated();
+    const first = await openStore({ dataDir: dir });
+    try {
+      const e = await openError(dir);
+      expect(e).toBeInstanceOf(StoreLockedError);
+      expect(e.message).toContain(`this process (${process.pid}) already has it open`);
+    } finally {
+      await first.close();
+    }
+    const second = await openStore({ dataDir: dir });
+    await second.close();
+  });
+
+  it("refuses a directory another process has open, then recovers its committed writes after it is killed mid-write", async () => {
+    const dir = migrated();
+    const c = child(["write", dir]);
+    await c.waitFor((l) => l.includes("ready"), "ready");
+    const locked = await openError(dir);
+    expect(locked).toBeInstanceOf(StoreLockedError);
+    expect((locked as StoreLockedError).pid).toBe(c.proc.pid);
+    expect(locked.message).toContain(`data directory ${dir} is locked by process ${c.proc.pid}`);
+
+    await c.waitFor((l) => l.filter((x) => x.startsWith("wrote ")).length >= 20, "20 writes");
+    c.proc.kill("SIGKILL");
+    await c.exited;
+    const acknowledged = Math.max(
+      ...c.lines.filter((x) => x.startsWith("wrote ")).map((x) => Number(x.slice(6))),
+    );
+
+    const store = await openStore({ dataDir: dir });
+    try {
+      expect(await store.getInstanceMetadata("before-crash:3306")).toMatchObject({
+        notes: "committed before",
+      });
+      const ticks = (await store.listAudit({ entity: "test", limit: 1000 })).map((a) => Number(a.entityId));
+      // Every write the child saw committed survived; at most the one in flight may be extra.
+      expect(ticks.length).toBeGreaterThanOrEqual(acknowledged);
+      expect(ticks.length).toBeLessThanOrEqual(acknowledged + 1);
+      expect([...ticks].sort((a, b) => a - b)).toEqual(Array.from({ length: ticks.length }, (_, i) => i + 1));
+      expect(JSON.parse(fs.readFileSync(path.join(dir, LOCK_FILE), "utf8")).pid).toBe(process.pid);
+    } finally {
+      await store.close();
+    }
+  });
+});

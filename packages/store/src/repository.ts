@@ -1,0 +1,411 @@
+/**
+ * Repository functions over one drizzle database (PGlite or node-postgres): inputs parsed with zod,
+ * every write that touches two tables in one transaction, every mutation written to audit_log.
+ */
+import { and, asc, desc, eq, type SQL, sql } from "drizzle-orm";
+import { DrizzleQueryError } from "drizzle-orm/errors";
+import { NotFoundError, StoreError, StoreQueryError, VersionConflictError } from "./errors.js";
+import { type Db, rootMessage } from "./migrate.js";
+import {
+  type AuditEntry,
+  auditLog,
+  type Comparison,
+  comparisons,
+  type InstanceMetadata,
+  instanceMetadata,
+  type Rollout,
+  type RolloutEvent,
+  rolloutEvents,
+  rollouts,
+} from "./schema.js";
+import {
+  type AppendRolloutEventInput,
+  type AuditInput,
+  appendRolloutEventInput,
+  auditInput,
+  type CreateRolloutInput,
+  createRolloutInput,
+  type DeleteInstanceMetadataInput,
+  deleteInstanceMetadataInput,
+  idInput,
+  instanceInput,
+  type JsonArray,
+  type JsonObject,
+  type JsonValue,
+  type ListAuditInput,
+  type ListComparisonsInput,
+  type ListInstanceMetadataInput,
+  type ListRolloutsInput,
+  listAuditInput,
+  listComparisonsInput,
+  listInstanceMetadataInput,
+  listRolloutsInput,
+  parseInput,
+  rolloutIdInput,
+  type SaveComparisonInput,
+  saveComparisonInput,
+  type UpsertInstanceMetadataInput,
+  updateRolloutStateInput,
+  upsertInstanceMetadataInput,
+} from "./validation.js";
+
+export interface StoreOps {
+  /** Creates or changes one instance's metadata; omitted fields keep their value, null clears. */
+  upsertInstanceMetadata(input: UpsertInstanceMetadataInput): Promise<InstanceMetadata>;
+  getInstanceMetadata(instance: string): Promise<InstanceMetadata | null>;
+  listInstanceMetadata(filter?: ListInstanceMetadataInput): Promise<InstanceMetadata[]>;
+  /** True when a row was deleted. */
+  deleteInstanceMetadata(input: DeleteInstanceMetadataInput): Promise<boolean>;
+
+  createRollout(input: CreateRolloutInput): Promise<Rollout>;
+  getRollout(id: string): Promise<Rollout | null>;
+  /** Newest first. */
+  listRollouts(filter?: ListRolloutsInput): Promise<Rollout[]>;
+  /**
+   * Sets the state if the stored version is still `expectedVersion` (else VersionConflictError),
+   * bumps the version and records a `state-changed` rollout event, all in one transaction.
+   * The transition itself is decided by @untorn/rollout; the store does not judge it.
+   */
+  updateRolloutState(
+    id: string,
+    expectedVersion: number,
+    newState: string,
+    actor: string,
+    options?: { details?: JsonObject; waves?: JsonArray },
+  ): Promise<Rollout>;
+  appendRolloutEvent(input: AppendRolloutEventInput): Promise<RolloutEvent>;
+  /** Oldest first. */
+  listRolloutEvents(rolloutId: string): Promise<RolloutEvent[]>;
+
+  saveComparison(input: SaveComparisonInput): Promise<Comparison>;
+  getComparison(id: string): Promise<Comparison | null>;
+  /** Newest first. */
+  listComparisons(filter?: ListComparisonsInput): Promise<Comparison[]>;
+
+  /** Records an action that is not a store mutation (e.g. advice exported, rollout gate overridden). */
+  audit(input: AuditInput): Promise<AuditEntry>;
+  /** Newest first. */
+  listAudit(filter?: ListAuditInput): Promise<AuditEntry[]>;
+
+  /**
+   * Runs `fn` in one transaction (a savepoint when nested): all of its writes commit together or
+   * none do, whatever `fn` throws.
+   */
+  transaction<T>(fn: (tx: StoreOps) => Promise<T>): Promise<T>;
+}
+
+/** PostgreSQL SQLSTATE of a driver error, looking through drizzle's "Failed query" wrapper. */
+export function sqlState(e: unknown): string | undefined {
+  for (let cur: unknown = e; cur instanceof Error; cur = cur.cause) {
+    const code = (cur as { code?: unknown }).code;
+    if (typeof code === "string" && /^[0-9A-Z]{5}$/.test(code)) return code;
+  }
+  return undefined;
+}
+
+const FOREIGN_KEY_VIOLATION = "23503";
+
+/**
+ * Database failures become StoreQueryError with the server's message (drizzle's own message is
+ * the SQL text plus every parameter); errors the caller's own code threw pass through unchanged.
+ */
+function storeError(operation: string, e: unknown): unknown {
+  if (e instanceof StoreError) return e;
+  const state = sqlState(e);
+  if (state === undefined && !(e instanceof DrizzleQueryError)) return e;
+  let constraint: string | undefined;
+  for (let cur: unknown = e; cur instanceof Error; cur = cur.cause) {
+    const c = (cur as { constraint?: unknown }).constraint;
+    if (typeof c === "string" && c) constraint = c;
+  }
+  return new StoreQueryError(operation, state, constraint, rootMessage(e), { cause: e });
+}
+
+function guarded(ops: StoreOps): StoreOps {
+  const out: Record<string, unknown> = {};
+  for (const [name, fn] of Object.entries(ops) as [string, (...args: unknown[]) => Promise<unknown>][]) {
+    out[name] = async (...args: unknown[]) => {
+      try {
+        return await fn(...args);
+      } catch (e) {
+        throw storeError(name, e);
+      }
+    };
+  }
+  return out as unknown as StoreOps;
+}
+
+async function rolloutMustExist<T>(rolloutId: string | null | undefined, p: Promise<T>): Promise<T> {
+  try {
+    return await p;
+  } catch (e) {
+    if (rolloutId && sqlState(e) === FOREIGN_KEY_VIOLATION) throw new NotFoundError("rollout", rolloutId);
+    throw e;
+  }
+}
+
+/** JSON text with object keys sorted, to compare values the way jsonb does. */
+function canonical(v: unknown): string {
+  return JSON.stringify(v, (_k, x: unknown) =>
+    x !== null && typeof x === "object" && !Array.isArray(x)
+      ? Object.fromEntries(Object.entries(x).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      : x,
+  );
+}
+
+const METADATA_FIELDS = [
+  "cluster",
+  "role",
+  "notes",
+  "storageClass",
+  "storageFacts",
+  "managedService",
+] as const;
+
+async function writeAudit(
+  db: Db,
+  actor: string,
+  action: string,
+  entity: string,
+  entityId: string | null,
+  details: JsonObject,
+): Promise<AuditEntry> {
+  const [row] = await db.insert(auditLog).values({ actor, action, entity, entityId, details }).returning();
+  return row!;
+}
+
+export function createRepository(db: Db): StoreOps {
+  const inTx = <T>(fn: (tx: Db) => Promise<T>): Promise<T> => db.transaction((tx) => fn(tx));
+
+  return guarded({
+    async upsertInstanceMetadata(input) {
+      const v = parseInput("upsertInstanceMetadata", upsertInstanceMetadataInput, input);
+      const given: Partial<Pick<typeof instanceMetadata.$inferInsert, (typeof METADATA_FIELDS)[number]>> = {};
+      for (const f of METADATA_FIELDS) if (v[f] !== undefined) (given as Record<string, unknown>)[f] = v[f];
+      return inTx(async (tx) => {
+        // Insert first so two writers racing on a new instance can't both miss it and collide.
+        const [created] = await tx
+          .insert(instanceMetadata)
+          .values({ instance: v.instance, ...given, updatedBy: v.actor })
+          .onConflictDoNothing({ target: instanceMetadata.instance })
+          .returning();
+        if (created) {
+          await writeAudit(tx, v.actor, "instance-metadata.create", "instance_metadata", v.instance, {
+            values: given as JsonObject,
+          });
+          return created;
+        }
+        const [before] = await tx
+          .select()
+          .from(instanceMetadata)
+          .where(eq(instanceMetadata.instance, v.instance))
+          .for("update");
+        if (!before) throw new Error(`instance_metadata ${v.instance} vanished inside its transaction`);
+        const set: Record<string, unknown> = {};
+        const changes: JsonObject = {};
+        for (const [field, value] of Object.entries(given)) {
+          const old = before[field as keyof InstanceMetadata];
+          if (canonical(old) === canonical(value)) continue;
+          set[field] = value;
+          changes[field] = { from: old as JsonValue, to: value as JsonValue };
+        }
+        if (Object.keys(set).length === 0) return before;
+        const [after] = await tx
+          .update(instanceMetadata)
+          .set({ ...set, updatedAt: sql`now()`, updatedBy: v.actor })
+          .where(eq(instanceMetadata.instance, v.instance))
+          .returning();
+        await writeAudit(tx, v.actor, "instance-metadata.update", "instance_metadata", v.instance, {
+          changes,
+        });
+        return after!;
+      });
+    },
+
+    async getInstanceMetadata(instance) {
+      const { instance: i } = parseInput("getInstanceMetadata", instanceInput, { instance });
+      const [row] = await db.select().from(instanceMetadata).where(eq(instanceMetadata.instance, i));
+      return row ?? null;
+    },
+
+    async listInstanceMetadata(filter) {
+      const f = parseInput("listInstanceMetadata", listInstanceMetadataInput, filter);
+      const where: SQL[] = [];
+      if (f.cluster !== undefined) where.push(eq(instanceMetadata.cluster, f.cluster));
+      if (f.role !== undefined) where.push(eq(instanceMetadata.role, f.role));
+      return db
+        .select()
+        .from(instanceMetadata)
+        .where(and(...where))
+        .orderBy(asc(instanceMetadata.instance));
+    },
+
+    async deleteInstanceMetadata(input) {
+      const v = parseInput("deleteInstanceMetadata", deleteInstanceMetadataInput, input);
+      return inTx(async (tx) => {
+        const [gone] = await tx
+          .delete(instanceMetadata)
+          .where(eq(instanceMetadata.instance, v.instance))
+          .returning();
+        if (!gone) return false;
+        const { instance: _i, createdAt: _c, updatedAt: _u, updatedBy: _b, ...values } = gone;
+        await writeAudit(tx, v.actor, "instance-metadata.delete", "instance_metadata", v.instance, {
+          values: values as JsonObject,
+        });
+        return true;
+      });
+    },
+
+    async createRollout(input) {
+      const v = parseInput("createRollout", createRolloutInput, input);
+      return inTx(async (tx) => {
+        const [row] = await tx
+          .insert(rollouts)
+          .values({
+            name: v.name,
+            change: v.change,
+            targets: v.targets,
+            waves: v.waves,
+            state: v.state,
+            createdBy: v.actor,
+          })
+          .returning();
+        const r = row!;
+        await tx
+          .insert(rolloutEvents)
+          .values({ rolloutId: r.id, actor: v.actor, action: "created", details: { state: r.state } });
+        await writeAudit(tx, v.actor, "rollout.create", "rollout", r.id, { name: r.name, state: r.state });
+        return r;
+      });
+    },
+
+    async getRollout(id) {
+      const { id: rid } = parseInput("getRollout", idInput, { id });
+      const [row] = await db.select().from(rollouts).where(eq(rollouts.id, rid));
+      return row ?? null;
+    },
+
+    async listRollouts(filter) {
+      const f = parseInput("listRollouts", listRolloutsInput, filter);
+      return db
+        .select()
+        .from(rollouts)
+        .where(f.state === undefined ? undefined : eq(rollouts.state, f.state))
+        .orderBy(desc(rollouts.createdAt), desc(rollouts.id))
+        .limit(f.limit);
+    },
+
+    async updateRolloutState(id, expectedVersion, newState, actor, options = {}) {
+      const v = parseInput("updateRolloutState", updateRolloutStateInput, {
+        id,
+        expectedVersion,
+        state: newState,
+        actor,
+        ...options,
+      });
+      return inTx(async (tx) => {
+        const [cur] = await tx.select().from(rollouts).where(eq(rollouts.id, v.id)).for("update");
+        if (!cur) throw new NotFoundError("rollout", v.id);
+        if (cur.version !== v.expectedVersion) {
+          throw new VersionConflictError("rollout", v.id, v.expectedVersion, cur.version, cur.state);
+        }
+        const [row] = await tx
+          .update(rollouts)
+          .set({
+            state: v.state,
+            version: cur.version + 1,
+            updatedAt: sql`now()`,
+            ...(v.waves === undefined ? {} : { waves: v.waves }),
+          })
+          .where(and(eq(rollouts.id, v.id), eq(rollouts.version, v.expectedVersion)))
+          .returning();
+        const r = row!;
+        const facts: JsonObject = { from: cur.state, to: r.state, version: r.version };
+        if (v.waves !== undefined) facts["wavesChanged"] = true;
+        await tx.insert(rolloutEvents).values({
+          rolloutId: r.id,
+          actor: v.actor,
+          action: "state-changed",
+          details: { ...v.details, ...facts },
+        });
+        await writeAudit(tx, v.actor, "rollout.state", "rollout", r.id, facts);
+        return r;
+      });
+    },
+
+    async appendRolloutEvent(input) {
+      const v = parseInput("appendRolloutEvent", appendRolloutEventInput, input);
+      const [row] = await rolloutMustExist(
+        v.rolloutId,
+        db
+          .insert(rolloutEvents)
+          .values({ rolloutId: v.rolloutId, actor: v.actor, action: v.action, details: v.details ?? {} })
+          .returning(),
+      );
+      return row!;
+    },
+
+    async listRolloutEvents(rolloutId) {
+      const { rolloutId: rid } = parseInput("listRolloutEvents", rolloutIdInput, { rolloutId });
+      return db
+        .select()
+        .from(rolloutEvents)
+        .where(eq(rolloutEvents.rolloutId, rid))
+        .orderBy(asc(rolloutEvents.id));
+    },
+
+    async saveComparison(input) {
+      const v = parseInput("saveComparison", saveComparisonInput, input);
+      return rolloutMustExist(
+        v.rolloutId,
+        inTx(async (tx) => {
+          const [row] = await tx
+            .insert(comparisons)
+            .values({ rolloutId: v.rolloutId ?? null, input: v.input, result: v.result, createdBy: v.actor })
+            .returning();
+          const c = row!;
+          await writeAudit(tx, v.actor, "comparison.save", "comparison", c.id, { rolloutId: c.rolloutId });
+          return c;
+        }),
+      );
+    },
+
+    async getComparison(id) {
+      const { id: cid } = parseInput("getComparison", idInput, { id });
+      const [row] = await db.select().from(comparisons).where(eq(comparisons.id, cid));
+      return row ?? null;
+    },
+
+    async listComparisons(filter) {
+      const f = parseInput("listComparisons", listComparisonsInput, filter);
+      return db
+        .select()
+        .from(comparisons)
+        .where(f.rolloutId === undefined ? undefined : eq(comparisons.rolloutId, f.rolloutId))
+        .orderBy(desc(comparisons.createdAt), desc(comparisons.id))
+        .limit(f.limit);
+    },
+
+    async audit(input) {
+      const v = parseInput("audit", auditInput, input);
+      return writeAudit(db, v.actor, v.action, v.entity, v.entityId ?? null, v.details ?? {});
+    },
+
+    async listAudit(filter) {
+      const f = parseInput("listAudit", listAuditInput, filter);
+      const where: SQL[] = [];
+      if (f.entity !== undefined) where.push(eq(auditLog.entity, f.entity));
+      if (f.entityId !== undefined) where.push(eq(auditLog.entityId, f.entityId));
+      return db
+        .select()
+        .from(auditLog)
+        .where(and(...where))
+        .orderBy(desc(auditLog.id))
+        .limit(f.limit);
+    },
+
+    transaction(fn) {
+      return inTx((tx) => fn(createRepository(tx)));
+    },
+  });
+}

@@ -1,0 +1,134 @@
+/**
+ * Store tables, all in the `untorn` PostgreSQL schema so a shared DATABASE_URL database stays tidy.
+ * Source of the SQL migrations: change this file, then `npm run gen:migrations` and commit both.
+ * Imports stay limited to drizzle-orm and type-only imports: drizzle-kit loads this file on its own.
+ */
+import { sql } from "drizzle-orm";
+import { bigint, check, index, integer, jsonb, pgSchema, text, timestamp, uuid } from "drizzle-orm/pg-core";
+import type { JsonArray, JsonObject, JsonValue, StorageFacts } from "./validation.js";
+
+/** Same values as the advisor's InstanceFacts identity.role. */
+export const ROLES = ["primary", "replica", "standalone"] as const;
+export type Role = (typeof ROLES)[number];
+
+/** Same values as the advisor's InstanceFacts platform.managed; none = self-managed. */
+export const MANAGED_SERVICES = ["none", "rds", "aurora", "alibaba-rds", "other"] as const;
+export type ManagedService = (typeof MANAGED_SERVICES)[number];
+
+export const untorn = pgSchema("untorn");
+
+const createdAt = () => timestamp("created_at", { withTimezone: true }).notNull().defaultNow();
+const updatedAt = () => timestamp("updated_at", { withTimezone: true }).notNull().defaultNow();
+const inList = (values: readonly string[]) => sql.raw(values.map((v) => `'${v}'`).join(", "));
+
+/** What the user knows about an instance that Prometheus can't tell. */
+export const instanceMetadata = untorn.table(
+  "instance_metadata",
+  {
+    /** The Prometheus `instance` label (host:port, or the /probe target). */
+    instance: text("instance").primaryKey(),
+    cluster: text("cluster"),
+    role: text("role", { enum: ROLES }),
+    notes: text("notes").notNull().default(""),
+    /** Free label the user groups storage by, e.g. `ebs-gp3`, `local-nvme`, `zfs-pool-a`. */
+    storageClass: text("storage_class"),
+    /** Operator-declared storage facts (validation.ts storageFactsSchema); `{}` = nothing declared. */
+    storageFacts: jsonb("storage_facts").$type<StorageFacts>().notNull().default({}),
+    managedService: text("managed_service", { enum: MANAGED_SERVICES }),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+    updatedBy: text("updated_by").notNull(),
+  },
+  (t) => [
+    index("instance_metadata_cluster_idx").on(t.cluster),
+    check("instance_metadata_role_check", sql`${t.role} IN (${inList(ROLES)})`),
+    check(
+      "instance_metadata_managed_service_check",
+      sql`${t.managedService} IN (${inList(MANAGED_SERVICES)})`,
+    ),
+    check("instance_metadata_storage_facts_check", sql`jsonb_typeof(${t.storageFacts}) = 'object'`),
+  ],
+);
+
+/**
+ * A staged change. The plan model and the state machine live in @untorn/rollout (pure); the store
+ * keeps their JSON and guards concurrent writers with `version` (optimistic locking).
+ */
+export const rollouts = untorn.table(
+  "rollouts",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    name: text("name").notNull(),
+    change: jsonb("change").$type<JsonObject>().notNull(),
+    /** Prometheus `instance` labels. */
+    targets: jsonb("targets").$type<string[]>().notNull(),
+    waves: jsonb("waves").$type<JsonArray>().notNull(),
+    state: text("state").notNull(),
+    createdBy: text("created_by").notNull(),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+    /** Starts at 1; every state change adds 1. */
+    version: integer("version").notNull().default(1),
+  },
+  (t) => [
+    index("rollouts_created_at_idx").on(t.createdAt),
+    check("rollouts_version_check", sql`${t.version} >= 1`),
+    check("rollouts_change_check", sql`jsonb_typeof(${t.change}) = 'object'`),
+    check("rollouts_targets_check", sql`jsonb_typeof(${t.targets}) = 'array'`),
+    check("rollouts_waves_check", sql`jsonb_typeof(${t.waves}) = 'array'`),
+  ],
+);
+
+/** One rollout's timeline: created, state changes, gate results, notes. Append-only. */
+export const rolloutEvents = untorn.table(
+  "rollout_events",
+  {
+    id: bigint("id", { mode: "number" }).primaryKey().generatedAlwaysAsIdentity(),
+    rolloutId: uuid("rollout_id")
+      .notNull()
+      .references(() => rollouts.id),
+    at: timestamp("at", { withTimezone: true }).notNull().defaultNow(),
+    actor: text("actor").notNull(),
+    action: text("action").notNull(),
+    details: jsonb("details").$type<JsonObject>().notNull().default({}),
+  },
+  (t) => [index("rollout_events_rollout_id_idx").on(t.rolloutId, t.id)],
+);
+
+/** Saved before/after comparisons (@untorn/compare input and result), optionally tied to a rollout. */
+export const comparisons = untorn.table(
+  "comparisons",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    rolloutId: uuid("rollout_id").references(() => rollouts.id),
+    input: jsonb("input").$type<JsonValue>().notNull(),
+    result: jsonb("result").$type<JsonValue>().notNull(),
+    createdAt: createdAt(),
+    createdBy: text("created_by").notNull(),
+  },
+  (t) => [
+    index("comparisons_rollout_id_idx").on(t.rolloutId),
+    index("comparisons_created_at_idx").on(t.createdAt),
+  ],
+);
+
+/** Who did what to which entity; every store mutation writes one row in its own transaction. */
+export const auditLog = untorn.table(
+  "audit_log",
+  {
+    id: bigint("id", { mode: "number" }).primaryKey().generatedAlwaysAsIdentity(),
+    at: timestamp("at", { withTimezone: true }).notNull().defaultNow(),
+    actor: text("actor").notNull(),
+    action: text("action").notNull(),
+    entity: text("entity").notNull(),
+    entityId: text("entity_id"),
+    details: jsonb("details").$type<JsonObject>().notNull().default({}),
+  },
+  (t) => [index("audit_log_entity_idx").on(t.entity, t.entityId), index("audit_log_at_idx").on(t.at)],
+);
+
+export type InstanceMetadata = typeof instanceMetadata.$inferSelect;
+export type Rollout = typeof rollouts.$inferSelect;
+export type RolloutEvent = typeof rolloutEvents.$inferSelect;
+export type Comparison = typeof comparisons.$inferSelect;
+export type AuditEntry = typeof auditLog.$inferSelect;

@@ -1,0 +1,30 @@
+/**
+ * The store: what Prometheus can't hold (fleet metadata the user adds, rollouts, comparisons, audit
+ * log). Embedded PGlite in a data directory by default, PostgreSQL when a DATABASE_URL is given;
+ * same schema and migrations, applied on open.
+ */
+import { type BackendOptions, openBackend } from "./backend.js";
+import { createRepository, type StoreOps } from "./repository.js";
+
+export type { StoreOps } from "./repository.js";
+export type { AuditEntry, Comparison, InstanceMetadata, Rollout, RolloutEvent } from "./schema.js";
+
+/** `dataDir` is the app's choice (e.g. `$UNTORN_DATA_DIR` or `.untorn-data/`); `databaseUrl` wins over it. */
+export type OpenStoreOptions = BackendOptions;
+
+export interface Store extends StoreOps {
+  readonly backend: "pglite" | "postgres";
+  /** Data directory, or `user@host:port/database`: safe to show, never holds a password. */
+  readonly location: string;
+  /** Idempotent; releases the data directory lock. */
+  close(): Promise<void>;
+}
+
+/**
+ * Opens the store and applies pending migrations. Throws StoreOpenError (or its subclasses
+ * StoreLockedError, StoreConnectionError, MigrationError) naming the location and what to do.
+ */
+export async function openStore(options: OpenStoreOptions): Promise<Store> {
+  const b = await openBackend(options);
+  return { ...createRepository(b.db), backend: b.kind, location: b.location, close: b.close };
+}

@@ -1,0 +1,61 @@
+/** Opens each backend the same way openStore does, keeping the raw database for fault injection. */
+import { sql } from "drizzle-orm";
+import { type Backend, openBackend } from "../backend.js";
+import { createRepository } from "../repository.js";
+import type { Store } from "../store.js";
+import { migratedDataDir } from "./pglite.js";
+import { createTestDatabase } from "./postgres.js";
+
+export const BACKENDS = ["pglite", "postgres"] as const;
+export type BackendKind = (typeof BACKENDS)[number];
+
+export interface TestBackend {
+  kind: BackendKind;
+  backend: Backend;
+  store: Store;
+  /** Options that open the same database again with openStore. */
+  reopen: { dataDir: string } | { databaseUrl: string };
+  /** Runs raw SQL on the store's own connection (PGlite allows no second one). */
+  exec(statement: string): Promise<void>;
+  cleanup(): Promise<void>;
+}
+
+export async function openTestBackend(kind: BackendKind): Promise<TestBackend> {
+  let reopen: TestBackend["reopen"];
+  let dispose: () => Promise<void>;
+  if (kind === "pglite") {
+    const dir = migratedDataDir();
+    reopen = { dataDir: dir.path };
+    dispose = async () => dir.remove();
+  } else {
+    const db = await createTestDatabase();
+    reopen = { databaseUrl: db.url };
+    dispose = db.drop;
+  }
+  let backend: Backend;
+  try {
+    backend = await openBackend(reopen);
+  } catch (e) {
+    await dispose();
+    throw e;
+  }
+  const store: Store = {
+    ...createRepository(backend.db),
+    backend: kind,
+    location: backend.location,
+    close: backend.close,
+  };
+  return {
+    kind,
+    backend,
+    store,
+    reopen,
+    async exec(statement) {
+      await backend.db.execute(sql.raw(statement));
+    },
+    async cleanup() {
+      await backend.close();
+      await dispose();
+    },
+  };
+}

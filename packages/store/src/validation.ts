@@ -1,0 +1,259 @@
+/**
+ * zod schemas for every store input. Server Actions and the CLI can reuse them for their forms;
+ * the store parses again at its boundary, so a caller that skipped validation still can't write junk.
+ */
+
+import { CLOUDS, TORN_WRITE_PROVIDERS } from "@untorn/advisor/facts";
+import { z } from "zod";
+import { StoreValidationError, type ValidationIssue } from "./errors.js";
+import { MANAGED_SERVICES, ROLES } from "./schema.js";
+
+export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
+export type JsonObject = { [key: string]: JsonValue };
+export type JsonArray = JsonValue[];
+
+// PostgreSQL text and jsonb can't hold U+0000; reject it here so the error names the field.
+const NUL = "\u0000";
+function nulPath(v: unknown, path: (string | number)[]): (string | number)[] | null {
+  if (typeof v === "string") return v.includes(NUL) ? path : null;
+  if (Array.isArray(v)) {
+    for (const [i, x] of v.entries()) {
+      const p = nulPath(x, [...path, i]);
+      if (p) return p;
+    }
+  } else if (v !== null && typeof v === "object") {
+    for (const [k, x] of Object.entries(v)) {
+      const p = k.includes(NUL) ? [...path, k] : nulPath(x, [...path, k]);
+      if (p) return p;
+    }
+  }
+  return null;
+}
+const str = () => z.string().refine((s) => !s.includes(NUL), "must not contain NUL (U+0000) characters");
+function json<T extends JsonValue>(kind: "value" | "object" | "array"): z.ZodType<T> {
+  return z.json().superRefine((v, ctx) => {
+    if (kind === "object" && (v === null || typeof v !== "object" || Array.isArray(v))) {
+      ctx.addIssue({ code: "custom", message: "must be a JSON object" });
+    } else if (kind === "array" && !Array.isArray(v)) {
+      ctx.addIssue({ code: "custom", message: "must be a JSON array" });
+    } else {
+      const p = nulPath(v, []);
+      if (p) ctx.addIssue({ code: "custom", path: p, message: "must not contain NUL (U+0000) characters" });
+    }
+  }) as unknown as z.ZodType<T>;
+}
+const jsonValue = json<JsonValue>("value");
+const jsonObject = json<JsonObject>("object");
+const jsonArray = json<JsonArray>("array");
+
+const KiB = 1024;
+const MiB = 1024 * KiB;
+const powerOfTwoBytes = (min: number, max: number, d: string) =>
+  z
+    .number()
+    .int()
+    .min(min)
+    .max(max)
+    .refine((n) => (n & (n - 1)) === 0, "must be a power of two")
+    .describe(d);
+const label = (max: number) => str().trim().min(1, "must not be empty (use null to clear)").max(max);
+
+/** Clouds and torn-write providers: the advisor's InstanceFacts values, so declared facts overlay probed ones. */
+export { CLOUDS, TORN_WRITE_PROVIDERS };
+
+/**
+ * Storage facts an operator declares because no probe can see them (managed services, cloud
+ * volume features, a ZFS dataset the exporter can't read). Every key is optional; absent means
+ * "not declared", never "false". Names match the advisor's InstanceFacts fields (platform.* for
+ * the first five, storage.* for the rest) so the app can overlay them on probed facts.
+ */
+export const storageFactsSchema = z
+  .object({
+    cloud: z.enum(CLOUDS).optional(),
+    instanceClass: str().trim().min(1).max(100).optional().describe("e.g. db.r6g.2xlarge, i4i.2xlarge"),
+    rdsOptimizedWrites: z
+      .enum(["auto", "off"])
+      .optional()
+      .describe("RDS parameter rds.optimized_writes; not visible from SQL (DOMAIN.md 8.1)."),
+    rdsStorageConfigUpgradeNeeded: z
+      .boolean()
+      .optional()
+      .describe(
+        "RDS database predates Optimized Writes and needs a Blue/Green storage upgrade (DOMAIN.md 8.1).",
+      ),
+    alibaba16kAtomicWrite: z
+      .boolean()
+      .optional()
+      .describe("ApsaraDB RDS 16K atomic write is on (DOMAIN.md 8.3)."),
+    fsType: z
+      .string()
+      .trim()
+      .toLowerCase()
+      .regex(/^[a-z0-9._-]{1,32}$/, "must be a file system type such as ext4, xfs, zfs")
+      .optional(),
+    fsBlockSizeBytes: powerOfTwoBytes(512, 64 * KiB, "File system block size.").optional(),
+    fsClusterSizeBytes: powerOfTwoBytes(512, 64 * MiB, "ext4 bigalloc cluster size.").optional(),
+    zfsRecordsizeBytes: powerOfTwoBytes(
+      512,
+      16 * MiB,
+      "ZFS recordsize of the data files' dataset; 16384 matches the default page size (DOMAIN.md 8.4).",
+    ).optional(),
+    btrfsNodatacow: z
+      .boolean()
+      .optional()
+      .describe("nodatacow removes btrfs's all-or-nothing writes (DOMAIN.md 8.4)."),
+    dataOffsetAlignmentBytes: powerOfTwoBytes(
+      512,
+      1024 * MiB,
+      "Alignment of the data area's start on the disk (partition, LVM); must be a multiple of the page size (DOMAIN.md 8.2).",
+    ).optional(),
+    tornWriteProtection: z
+      .object({
+        provider: z.enum(TORN_WRITE_PROVIDERS),
+        unitBytes: powerOfTwoBytes(512, 1 * MiB, "Largest aligned write the provider keeps atomic."),
+        note: str().max(2000).optional().describe("Where and when it was verified (e.g. nvme id-ns NTWPU)."),
+      })
+      .strict()
+      .optional()
+      .describe("Platform torn-write protection the operator verified (DOMAIN.md 8.1-8.3)."),
+    limits: z
+      .object({
+        metered: z
+          .boolean()
+          .optional()
+          .describe("false: local device without provider IOPS/bandwidth limits."),
+        iops: z.number().int().positive().optional(),
+        writeIops: z.number().int().positive().optional(),
+        bandwidthBytesPerSecond: z.number().int().positive().optional(),
+        ioUnitBytes: powerOfTwoBytes(
+          512,
+          16 * MiB,
+          "Largest I/O the provider meters as one operation.",
+        ).optional(),
+      })
+      .strict()
+      .optional(),
+  })
+  .strict();
+export type StorageFacts = z.infer<typeof storageFactsSchema>;
+
+const actor = str().trim().min(1, "required: who is doing this").max(200);
+const instance = str().trim().min(1, "required: the Prometheus instance label").max(512);
+const id = z.uuid();
+const limit = z.number().int().min(1).max(1000).default(100);
+
+/**
+ * Upsert: omitted fields keep their stored value (or the default on insert), null clears one.
+ * `storageFacts` replaces the whole object.
+ */
+export const upsertInstanceMetadataInput = z
+  .object({
+    instance,
+    cluster: label(200).nullable().optional(),
+    role: z.enum(ROLES).nullable().optional(),
+    notes: str().max(10_000).optional(),
+    storageClass: label(100).nullable().optional(),
+    storageFacts: storageFactsSchema.optional(),
+    managedService: z.enum(MANAGED_SERVICES).nullable().optional(),
+    actor,
+  })
+  .strict();
+export type UpsertInstanceMetadataInput = z.input<typeof upsertInstanceMetadataInput>;
+
+export const listInstanceMetadataInput = z
+  .object({ cluster: str().optional(), role: z.enum(ROLES).optional() })
+  .strict()
+  .default({});
+export type ListInstanceMetadataInput = z.input<typeof listInstanceMetadataInput>;
+
+export const deleteInstanceMetadataInput = z.object({ instance, actor }).strict();
+export type DeleteInstanceMetadataInput = z.input<typeof deleteInstanceMetadataInput>;
+
+const rolloutState = str().trim().min(1, "required").max(64);
+
+export const createRolloutInput = z
+  .object({
+    name: str().trim().min(1, "required").max(200),
+    change: jsonObject,
+    targets: z
+      .array(instance)
+      .min(1, "needs at least one target instance")
+      .refine((t) => new Set(t).size === t.length, "lists an instance twice"),
+    waves: jsonArray,
+    state: rolloutState,
+    actor,
+  })
+  .strict();
+export type CreateRolloutInput = z.input<typeof createRolloutInput>;
+
+export const updateRolloutStateInput = z
+  .object({
+    id,
+    expectedVersion: z.number().int().min(1),
+    state: rolloutState,
+    actor,
+    details: jsonObject.optional(),
+    /** Replaces the waves JSON in the same transaction (gate results, wave progress). */
+    waves: jsonArray.optional(),
+  })
+  .strict();
+
+export const listRolloutsInput = z
+  .object({ state: str().optional(), limit })
+  .strict()
+  .default({ limit: 100 });
+export type ListRolloutsInput = z.input<typeof listRolloutsInput>;
+
+export const appendRolloutEventInput = z
+  .object({ rolloutId: id, action: str().trim().min(1).max(100), details: jsonObject.optional(), actor })
+  .strict();
+export type AppendRolloutEventInput = z.input<typeof appendRolloutEventInput>;
+
+export const saveComparisonInput = z
+  .object({ rolloutId: id.nullable().optional(), input: jsonValue, result: jsonValue, actor })
+  .strict();
+export type SaveComparisonInput = z.input<typeof saveComparisonInput>;
+
+export const listComparisonsInput = z
+  .object({ rolloutId: id.optional(), limit })
+  .strict()
+  .default({ limit: 100 });
+export type ListComparisonsInput = z.input<typeof listComparisonsInput>;
+
+export const auditInput = z
+  .object({
+    actor,
+    action: str().trim().min(1, "required").max(100),
+    entity: str().trim().min(1, "required").max(100),
+    entityId: str().max(512).nullable().optional(),
+    details: jsonObject.optional(),
+  })
+  .strict();
+export type AuditInput = z.input<typeof auditInput>;
+
+export const listAuditInput = z
+  .object({ entity: str().optional(), entityId: str().optional(), limit })
+  .strict()
+  .default({ limit: 100 });
+export type ListAuditInput = z.input<typeof listAuditInput>;
+
+export const idInput = z.object({ id }).strict();
+export const rolloutIdInput = z.object({ rolloutId: id }).strict();
+export const instanceInput = z.object({ instance }).strict();
+
+/** Parses or throws StoreValidationError naming each bad field (`storageFacts.zfsRecordsizeBytes: ...`). */
+export function parseInput<S extends z.ZodType>(operation: string, schema: S, input: unknown): z.output<S> {
+  const r = schema.safeParse(input);
+  if (r.success) return r.data;
+  const issues: ValidationIssue[] = [];
+  for (const issue of r.error.issues) {
+    const path = issue.path.map(String).join(".");
+    if (issue.code === "unrecognized_keys") {
+      for (const key of issue.keys)
+        issues.push({ path: path ? `${path}.${key}` : key, message: "unknown field" });
+    } else {
+      issues.push({ path, message: issue.message });
+    }
+  }
+  throw new StoreValidationError(operation, issues);
+}
