@@ -1,0 +1,358 @@
+/**
+ * The query plan behind InstanceFacts: which catalog expression fills which fact field, and how the
+ * window statistics are taken. Every query is aggregated `by (instance)`, so the plan has the same number
+ * of queries for 1 instance and for 10,000; a one-instance plan is the fleet plan with an instance
+ * selector ANDed into every series selector.
+ *
+ * Sources, in order of preference: a catalog signal (with its mysqld_exporter / node_exporter fallback),
+ * a catalog component, or an untorn-exporter metric from the catalog's definitions rendered with the
+ * catalog's own builders where the catalog has no signal for the field yet (marked `untornOnly`).
+ */
+import { fallbackMetrics as F } from "@untorn/catalog/fallback-metrics";
+import { metrics as M, type MetricKey } from "@untorn/catalog/metrics";
+import {
+  instant,
+  maxBy,
+  orElse,
+  range,
+  type Scope,
+  type Selector,
+  sumBy,
+  type Vec,
+  vec,
+} from "@untorn/catalog/promql";
+import {
+  type ComponentKey,
+  componentExpr,
+  components,
+  type SignalId,
+  signals,
+} from "@untorn/catalog/signals";
+import { parseDuration } from "@untorn/prom/duration";
+import { FACT_LABEL, overTime, STATS, type Stat, tag, union, windowStats } from "./promql.js";
+
+/** Which exporters' series a query may read: "any" prefers untorn-exporter and falls back per instance. */
+export type FleetSource = "any" | "untorn";
+
+export interface PlanOptions {
+  /** PromQL duration of the window the workload statistics cover, e.g. "1h". */
+  readonly window: string;
+  /** Seconds between the per-step values behind the quantiles and max. */
+  readonly stepSeconds: number;
+  /** PromQL duration of the per-step rate() window. */
+  readonly rateWindow: string;
+  readonly stats: readonly Stat[];
+  readonly selector: Selector;
+  readonly source: FleetSource;
+}
+
+interface BuildOpts {
+  readonly selector: Selector;
+  readonly window: string;
+  readonly source: FleetSource;
+}
+
+type Build = (o: BuildOpts) => Vec;
+
+const scopeOf = (o: BuildOpts): Scope => ({ selector: o.selector, window: o.window, offset: undefined });
+
+const fromSignal =
+  (id: SignalId): Build =>
+  (o) =>
+    signals[id].vec({ selector: o.selector, window: o.window, source: o.source });
+
+const fromComponent =
+  (key: ComponentKey): Build =>
+  (o) =>
+    vec(
+      componentExpr(key, { selector: o.selector, window: o.window, source: o.source }),
+      (components[key] as { labels: readonly string[] }).labels,
+      false,
+    );
+
+/** Counter rate of an untorn-exporter metric the catalog has no signal for (same form as its components). */
+const untornRate =
+  (metric: MetricKey, labels: readonly string[] = [], extra: Selector = {}): Build =>
+  (o) =>
+    sumBy(labels, `rate(${range(scopeOf(o), M[metric].name, extra)})`);
+
+/** Latest value of an untorn-exporter gauge the catalog has no signal for. */
+const untornGauge =
+  (metric: MetricKey): Build =>
+  (o) =>
+    maxBy([], instant(scopeOf(o), M[metric].name));
+
+// ---- windowed facts: one query each, with every statistic ----
+
+export type WindowedGroup = "rates" | "gauges" | "device" | "fileIo";
+
+export interface WindowedSpec {
+  /** `<group>.<field>`; for split specs the field of the split label's value is looked up in `fields`. */
+  readonly id: string;
+  readonly group: WindowedGroup;
+  readonly kind: "rate" | "gauge";
+  readonly build: Build;
+  /** Result label that spreads one query over several fields: file class or row operation. */
+  readonly split?: "class" | "operation";
+  /** For split = "operation": label value → rates field. */
+  readonly fields?: Readonly<Record<string, string>>;
+  /** Kept only where the instrument is on (the series exist at 0 otherwise, DOMAIN.md 4, 5.1). */
+  readonly gate?: "innodbMetricsDblwr" | "dblwrMutex";
+  /** Read from untorn-exporter only: the catalog has no signal (and no fallback) for it yet. */
+  readonly untornOnly?: true;
+}
+
+const rate = (field: string, build: Build, extra: Partial<WindowedSpec> = {}): WindowedSpec => ({
+  id: `rates.${field}`,
+  group: "rates",
+  kind: "rate",
+  build,
+  ...extra,
+});
+const gauge = (field: string, build: Build, extra: Partial<WindowedSpec> = {}): WindowedSpec => ({
+  id: `gauges.${field}`,
+  group: "gauges",
+  kind: "gauge",
+  build,
+  ...extra,
+});
+const device = (field: string, kind: "rate" | "gauge", build: Build, untornOnly = false): WindowedSpec => ({
+  id: `device.${field}`,
+  group: "device",
+  kind,
+  build,
+  ...(untornOnly ? { untornOnly: true as const } : {}),
+});
+const fileIo = (field: string, build: Build): WindowedSpec => ({
+  id: `fileIo.${field}`,
+  group: "fileIo",
+  kind: "rate",
+  build,
+  split: "class",
+});
+
+const U = { untornOnly: true as const };
+
+export const WINDOWED: readonly WindowedSpec[] = [
+  rate("dblwrPagesWritten", fromSignal("doublewrite_pages_per_second")),
+  rate("dblwrWrites", fromSignal("doublewrite_batches_per_second")),
+  rate("dataWrites", fromSignal("innodb_write_ops_per_second")),
+  rate("dataWrittenBytes", fromSignal("innodb_write_bytes_per_second")),
+  rate("dataReads", untornRate("dataReads"), U),
+  rate("dataReadBytes", untornRate("dataReadBytes"), U),
+  rate("dataFsyncs", fromSignal("fsyncs_per_second")),
+  rate("pagesWritten", untornRate("pagesWritten"), U),
+  rate("bufferPoolPagesFlushed", fromSignal("data_pages_flushed_per_second")),
+  rate("bufferPoolWaitFree", fromSignal("free_page_waits_per_second")),
+  rate("logWrites", untornRate("logWrites"), U),
+  rate("logWaits", untornRate("logWaits"), U),
+  rate("osLogWrittenBytes", fromSignal("redo_write_bytes_per_second")),
+  rate("osLogFsyncs", untornRate("osLogFsyncs"), U),
+  // The catalog's transaction rate: Com_commit + Com_rollback (rollbacks are rare; the fallback reads
+  // mysqld_exporter's commands). The advisor prefers handlerCommits when it is present.
+  rate("commits", fromSignal("transactions_per_second")),
+  rate("handlerCommits", untornRate("handlerCommits"), U),
+  rate("queries", untornRate("queries"), U),
+  rate("rows", untornRate("rowOperations", ["operation"]), {
+    ...U,
+    split: "operation",
+    fields: { inserted: "rowsInserted", updated: "rowsUpdated", deleted: "rowsDeleted", read: "rowsRead" },
+  }),
+  rate("dblwrFlushWaitEvents", fromSignal("doublewrite_flush_wait_events_per_second"), {
+    gate: "innodbMetricsDblwr",
+  }),
+  rate("dblwrMutexWaitSeconds", fromSignal("doublewrite_mutex_wait_seconds_per_second"), {
+    gate: "dblwrMutex",
+  }),
+  gauge("checkpointAgeBytes", fromSignal("checkpoint_age_bytes")),
+  gauge("checkpointMaxAgeBytes", fromComponent("checkpointMaxAge")),
+  gauge("dirtyPages", untornGauge("bufferPoolPagesDirty"), U),
+  gauge("bufferPoolPages", untornGauge("bufferPoolPagesTotal"), U),
+  gauge("pendingFsyncs", untornGauge("dataPendingFsyncs"), U),
+  fileIo("writesPerSecond", fromSignal("file_writes_per_second")),
+  fileIo("writeBytesPerSecond", fromSignal("file_write_bytes_per_second")),
+  fileIo("writeSecondsPerSecond", fromComponent("fileWriteSeconds")),
+  fileIo("miscPerSecond", fromSignal("file_misc_ops_per_second")),
+  fileIo("miscSecondsPerSecond", fromComponent("fileMiscSeconds")),
+  device("readIops", "rate", untornRate("storageReads"), true),
+  device("writeIops", "rate", fromSignal("device_write_iops")),
+  device("readBytesPerSecond", "rate", untornRate("storageReadBytes"), true),
+  device("writeBytesPerSecond", "rate", fromSignal("device_write_bytes_per_second")),
+  device("utilisationRatio", "rate", fromSignal("device_utilisation")),
+  device("readSecondsPerSecond", "rate", untornRate("storageReadSeconds"), true),
+  device("writeSecondsPerSecond", "rate", untornRate("storageWriteSeconds"), true),
+  device("flushesPerSecond", "rate", fromSignal("device_flushes_per_second")),
+  device("flushSecondsPerSecond", "rate", fromComponent("deviceFlushSeconds")),
+  device("ioInProgress", "gauge", untornGauge("storageIoInProgress"), true),
+];
+
+// ---- instant facts: configuration, storage, identity, instrumentation; latest value at the time ----
+
+export type InstantKind = "info" | "int" | "bool" | "presence" | "class-flag";
+
+export interface InstantSpec {
+  /** Fact path for numbers and booleans (`config.pageSizeBytes`), or a name for label carriers. */
+  readonly id: string;
+  readonly kind: InstantKind;
+  readonly build: Build;
+  readonly untornOnly?: true;
+}
+
+const info = (id: string, build: Build): InstantSpec => ({ id, kind: "info", build });
+const int = (id: string, build: Build, untornOnly = false): InstantSpec => ({
+  id,
+  kind: "int",
+  build,
+  ...(untornOnly ? { untornOnly: true as const } : {}),
+});
+const bool = (id: string, build: Build): InstantSpec => ({ id, kind: "bool", build });
+
+export const INSTANT: readonly InstantSpec[] = [
+  info("server", fromSignal("server_info")),
+  info("doublewriteMode", fromSignal("doublewrite_mode")),
+  info("innodbConfig", fromSignal("innodb_config_info")),
+  info("storageInfo", fromSignal("storage_info")),
+  { id: "up.untorn", kind: "presence", build: (o) => signals.mysql_up.vec({ ...o, source: "untorn" }) },
+  // Instances that mysqld_exporter reaches; "any" plans only (the fallback is not read otherwise).
+  { id: "up.fallback", kind: "presence", build: (o) => signals.mysql_up.vec({ ...o, source: "fallback" }) },
+  int("uptimeSeconds", fromSignal("uptime_seconds")),
+  { id: "fileIoInstrumented", kind: "class-flag", build: fromSignal("file_io_instrumented") },
+  bool("dblwrMutexInstrumented", fromSignal("dblwr_mutex_instrumented")),
+  bool("innodbMetricsDblwrEnabled", fromSignal("innodb_metrics_dblwr_enabled")),
+  int("config.doublewritePages", fromSignal("doublewrite_pages_setting")),
+  int("config.doublewriteFiles", fromSignal("doublewrite_files")),
+  int("config.pageSizeBytes", fromSignal("page_size_bytes")),
+  bool("config.useAtomicWrites", fromSignal("use_atomic_writes")),
+  int("config.writeIoThreads", fromSignal("write_io_threads")),
+  int("config.bufferPoolSizeBytes", fromSignal("buffer_pool_size_bytes")),
+  int("config.bufferPoolInstances", untornGauge("bufferPoolInstances"), true),
+  int("config.ioCapacity", fromSignal("io_capacity")),
+  int("config.ioCapacityMax", fromSignal("io_capacity_max")),
+  int("config.flushLogAtTrxCommit", fromSignal("flush_log_at_trx_commit")),
+  int("config.redoLogCapacityBytes", fromSignal("redo_log_capacity_bytes")),
+  bool("config.perfSchemaEnabled", fromSignal("perf_schema_enabled")),
+  bool("storage.datadirVisible", fromSignal("datadir_visible")),
+  int("storage.fsBlockSizeBytes", fromSignal("fs_block_size_bytes")),
+  int("storage.fsClusterSizeBytes", fromSignal("fs_cluster_size_bytes")),
+  int("storage.logicalBlockSizeBytes", fromSignal("logical_block_size_bytes")),
+  int("storage.physicalBlockSizeBytes", fromSignal("physical_block_size_bytes")),
+  bool("storage.rotational", fromSignal("rotational")),
+  bool("storage.writeCacheVolatile", fromSignal("write_cache_volatile")),
+  bool("storage.atomicWrite.attributesPresent", fromSignal("atomic_write_attributes_present")),
+  int("storage.atomicWrite.unitMinBytes", untornGauge("storageAtomicWriteUnitMin"), true),
+  int("storage.atomicWrite.unitMaxBytes", fromSignal("atomic_write_unit_max_bytes")),
+  int("storage.atomicWrite.maxBytes", untornGauge("storageAtomicWriteMax"), true),
+  int("storage.atomicWrite.boundaryBytes", untornGauge("storageAtomicWriteBoundary"), true),
+];
+
+// ---- window quality: restarts and the share of steps without samples ----
+
+/**
+ * Steps in the window where the server reported (its uptime had a sample within the per-step rate
+ * window): gaps shorter than that window are not seen. `steps` is the number of subquery steps, counted
+ * by Prometheus itself so the ratio does not depend on its range boundary rules.
+ */
+function sampledSteps(o: BuildOpts, rateWindow: string, step: string): Vec {
+  const per = { ...o, window: rateWindow };
+  const last = (name: string) => maxBy([], `last_over_time(${range(scopeOf(per), name)})`);
+  const present =
+    o.source === "untorn" ? last(M.uptime.name) : orElse(last(M.uptime.name), last(F.uptime.name));
+  return overTime("count_over_time", present, o.window, step);
+}
+
+// ---- the plan ----
+
+export type QueryKind = "instant" | "quality" | "windowed";
+
+export interface PlannedQuery {
+  /** An INSTANT or WINDOWED spec id, or "quality". */
+  readonly id: string;
+  readonly kind: QueryKind;
+  readonly expr: string;
+}
+
+export const QUALITY_QUERY = "quality";
+
+const seconds = (s: number) => `${s}s`;
+
+/**
+ * Every query of a facts evaluation, in a fixed order; the same list whatever the fleet size.
+ * Instant facts go one per query: a union of tens of tagged vectors (`a or b or ...`) costs Prometheus
+ * more than the separate queries (each `or` hashes the growing left side). Window statistics of one
+ * quantity share a request.
+ */
+export function factQueries(p: PlanOptions): PlannedQuery[] {
+  const base: BuildOpts = { selector: p.selector, window: p.window, source: p.source };
+  const step = seconds(p.stepSeconds);
+  const out: PlannedQuery[] = [];
+  for (const s of INSTANT) {
+    if (p.source === "untorn" && s.id === "up.fallback") continue;
+    out.push({ id: s.id, kind: "instant", expr: s.build(base).q });
+  }
+  out.push({
+    id: QUALITY_QUERY,
+    kind: "quality",
+    expr: union([
+      tag(signals.restarts.vec({ ...base }), FACT_LABEL, "restarts"),
+      tag(sampledSteps(base, p.rateWindow, step), FACT_LABEL, "sampledSteps"),
+      tag(overTime("count_over_time", vec("vector(1)", []), p.window, step), FACT_LABEL, "steps"),
+    ]).q,
+  });
+  for (const s of WINDOWED) {
+    const whole = s.build(base);
+    const perStep = s.kind === "rate" ? s.build({ ...base, window: p.rateWindow }) : whole;
+    out.push({
+      id: s.id,
+      kind: "windowed",
+      expr: windowStats(s.kind, whole, perStep, p.stats, p.window, step).q,
+    });
+  }
+  return out;
+}
+
+/**
+ * The advisor reads the window average and the p95 (max only when p95 is absent). Each other statistic
+ * costs Prometheus one more subquery evaluation per quantity (about half of a fleet profile's time for
+ * max alone), so p50, p99 and max are opt-in.
+ */
+export const DEFAULT_STATS: readonly Stat[] = ["avg", "p95"];
+
+/** Seconds in a PromQL duration; throws InvalidDurationError with a readable message. */
+export function durationSeconds(d: string): number {
+  return parseDuration(d) / 1000;
+}
+
+/**
+ * Defaults that adapt to the window: about 30 steps (1 s to 5 min apart), and a per-step rate window of
+ * twice the step but at least 1 min (4 samples at a 15 s scrape interval), never longer than the window.
+ */
+export function planOptions(opts: {
+  window: string;
+  stepSeconds?: number;
+  rateWindow?: string;
+  stats?: readonly Stat[];
+  selector?: Selector;
+  source?: FleetSource;
+}): PlanOptions {
+  const windowS = durationSeconds(opts.window);
+  if (!(windowS > 0)) throw new RangeError(`window ${opts.window} must be longer than 0`);
+  const step = opts.stepSeconds ?? Math.min(300, Math.max(1, Math.round(windowS / 30)));
+  if (!Number.isInteger(step) || step < 1)
+    throw new RangeError(`step must be whole seconds ≥ 1, got ${step}`);
+  const rateWindow = opts.rateWindow ?? seconds(Math.min(windowS, Math.max(2 * step, 60)));
+  if (durationSeconds(rateWindow) <= 0)
+    throw new RangeError("the per-step rate window must be longer than 0");
+  const stats = opts.stats ?? DEFAULT_STATS;
+  if (!stats.includes("avg")) throw new RangeError("stats must include avg (the advisor's window average)");
+  return {
+    window: opts.window,
+    stepSeconds: step,
+    rateWindow,
+    stats: STATS.filter((s) => stats.includes(s)),
+    selector: opts.selector ?? {},
+    source: opts.source ?? "any",
+  };
+}
+
+/** Selector of one instance, ANDed into every series selector. */
+export const instanceSelector = (instance: string): Selector => ({ instance });

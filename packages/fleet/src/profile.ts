@@ -1,0 +1,111 @@
+/**
+ * The fleet profile: facts for every instance, the advisor's result for each, and the ranking by expected
+ * benefit × confidence. What the `untorn fleet` table and the web app's fleet page show.
+ */
+import { type Advice, advise } from "@untorn/advisor/advise";
+import type { InstanceFacts } from "@untorn/advisor/facts";
+import { type FleetItem, type FleetRanking, rankFleet } from "@untorn/advisor/fleet";
+import type { Severity } from "@untorn/advisor/rule";
+import type { PromQueryApi } from "./api.js";
+import {
+  buildFleetFacts,
+  type FleetFacts,
+  type FleetFactsOptions,
+  instanceFacts,
+  type SkippedInstance,
+} from "./facts.js";
+
+export interface FleetRow extends FleetItem {
+  /** Doublewrite pages ÷ data pages flushed (≈1 with doublewrite on, 0 off); null when unknown. */
+  readonly amplification: number | null;
+  /** Doublewrite bytes ÷ bytes the datadir's device wrote; null when unknown. */
+  readonly dblwrShareOfDeviceWrites: number | null;
+  /** The most severe finding (the advisor sorts them), or null when there is none. */
+  readonly topFinding: {
+    readonly ruleId: string;
+    readonly title: string;
+    readonly severity: Severity;
+  } | null;
+}
+
+export interface FleetProfile extends FleetFacts {
+  readonly advice: readonly Advice[];
+  readonly ranking: FleetRanking;
+  /** ranking.items with the table's extra columns, in rank order. */
+  readonly rows: readonly FleetRow[];
+}
+
+/** Advice for each instance; one the advisor fails on is reported as skipped instead of failing the fleet. */
+export function adviseAll(facts: readonly InstanceFacts[]): { advice: Advice[]; failed: SkippedInstance[] } {
+  const advice: Advice[] = [];
+  const failed: SkippedInstance[] = [];
+  for (const f of facts) {
+    try {
+      advice.push(advise(f));
+    } catch (err) {
+      failed.push({ instance: f.identity.instance, reason: `the advisor failed: ${(err as Error).message}` });
+    }
+  }
+  return { advice, failed };
+}
+
+/** Joins the ranking with the indicators and findings the table shows. */
+export function fleetRows(ranking: FleetRanking, advice: readonly Advice[]): FleetRow[] {
+  const byInstance = new Map(advice.map((a) => [a.identity.instance, a]));
+  return ranking.items.map((item) => {
+    const a = byInstance.get(item.instance);
+    const top = a?.findings[0];
+    return {
+      ...item,
+      amplification: a?.profile.indicators.amplification.value ?? null,
+      dblwrShareOfDeviceWrites: a?.profile.indicators.dblwrShareOfDeviceWriteBytes.value ?? null,
+      topFinding: top ? { ruleId: top.ruleId, title: top.title, severity: top.severity } : null,
+    };
+  });
+}
+
+/** Profiles a set of facts (offline: `untorn advise` over a file, or facts built elsewhere). */
+export function profileFacts(facts: readonly InstanceFacts[]): {
+  advice: Advice[];
+  ranking: FleetRanking;
+  rows: FleetRow[];
+  failed: SkippedInstance[];
+} {
+  const { advice, failed } = adviseAll(facts);
+  const ranking = rankFleet(advice);
+  return { advice, ranking, rows: fleetRows(ranking, advice), failed };
+}
+
+/** Facts, advice and ranking for the whole fleet: a constant number of PromQL requests. */
+export async function profileFleet(api: PromQueryApi, opts: FleetFactsOptions): Promise<FleetProfile> {
+  const fleet = await buildFleetFacts(api, opts);
+  const { advice, ranking, rows, failed } = profileFacts(fleet.facts);
+  return { ...fleet, skipped: [...fleet.skipped, ...failed], advice, ranking, rows };
+}
+
+export interface InstanceProfile {
+  readonly facts: InstanceFacts | null;
+  readonly advice: Advice | null;
+  readonly missing: readonly string[];
+  readonly skipped: SkippedInstance | null;
+  readonly fleet: FleetFacts;
+}
+
+/** One instance's facts and advice (the fleet plan narrowed to the instance). */
+export async function profileInstance(
+  api: PromQueryApi,
+  instance: string,
+  opts: FleetFactsOptions,
+): Promise<InstanceProfile> {
+  const r = await instanceFacts(api, instance, opts);
+  const skipped = r.skipped.find((s) => s.instance === instance) ?? null;
+  if (!r.instance) return { facts: null, advice: null, missing: [], skipped, fleet: r };
+  const { advice, failed } = adviseAll([r.instance]);
+  return {
+    facts: r.instance,
+    advice: advice[0] ?? null,
+    missing: r.missing[instance] ?? [],
+    skipped: failed[0] ?? null,
+    fleet: r,
+  };
+}

@@ -1,0 +1,62 @@
+/**
+ * Window statistics around catalog expressions. Every metric name and per-instance expression comes from
+ * @untorn/catalog (signals, components, metric definitions and its builders); this module only wraps them
+ * in PromQL's *_over_time functions over a subquery, tags results with a label so several statistics or
+ * facts travel in one request, and unions them. Nothing here depends on the fleet size.
+ */
+import { labelReplace, type Vec, vec } from "@untorn/catalog/promql";
+
+/** Label that carries the statistic (avg, p50, ...) of a bundled window query. */
+export const STAT_LABEL = "untorn_stat";
+/** Label that carries the fact id of a bundled instant query. */
+export const FACT_LABEL = "untorn_fact";
+
+export const STATS = ["avg", "p50", "p95", "p99", "max"] as const;
+export type Stat = (typeof STATS)[number];
+
+const QUANTILE: Partial<Record<Stat, number>> = { p50: 0.5, p95: 0.95, p99: 0.99 };
+
+const paren = (v: Vec) => (v.atomic ? v.q : `(${v.q})`);
+
+/** `(v)[range:step]`: v evaluated every `step` over `range` before the evaluation time. */
+export const subquery = (v: Vec, range: string, step: string): string => `(${v.q})[${range}:${step}]`;
+
+/** `fn([arg, ](v)[range:step])`, e.g. quantile_over_time(0.95, (rate(...))[1h:2m]). */
+export function overTime(fn: string, v: Vec, range: string, step: string, arg?: number): Vec {
+  const args = arg === undefined ? "" : `${arg}, `;
+  return vec(`${fn}(${args}${subquery(v, range, step)})`, v.labels);
+}
+
+/** Adds a constant label to every series of v (label_replace with an empty source). */
+export const tag = (v: Vec, label: string, value: string): Vec => labelReplace(v, label, value, "", "");
+
+/** `a or b or c`: every series of every operand (their tag labels keep them apart). */
+export function union(vs: readonly Vec[]): Vec {
+  if (vs.length === 0) throw new Error("union of nothing");
+  if (vs.length === 1) return vs[0]!;
+  return vec(vs.map(paren).join(" or "), vs[0]!.labels, false);
+}
+
+/**
+ * One request for several statistics of a quantity over a window, tagged by STAT_LABEL.
+ * - counters: `avg` is `whole` (the rate over the whole window, restarts handled by rate()); the quantiles
+ *   and max are over `perStep` (a short-window rate) evaluated every `step`.
+ * - gauges: every statistic, avg included, is over the per-step values.
+ */
+export function windowStats(
+  kind: "rate" | "gauge",
+  whole: Vec,
+  perStep: Vec,
+  stats: readonly Stat[],
+  window: string,
+  step: string,
+): Vec {
+  const parts = stats.map((s) => {
+    let v: Vec;
+    if (s === "avg") v = kind === "rate" ? whole : overTime("avg_over_time", perStep, window, step);
+    else if (s === "max") v = overTime("max_over_time", perStep, window, step);
+    else v = overTime("quantile_over_time", perStep, window, step, QUANTILE[s]);
+    return tag(v, STAT_LABEL, s);
+  });
+  return union(parts);
+}

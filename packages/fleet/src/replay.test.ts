@@ -1,0 +1,198 @@
+import { gzipSync } from "node:zlib";
+import { describe, expect, it } from "vitest";
+import { instanceCharts } from "./charts.js";
+import { buildFleetFacts, instanceFacts } from "./facts.js";
+import { recordFleet } from "./record.js";
+import {
+  decodeReplay,
+  encodeReplay,
+  RecordingApi,
+  ReplayApi,
+  ReplayFormatError,
+  ReplayMissError,
+  replayFactsOptions,
+} from "./replay.js";
+import { fakeReplay } from "./testing/fake-api.js";
+import { DB_IDLE, DB_ON_LOADED, FIXTURE_FLEET } from "./testing/fixtures.js";
+
+const AT = 1_790_000_000;
+const source = () =>
+  new ReplayApi(
+    fakeReplay(FIXTURE_FLEET, {
+      window: "30m",
+      times: [AT - 600, AT - 300, AT],
+      chart: { start: AT - 600, end: AT, step: 3 },
+    }),
+  );
+
+describe("replay files", () => {
+  it("round-trips through gzip JSON", () => {
+    const file = fakeReplay([DB_IDLE], { window: "30m", times: [AT] });
+    const bytes = encodeReplay(file);
+    expect([bytes[0], bytes[1]]).toEqual([0x1f, 0x8b]);
+    expect(decodeReplay(bytes)).toEqual(file);
+  });
+
+  it("keeps non-finite sample values", async () => {
+    const rec = new RecordingApi({
+      queryVector: async () => ({
+        data: [{ labels: { instance: "a" }, timestamp: AT, value: Number.NaN }],
+        warnings: ["partial"],
+      }),
+      queryRange: async () => ({
+        data: [{ labels: { instance: "a" }, points: [[AT, Number.POSITIVE_INFINITY]] }],
+        warnings: [],
+      }),
+    });
+    await rec.queryVector("x", { time: AT });
+    await rec.queryRange("y", { start: AT, end: AT, step: 1 });
+    const file = decodeReplay(encodeReplay(rec.toReplay(fakeReplay([], { window: "5m", times: [AT] }).meta)));
+    const replay = new ReplayApi(file);
+    const v = await replay.queryVector("x", { time: AT });
+    expect(Number.isNaN(v.data[0]!.value)).toBe(true);
+    expect(v.warnings).toEqual(["partial"]);
+    expect((await replay.queryRange("y", { start: AT, end: AT, step: 1 })).data[0]!.points).toEqual([
+      [AT, Number.POSITIVE_INFINITY],
+    ]);
+  });
+
+  it("names the field of a malformed file", () => {
+    const file = fakeReplay([DB_IDLE], { window: "30m", times: [AT] });
+    const broken = { ...file, meta: { ...file.meta, everySeconds: -5 } };
+    try {
+      decodeReplay(gzipSync(JSON.stringify(broken)));
+      expect.unreachable();
+    } catch (err) {
+      expect(err).toBeInstanceOf(ReplayFormatError);
+      expect((err as ReplayFormatError).issues[0]?.path).toEqual(["meta", "everySeconds"]);
+    }
+    expect(() => decodeReplay(Buffer.from("{not json"))).toThrow(/not JSON/);
+    expect(() => decodeReplay(Buffer.from([0x1f, 0x8b, 1, 2, 3]))).toThrow(/gzip/);
+    expect(() => decodeReplay(Buffer.from('{"format":"other"}'))).toThrow(/not an untorn replay file/);
+  });
+});
+
+describe("ReplayApi", () => {
+  it("snaps instant times to the nearest recorded evaluation time", async () => {
+    const rec = new RecordingApi({
+      queryVector: async (_e, o) => ({
+        data: [{ labels: {}, timestamp: o.time, value: o.time }],
+        warnings: [],
+      }),
+      queryRange: async () => ({ data: [], warnings: [] }),
+    });
+    for (const t of [AT - 600, AT - 300, AT]) await rec.queryVector("q", { time: t });
+    const replay = new ReplayApi(
+      rec.toReplay({ ...fakeReplay([], { window: "5m", times: [AT - 300, AT] }).meta }),
+    );
+    expect((await replay.queryVector("q", { time: AT - 420 })).data[0]!.value).toBe(AT - 300);
+    expect((await replay.queryVector("q", { time: AT - 480 })).data[0]!.value).toBe(AT - 600);
+    expect((await replay.queryVector("q", { time: AT + 100 })).data[0]).toMatchObject({
+      value: AT,
+      timestamp: AT,
+    });
+    await expect(replay.queryVector("q", { time: AT + 3600 })).rejects.toThrow(/outside the recording/);
+  });
+
+  it("throws a clear error naming a query that was not recorded", async () => {
+    const replay = source();
+    const err = await replay.queryVector("up", { time: AT }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ReplayMissError);
+    expect((err as ReplayMissError).query).toBe("up");
+    expect((err as Error).message).toMatch(
+      /query not in the replay file recorded from http:\/\/fake-prometheus:9090 .*window 30m.*: up$/,
+    );
+  });
+
+  it("answers range queries inside the recorded range at the recorded step only", async () => {
+    const replay = source();
+    const c = await instanceCharts(replay, "db-on:9105", { start: AT - 600, end: AT, step: 3 });
+    const write = c.charts.find((x) => x.id === "write-path")!;
+    expect(write.series.map((s) => s.name)).toEqual(["doublewrite pages", "data pages flushed"]);
+    expect(write.series[0]!.points).toHaveLength(201);
+    const clipped = await instanceCharts(replay, "db-on:9105", { start: AT - 60, end: AT, step: 3 });
+    expect(clipped.charts[0]!.series[0]!.points).toHaveLength(21);
+    await expect(instanceCharts(replay, "db-on:9105", { start: AT - 600, end: AT, step: 5 })).rejects.toThrow(
+      /not in the replay file|recorded at step/,
+    );
+  });
+
+  it("defaults the evaluation time to the end of the recording", () => {
+    expect(source().defaultTime()).toBe(AT);
+  });
+});
+
+describe("recordFleet", () => {
+  it("records what fleet, instance and chart views need, in a fleet-size-independent number of requests", async () => {
+    const rec = await recordFleet(source(), {
+      window: "30m",
+      span: "10m",
+      every: "5m",
+      at: AT,
+      chartStep: 3,
+      recordedFrom: "http://prom:9090",
+      tool: "untorn test",
+      clock: () => new Date(AT * 1000),
+    });
+    const file = decodeReplay(encodeReplay(rec.file));
+    expect(file.recorded).toBe(true);
+    expect(file.meta).toMatchObject({
+      recordedFrom: "http://prom:9090",
+      start: AT - 600,
+      end: AT,
+      spanSeconds: 600,
+      everySeconds: 300,
+      window: "30m",
+      instances: ["db-down:9105", "db-idle:9105", "db-off:9105", "db-on:9105", "mysql-legacy:9104"],
+      charts: { start: AT - 600, end: AT, step: 3 },
+    });
+    // Three evaluation times of the facts plan plus one range query per chart series.
+    const perTime = (await buildFleetFacts(source(), { window: "30m", at: AT })).queries;
+    expect(rec.queries).toBe(3 * perTime + 7);
+
+    const replay = new ReplayApi(file);
+    const opts = replayFactsOptions(file.meta);
+    for (const t of [AT - 600, AT - 300, AT]) {
+      const live = await buildFleetFacts(source(), { window: "30m", at: t });
+      const replayed = await buildFleetFacts(replay, { ...opts, at: t });
+      expect(replayed.facts).toEqual(live.facts);
+    }
+    const one = await instanceFacts(replay, "db-on:9105", { ...opts, at: AT - 300 });
+    expect(one.instance?.workload?.rates?.dblwrPagesWritten?.avg).toBe(1700);
+    expect(file.instant.filter((e) => e.derived).length).toBeGreaterThan(0);
+
+    const charts = await instanceCharts(replay, "db-idle:9105", file.meta.charts!);
+    const live = await instanceCharts(source(), "db-idle:9105", file.meta.charts!);
+    expect(charts.charts).toEqual(live.charts);
+    expect(charts.charts.find((c) => c.id === "fsync-latency")!.series.map((s) => s.name)).toEqual([
+      "data",
+      "system_tablespace",
+    ]);
+  });
+
+  it("fails with the api's error when Prometheus fails", async () => {
+    const failing = {
+      queryVector: async () => {
+        throw new Error("Prometheus at http://x:9090 is unreachable");
+      },
+      queryRange: async () => ({ data: [], warnings: [] }),
+    };
+    await expect(
+      recordFleet(failing, { window: "5m", span: "5m", every: "5m", at: AT, recordedFrom: "x", tool: "t" }),
+    ).rejects.toThrow(/unreachable/);
+  });
+
+  it("single instance recordings replay their facts", async () => {
+    const src = new ReplayApi(fakeReplay([DB_ON_LOADED], { window: "30m", times: [AT] }));
+    const rec = await recordFleet(src, {
+      window: "30m",
+      span: "0s",
+      every: "1m",
+      at: AT,
+      recordedFrom: "x",
+      tool: "t",
+    });
+    const r = await buildFleetFacts(new ReplayApi(rec.file), replayFactsOptions(rec.file.meta));
+    expect(r.facts.map((f) => f.identity.instance)).toEqual(["db-on:9105"]);
+  });
+});

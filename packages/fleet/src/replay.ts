@@ -1,0 +1,397 @@
+/**
+ * Recording and replay of Prometheus answers.
+ *
+ * A replay file holds, per PromQL text, the answers recorded at each evaluation time (instant queries)
+ * or over one range (range queries), with metadata saying where and when it was recorded and
+ * `recorded: true` so a UI can label it as recorded data. On disk: gzip of the JSON below (JSON Schema in
+ * docs/schemas/replay.schema.json). Sample values are numbers, or "NaN" / "+Inf" / "-Inf" as in the
+ * Prometheus API, since JSON has no non-finite numbers.
+ *
+ * ReplayApi answers a query only if its exact text was recorded: instant times snap to the nearest
+ * recorded evaluation time (within one recording interval of the recording); range queries return the
+ * recorded points inside the requested range and need the recorded step. Anything else throws
+ * ReplayMissError naming the query.
+ */
+import { gunzipSync, gzipSync } from "node:zlib";
+import { z } from "zod";
+import type { MatrixSeries, PromQueryApi, QueryAnswer, VectorSample } from "./api.js";
+import { nowOf } from "./api.js";
+import type { FleetFactsOptions } from "./facts.js";
+import { STATS } from "./promql.js";
+
+export const REPLAY_FORMAT = "untorn-replay";
+export const REPLAY_VERSION = 1;
+
+const NonFinite = z.enum(["NaN", "+Inf", "-Inf"]);
+const SampleValue = z
+  .union([z.number(), NonFinite])
+  .describe('A sample value: a number, or "NaN", "+Inf", "-Inf".');
+const LabelSet = z.record(z.string(), z.string());
+
+const vectorSampleSchema = z.object({ labels: LabelSet, value: SampleValue }).strict();
+
+const instantAnswerSchema = z
+  .object({
+    time: z.number().describe("Evaluation time, Unix seconds."),
+    data: z.array(vectorSampleSchema),
+    warnings: z.array(z.string()).optional(),
+  })
+  .strict();
+
+const instantEntrySchema = z
+  .object({
+    query: z.string().min(1).describe("PromQL text, matched exactly."),
+    /** Derived from a recorded fleet-wide answer by keeping one instance's series (record.ts). */
+    derived: z.boolean().optional().describe("Filtered from a fleet-wide answer rather than asked."),
+    answers: z.array(instantAnswerSchema).min(1),
+  })
+  .strict();
+
+const matrixSeriesSchema = z
+  .object({ labels: LabelSet, points: z.array(z.tuple([z.number(), SampleValue])) })
+  .strict();
+
+const rangeEntrySchema = z
+  .object({
+    query: z.string().min(1),
+    derived: z.boolean().optional(),
+    start: z.number(),
+    end: z.number(),
+    step: z.number().positive(),
+    data: z.array(matrixSeriesSchema),
+    warnings: z.array(z.string()).optional(),
+  })
+  .strict()
+  .refine((e) => e.end >= e.start, { message: "end must not be before start", path: ["end"] });
+
+export const replayMetaSchema = z
+  .object({
+    recordedFrom: z.string().describe("Prometheus base URL the answers came from (credentials removed)."),
+    recordedAt: z.iso.datetime({ offset: true }).describe("When the recording was made."),
+    start: z.number().describe("First evaluation time, Unix seconds."),
+    end: z.number().describe("Last evaluation time, Unix seconds."),
+    spanSeconds: z.number().nonnegative(),
+    everySeconds: z.number().positive().describe("Seconds between recorded evaluation times."),
+    window: z.string().min(1).describe("Facts window the evaluations used (PromQL duration)."),
+    plan: z
+      .object({
+        stepSeconds: z.number().int().positive(),
+        rateWindow: z.string().min(1),
+        stats: z.array(z.enum(STATS)).min(1),
+        source: z.enum(["any", "untorn"]),
+        selector: z.record(
+          z.string(),
+          z.union([
+            z.string(),
+            z.object({ op: z.enum(["=", "!=", "=~", "!~"]), value: z.string() }).strict(),
+          ]),
+        ),
+      })
+      .strict()
+      .describe("Facts plan options: replaying needs the same ones, since queries match by exact text."),
+    instances: z.array(z.string()).describe("Instances seen in the recording."),
+    charts: z
+      .object({ start: z.number(), end: z.number(), step: z.number().positive() })
+      .strict()
+      .nullish()
+      .describe("Range the chart series cover; charts replay only with this step."),
+    tool: z.string().describe("What made the file, e.g. untorn 0.1.0."),
+    note: z.string().optional(),
+  })
+  .strict();
+
+export const replayFileSchema = z
+  .object({
+    $schema: z.string().optional(),
+    format: z.literal(REPLAY_FORMAT),
+    version: z.literal(REPLAY_VERSION),
+    recorded: z.literal(true).describe("Always true: the data is a recording, not live."),
+    meta: replayMetaSchema,
+    instant: z.array(instantEntrySchema),
+    range: z.array(rangeEntrySchema),
+  })
+  .strict()
+  .meta({
+    title: "Untorn replay file",
+    description: "Prometheus answers recorded by `untorn record`, replayed by --replay and the web app.",
+  });
+
+export type ReplayFile = z.infer<typeof replayFileSchema>;
+export type ReplayMeta = z.infer<typeof replayMetaSchema>;
+type Wire = z.infer<typeof SampleValue>;
+
+export const toWire = (v: number): Wire =>
+  Number.isNaN(v)
+    ? "NaN"
+    : v === Number.POSITIVE_INFINITY
+      ? "+Inf"
+      : v === Number.NEGATIVE_INFINITY
+        ? "-Inf"
+        : v;
+
+export const fromWire = (v: Wire): number =>
+  typeof v === "number"
+    ? v
+    : v === "NaN"
+      ? Number.NaN
+      : v === "+Inf"
+        ? Number.POSITIVE_INFINITY
+        : Number.NEGATIVE_INFINITY;
+
+/** A file that is not a valid replay: `issues` are zod's, so a caller can name the field. */
+export class ReplayFormatError extends Error {
+  override readonly name = "ReplayFormatError";
+  constructor(
+    message: string,
+    readonly issues: readonly { path: readonly PropertyKey[]; message: string }[] = [],
+  ) {
+    super(message);
+  }
+}
+
+/** A query the replay cannot answer. */
+export class ReplayMissError extends Error {
+  override readonly name = "ReplayMissError";
+  constructor(
+    readonly query: string,
+    reason: string,
+  ) {
+    const shown = query.length > 400 ? `${query.slice(0, 399)}…` : query;
+    super(`${reason}: ${shown}`);
+  }
+}
+
+/** gzip(JSON) of a validated replay file. */
+export function encodeReplay(file: ReplayFile): Buffer {
+  const checked = replayFileSchema.parse(file);
+  return gzipSync(Buffer.from(JSON.stringify(checked), "utf8"));
+}
+
+/** Parses a replay file (gzip or plain JSON); throws ReplayFormatError naming what is wrong. */
+export function decodeReplay(bytes: Uint8Array): ReplayFile {
+  let text: string;
+  try {
+    const gz = bytes.length >= 2 && bytes[0] === 0x1f && bytes[1] === 0x8b;
+    text = Buffer.from(gz ? gunzipSync(bytes) : bytes).toString("utf8");
+  } catch (err) {
+    throw new ReplayFormatError(`not a gzip file that decompresses: ${(err as Error).message}`);
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (err) {
+    throw new ReplayFormatError(`not JSON: ${(err as Error).message}`);
+  }
+  if (typeof json === "object" && json !== null && (json as { format?: unknown }).format !== REPLAY_FORMAT)
+    throw new ReplayFormatError(`not an untorn replay file (format is not "${REPLAY_FORMAT}")`, [
+      { path: ["format"], message: `expected "${REPLAY_FORMAT}"` },
+    ]);
+  const r = replayFileSchema.safeParse(json);
+  if (!r.success) throw new ReplayFormatError("not a valid replay file", r.error.issues);
+  return r.data;
+}
+
+/** Facts options that reproduce the recording's query texts (window, step, statistics...). */
+export function replayFactsOptions(meta: ReplayMeta): FleetFactsOptions & { window: string } {
+  return {
+    window: meta.window,
+    stepSeconds: meta.plan.stepSeconds,
+    rateWindow: meta.plan.rateWindow,
+    stats: meta.plan.stats,
+    source: meta.plan.source,
+    selector: meta.plan.selector,
+    at: meta.end,
+  };
+}
+
+// ---- recording ----
+
+/** Wraps an api and keeps every query and its answer, for a replay file. */
+export class RecordingApi implements PromQueryApi {
+  private readonly instant = new Map<string, Map<number, { data: VectorSample[]; warnings: string[] }>>();
+  private readonly ranges = new Map<string, ReplayFile["range"][number]>();
+  private readonly derivedInstant = new Map<string, Map<number, VectorSample[]>>();
+  private readonly derivedRanges = new Map<string, ReplayFile["range"][number]>();
+
+  constructor(private readonly inner: PromQueryApi) {}
+
+  async queryVector(expr: string, opts: { time: number }): Promise<QueryAnswer<VectorSample[]>> {
+    const a = await this.inner.queryVector(expr, opts);
+    const byTime = this.instant.get(expr) ?? new Map();
+    this.instant.set(expr, byTime);
+    byTime.set(opts.time, { data: a.data, warnings: [...a.warnings] });
+    return a;
+  }
+
+  async queryRange(
+    expr: string,
+    opts: { start: number; end: number; step: number },
+  ): Promise<QueryAnswer<MatrixSeries[]>> {
+    const a = await this.inner.queryRange(expr, opts);
+    this.ranges.set(expr, {
+      query: expr,
+      start: opts.start,
+      end: opts.end,
+      step: opts.step,
+      data: a.data.map((s) => ({
+        labels: { ...s.labels },
+        points: s.points.map(([t, v]) => [t, toWire(v)]),
+      })),
+      ...(a.warnings.length ? { warnings: [...a.warnings] } : {}),
+    });
+    return a;
+  }
+
+  defaultTime(): number {
+    return nowOf(this.inner);
+  }
+
+  /** Adds an answer that was not asked but derived (e.g. one instance filtered from a fleet answer). */
+  addDerivedInstant(expr: string, time: number, data: readonly VectorSample[]): void {
+    const byTime = this.derivedInstant.get(expr) ?? new Map();
+    this.derivedInstant.set(expr, byTime);
+    byTime.set(time, [...data]);
+  }
+
+  addDerivedRange(
+    expr: string,
+    opts: { start: number; end: number; step: number },
+    data: readonly MatrixSeries[],
+  ) {
+    this.derivedRanges.set(expr, {
+      query: expr,
+      derived: true,
+      ...opts,
+      data: data.map((s) => ({ labels: { ...s.labels }, points: s.points.map(([t, v]) => [t, toWire(v)]) })),
+    });
+  }
+
+  /** Everything recorded so far as a replay file with the given metadata. */
+  toReplay(meta: ReplayMeta): ReplayFile {
+    const wireSample = (s: VectorSample) => ({ labels: { ...s.labels }, value: toWire(s.value) });
+    const instant: ReplayFile["instant"] = [];
+    for (const [query, byTime] of this.instant) {
+      instant.push({
+        query,
+        answers: [...byTime]
+          .sort((a, b) => a[0] - b[0])
+          .map(([time, a]) => ({
+            time,
+            data: a.data.map(wireSample),
+            ...(a.warnings.length ? { warnings: a.warnings } : {}),
+          })),
+      });
+    }
+    for (const [query, byTime] of this.derivedInstant) {
+      if (this.instant.has(query)) continue;
+      instant.push({
+        query,
+        derived: true,
+        answers: [...byTime]
+          .sort((a, b) => a[0] - b[0])
+          .map(([time, data]) => ({ time, data: data.map(wireSample) })),
+      });
+    }
+    const range = [...this.ranges.values()];
+    for (const [q, e] of this.derivedRanges) if (!this.ranges.has(q)) range.push(e);
+    return { format: REPLAY_FORMAT, version: REPLAY_VERSION, recorded: true, meta, instant, range };
+  }
+
+  /** Recorded answers of a query (for deriving per-instance entries). */
+  recordedInstant(expr: string): ReadonlyMap<number, { data: VectorSample[] }> | undefined {
+    return this.instant.get(expr);
+  }
+
+  recordedRange(expr: string): ReplayFile["range"][number] | undefined {
+    return this.ranges.get(expr);
+  }
+}
+
+// ---- replay ----
+
+/** Implements PromQueryApi from a replay file. */
+export class ReplayApi implements PromQueryApi {
+  private readonly instant = new Map<
+    string,
+    { times: number[]; data: VectorSample[][]; warnings: string[][] }
+  >();
+  private readonly ranges = new Map<string, ReplayFile["range"][number]>();
+  readonly meta: ReplayMeta;
+
+  constructor(file: ReplayFile) {
+    this.meta = file.meta;
+    for (const e of file.instant) {
+      const answers = [...e.answers].sort((a, b) => a.time - b.time);
+      this.instant.set(e.query, {
+        times: answers.map((a) => a.time),
+        data: answers.map((a) =>
+          a.data.map((s) => ({ labels: s.labels, timestamp: a.time, value: fromWire(s.value) })),
+        ),
+        warnings: answers.map((a) => a.warnings ?? []),
+      });
+    }
+    for (const e of file.range) this.ranges.set(e.query, e);
+  }
+
+  /** The last recorded evaluation time. */
+  defaultTime(): number {
+    return this.meta.end;
+  }
+
+  private describe(): string {
+    const m = this.meta;
+    return `recorded from ${m.recordedFrom} at ${m.recordedAt} (window ${m.window}${m.charts ? `, charts at step ${m.charts.step}s` : ""})`;
+  }
+
+  async queryVector(expr: string, opts: { time: number }): Promise<QueryAnswer<VectorSample[]>> {
+    const e = this.instant.get(expr);
+    if (!e) throw new ReplayMissError(expr, `query not in the replay file ${this.describe()}`);
+    const i = nearest(e.times, opts.time);
+    const t = e.times[i]!;
+    const slack = this.meta.everySeconds;
+    if (opts.time < e.times[0]! - slack || opts.time > e.times.at(-1)! + slack)
+      throw new ReplayMissError(
+        expr,
+        `time ${iso(opts.time)} is outside the recording (${iso(e.times[0]!)} to ${iso(e.times.at(-1)!)}) for query`,
+      );
+    return { data: e.data[i]!.map((s) => ({ ...s, timestamp: t })), warnings: e.warnings[i]! };
+  }
+
+  async queryRange(
+    expr: string,
+    opts: { start: number; end: number; step: number },
+  ): Promise<QueryAnswer<MatrixSeries[]>> {
+    const e = this.ranges.get(expr);
+    if (!e) throw new ReplayMissError(expr, `range query not in the replay file ${this.describe()}`);
+    if (Math.abs(opts.step - e.step) > 1e-9)
+      throw new ReplayMissError(expr, `recorded at step ${e.step}s, asked for ${opts.step}s`);
+    if (opts.end < e.start - e.step || opts.start > e.end + e.step)
+      throw new ReplayMissError(
+        expr,
+        `range ${iso(opts.start)} to ${iso(opts.end)} is outside the recording (${iso(e.start)} to ${iso(e.end)}) for query`,
+      );
+    const data = e.data
+      .map((s) => ({
+        labels: s.labels,
+        points: s.points
+          .filter(([t]) => t >= opts.start && t <= opts.end)
+          .map(([t, v]) => [t, fromWire(v)] as const),
+      }))
+      .filter((s) => s.points.length > 0);
+    return { data, warnings: e.warnings ?? [] };
+  }
+}
+
+function nearest(sorted: readonly number[], t: number): number {
+  let lo = 0;
+  let hi = sorted.length - 1;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (sorted[mid]! < t) lo = mid + 1;
+    else hi = mid;
+  }
+  if (lo > 0 && Math.abs(sorted[lo - 1]! - t) <= Math.abs(sorted[lo]! - t)) return lo - 1;
+  return lo;
+}
+
+const iso = (t: number) => new Date(t * 1000).toISOString();

@@ -1,0 +1,210 @@
+// Benchmark: the fleet profile (facts for every instance + advice + ranking) against a real prometheus
+// holding synthetic untorn-exporter history for 1,000 and 10,000 instances, backfilled with promtool.
+// Reports the PromQL requests per profile (must not grow with the fleet) and our total time against the
+// sum of Prometheus' own times for the same requests, measured by re-issuing the exact queries with plain
+// fetch (no decoding). Both sides run one request at a time so the sums compare like for like.
+// Writes bench/results/fleet.json at the repo root. Run after a build: npm run bench -w @untorn/fleet
+// UNTORN_BENCH_QUICK=1 runs 100 and 1,000 instances.
+import { execFileSync } from "node:child_process";
+import { mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { cpus, totalmem } from "node:os";
+import { join } from "node:path";
+import type { MatrixSeries, PromQueryApi, QueryAnswer, VectorSample } from "@untorn/fleet/api";
+import { profileFleet } from "@untorn/fleet/profile";
+import { sampleCount, syntheticFleet } from "@untorn/fleet/testing/synthetic";
+import { PromClient } from "@untorn/prom/client";
+import { makeTempDir, repoRoot, requireBinary } from "@untorn/testkit/process";
+import { startPrometheus } from "@untorn/testkit/prometheus";
+import { backfill } from "./backfill.js";
+
+const quick = process.env.UNTORN_BENCH_QUICK === "1";
+const SIZES = quick ? [100, 1000] : [1000, 10_000];
+const WINDOW = "30m";
+const HISTORY_MINUTES = 34; // the window plus the per-step rate window and a margin
+const STEP = 15;
+const SLOW_STEP = 60; // constant configuration series; a 5 min lookback still finds them
+const TIMEOUT = "2m";
+
+const log = (m: string) => process.stderr.write(`[bench fleet] ${m}\n`);
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+};
+const round = (x: number, d = 1) => Math.round(x * 10 ** d) / 10 ** d;
+
+/**
+ * Times each request of a profile twice, back to back: through the client (HTTP, JSON, zod decoding) and
+ * re-issued with plain fetch (the same POST, body read, nothing decoded). Alternating which goes first,
+ * the pair shares the machine's state, so other load on the machine shifts both alike.
+ */
+class Paired implements PromQueryApi {
+  rawMs = 0;
+  requests = 0;
+  constructor(
+    private readonly inner: PromClient,
+    private readonly url: string,
+  ) {}
+  async queryVector(expr: string, opts: { time: number }): Promise<QueryAnswer<VectorSample[]>> {
+    const rawFirst = this.requests++ % 2 === 1;
+    if (rawFirst) this.rawMs += await rawTime(this.url, expr, opts.time);
+    const a = await this.inner.queryVector(expr, opts);
+    if (!rawFirst) this.rawMs += await rawTime(this.url, expr, opts.time);
+    return a;
+  }
+  queryRange(
+    expr: string,
+    opts: { start: number; end: number; step: number },
+  ): Promise<QueryAnswer<MatrixSeries[]>> {
+    return this.inner.queryRange(expr, opts);
+  }
+}
+
+async function rawTime(url: string, expr: string, time: number): Promise<number> {
+  const body = new URLSearchParams({ query: expr, time: time.toFixed(3), timeout: TIMEOUT });
+  const t0 = performance.now();
+  const res = await fetch(`${url}/api/v1/query`, {
+    method: "POST",
+    body,
+    headers: { "content-type": "application/x-www-form-urlencoded", accept: "application/json" },
+  });
+  const text = await res.text();
+  const ms = performance.now() - t0;
+  if (!res.ok) throw new Error(`raw query failed: ${res.status} ${text.slice(0, 200)}`);
+  return ms;
+}
+
+const client = (url: string, concurrency: number) =>
+  new PromClient({ baseUrl: url, maxConcurrency: concurrency, timeoutMs: 120_000, totalTimeoutMs: 600_000 });
+
+interface Run {
+  /** Our whole profile: requests through the client, decoding, facts, advice, ranking. */
+  oursMs: number;
+  /** Prometheus' own time for the same requests. */
+  rawMs: number;
+  requests: number;
+  instances: number;
+}
+
+/** One profile, one request at a time, each request also re-issued raw (not counted in oursMs). */
+async function pairedRun(url: string, at: number): Promise<Run> {
+  const paired = new Paired(client(url, 1), url);
+  const t0 = performance.now();
+  const p = await profileFleet(paired, { window: WINDOW, at, concurrency: 1 });
+  const wall = performance.now() - t0;
+  return { oursMs: wall - paired.rawMs, rawMs: paired.rawMs, requests: p.queries, instances: p.rows.length };
+}
+
+async function benchSize(n: number) {
+  // History ends 5 min ago: inside testkit's 30 d retention, so prometheus loads the blocks as they are.
+  const end = Math.floor(Date.now() / 1000 / 60) * 60 - 300;
+  const fleet = syntheticFleet(n, 42);
+  const history = {
+    start: end - HISTORY_MINUTES * 60,
+    end,
+    stepSeconds: STEP,
+    slowStepSeconds: SLOW_STEP,
+    noise: 0.1,
+  };
+  const work = await makeTempDir(`fleet-bench-${n}`);
+  try {
+    log(
+      `${n} instances: generating ${sampleCount(fleet, history).toLocaleString("en")} samples and backfilling`,
+    );
+    // Two halves in parallel (promtool is single-threaded); the blocks then share one TSDB directory.
+    const halves = [fleet.slice(0, n >> 1), fleet.slice(n >> 1)];
+    const parts = await Promise.all(halves.map((h, i) => backfill(h, history, join(work, `part${i}`))));
+    const tsdb = join(work, "tsdb");
+    mkdirSync(tsdb);
+    for (const p of parts) for (const b of readdirSync(p.dir)) renameSync(join(p.dir, b), join(tsdb, b));
+    const backfillMs = {
+      generate: round(Math.max(...parts.map((p) => p.generateMs)), 0),
+      promtool: round(Math.max(...parts.map((p) => p.promtoolMs)), 0),
+    };
+    log(`${n}: generated in ${backfillMs.generate} ms, promtool ${backfillMs.promtool} ms`);
+    const prom = await startPrometheus({ jobs: [], storagePath: tsdb });
+    try {
+      const at = end;
+      // First profile, 4 requests in flight, cold: the wall time a user would see. Not in the ratio.
+      const t0 = performance.now();
+      const first = await profileFleet(client(prom.url, 4), { window: WINDOW, at });
+      const firstMs = performance.now() - t0;
+      if (first.rows.length !== n)
+        throw new Error(`expected ${n} instances in the profile, got ${first.rows.length}`);
+      const repeats = n >= 10_000 ? 2 : 3;
+      const runs: Run[] = [];
+      for (let r = 0; r < repeats; r++) {
+        runs.push(await pairedRun(prom.url, at));
+        const x = runs.at(-1)!;
+        log(
+          `${n}: ours ${round(x.oursMs, 0)} ms, Prometheus ${round(x.rawMs, 0)} ms (${round((x.oursMs / x.rawMs - 1) * 100)}%)`,
+        );
+      }
+      const ratios = runs.map((x) => x.oursMs / x.rawMs - 1);
+      return {
+        instances: n,
+        series: sampleCount(fleet, { ...history, end: history.start }),
+        samples: sampleCount(fleet, history),
+        backfillMs,
+        requests: first.queries,
+        repeats,
+        oursMs: runs.map((x) => round(x.oursMs, 0)),
+        rawPrometheusMs: runs.map((x) => round(x.rawMs, 0)),
+        overhead: round(median(ratios), 3),
+        overheadRuns: ratios.map((x) => round(x, 3)),
+        firstProfileConcurrency4Ms: round(firstMs, 0),
+      };
+    } finally {
+      await prom.stop();
+    }
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+
+const results = [];
+for (const n of SIZES) results.push(await benchSize(n));
+const prometheusVersion = execFileSync(requireBinary("prometheus", "prometheus"), ["--version"], {
+  encoding: "utf8",
+})
+  .split("\n")[0]!
+  .trim();
+const out = {
+  benchmark: "fleet profile: facts for every instance + advice + ranking",
+  generatedAt: new Date().toISOString(),
+  machine: {
+    cpus: cpus().length,
+    cpu: cpus()[0]?.model ?? "",
+    memoryBytes: totalmem(),
+    node: process.version,
+    prometheus: prometheusVersion,
+  },
+  setup: {
+    window: WINDOW,
+    historyMinutes: HISTORY_MINUTES,
+    scrapeIntervalSeconds: STEP,
+    configSeriesIntervalSeconds: SLOW_STEP,
+    stats: "avg and p95 (the defaults)",
+    method:
+      "synthetic untorn-exporter history (packages/fleet/src/testing/synthetic.ts) backfilled with promtool tsdb create-blocks-from openmetrics; one cold profile with 4 requests in flight (firstProfileConcurrency4Ms), then profiles one request at a time where every request is also re-issued with plain fetch right before or after (alternating): Prometheus time = sum of those raw requests, ours = the profile's wall time minus them; overhead = median over runs of ours / Prometheus - 1",
+    quick,
+  },
+  results,
+  goals: {
+    overheadAtMost: 0.5,
+    overheadMet: results.every((r) => r.overhead <= 0.5),
+    constantRequests: new Set(results.map((r) => r.requests)).size === 1,
+  },
+};
+const file = join(repoRoot(), "bench", "results", "fleet.json");
+mkdirSync(join(repoRoot(), "bench", "results"), { recursive: true });
+writeFileSync(file, `${JSON.stringify(out, null, 2)}\n`);
+log(
+  results
+    .map(
+      (r) =>
+        `${r.instances} instances: ${r.requests} requests, overhead ${round(r.overhead * 100)}% (ours ${r.oursMs.join("/")} ms vs Prometheus ${r.rawPrometheusMs.join("/")} ms)`,
+    )
+    .join("; "),
+);
+log(`wrote ${file}`);
