@@ -1,0 +1,164 @@
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { encodeReplay, ReplayApi } from "@untorn/fleet/replay";
+import { fakeReplay } from "@untorn/fleet/testing/fake-api";
+import { DB_DOWN, DB_IDLE, DB_OFF_LOADED, DB_ON_LOADED } from "@untorn/fleet/testing/fixtures";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { bufferIo } from "../../test/buffer-io.js";
+import { type FakePrometheus, startFakePrometheus } from "../../test/fake-prometheus.js";
+import { EXIT } from "../errors.js";
+import { run } from "../program.js";
+
+// Fleet data from a fake replay (testing/fixtures: recorded-looking values, not a recording), served as a
+// replay file and through a Prometheus HTTP facade so the real PromClient path is used too.
+const AT = 1_790_000_000;
+const FLEET = [DB_ON_LOADED, DB_OFF_LOADED, DB_IDLE, DB_DOWN];
+let dir = "";
+let replayFile = "";
+let prom: FakePrometheus;
+let empty: FakePrometheus;
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), "untorn-cli-fleet-"));
+  replayFile = join(dir, "fleet.replay.json.gz");
+  const file = fakeReplay(FLEET, { window: "30m", times: [AT - 300, AT] });
+  await writeFile(replayFile, encodeReplay(file));
+  prom = await startFakePrometheus(new ReplayApi(file));
+  empty = await startFakePrometheus({
+    queryVector: async () => ({ data: [], warnings: [] }),
+    queryRange: async () => ({ data: [], warnings: [] }),
+  });
+});
+
+afterAll(async () => {
+  await prom?.close();
+  await empty?.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe("untorn fleet", () => {
+  it("prints the ranked table from a replay file, labelled as recorded data", async () => {
+    const io = bufferIo();
+    expect(await run(["fleet", "--replay", replayFile], io)).toBe(EXIT.ok);
+    const out = io.stdout();
+    expect(out).toMatch(/^RECORDED DATA from .*fleet\.replay\.json\.gz/);
+    const lines = out.split("\n");
+    const header = lines.findIndex((l) => l.startsWith("#"));
+    expect(lines[header]).toMatch(
+      /#\s+instance\s+verdict\s+conf\s+score\s+ampl\s+dblwr\/dev\s+gate\s+top finding/,
+    );
+    expect(lines[header + 2]).toMatch(/^1\s+db-on:9105\s+write-bound/);
+    expect(out).toMatch(/AT RISK db-off:9105: critical: Doublewrite is off/);
+    expect(out).toMatch(/skipped db-down:9105: the exporter cannot reach the database/);
+  });
+
+  it("--json gives the rows, counts and the constant query count", async () => {
+    const io = bufferIo();
+    expect(await run(["fleet", "--replay", replayFile, "--json"], io)).toBe(EXIT.ok);
+    const j = JSON.parse(io.stdout());
+    expect(j.rows.map((r: { instance: string }) => r.instance)).toEqual([
+      "db-on:9105",
+      "db-idle:9105",
+      "db-off:9105",
+    ]);
+    expect(j.rows[0]).toMatchObject({ rank: 1, verdict: "write-bound", amplification: 1 });
+    expect(j.rows.find((r: { instance: string }) => r.instance === "db-idle:9105").verdict).toBe(
+      "not-write-bound",
+    );
+    expect(j.recorded).toMatchObject({ recordedFrom: "http://fake-prometheus:9090", window: "30m" });
+    expect(j.at).toBe(new Date(AT * 1000).toISOString());
+    expect(j.queries).toBeGreaterThan(30);
+    expect(j.missing["db-on:9105"]).toContain("config.doublewritePages");
+  });
+
+  it("reads a live Prometheus through --prometheus and PROMETHEUS_URL with the same result", async () => {
+    const a = bufferIo();
+    expect(
+      await run(["fleet", "--prometheus", prom.url, "--window", "30m", "--at", String(AT), "--json"], a),
+    ).toBe(EXIT.ok);
+    const b = bufferIo({ PROMETHEUS_URL: prom.url });
+    expect(
+      await run(["fleet", "--window", "30m", "--at", new Date(AT * 1000).toISOString(), "--json"], b),
+    ).toBe(EXIT.ok);
+    const replayed = bufferIo();
+    await run(["fleet", "--replay", replayFile, "--json"], replayed);
+    const rows = (io: ReturnType<typeof bufferIo>) => JSON.parse(io.stdout()).rows;
+    expect(rows(a)).toEqual(rows(replayed));
+    expect(rows(b)).toEqual(rows(replayed));
+    expect(JSON.parse(a.stdout()).source).toBe(prom.url);
+  });
+
+  it("says how to add untorn-exporter when Prometheus has no instances", async () => {
+    const io = bufferIo();
+    expect(await run(["fleet", "--prometheus", empty.url], io)).toBe(EXIT.failure);
+    expect(io.stderr()).toMatch(/no MySQL\/MariaDB instances found at http:\/\/127\.0\.0\.1:\d+/);
+    expect(io.stderr()).toMatch(/job_name: untorn/);
+  });
+
+  it("names the URL when Prometheus is unreachable", async () => {
+    const io = bufferIo();
+    const url = empty.url.replace(/:\d+$/, ":9");
+    expect(await run(["fleet", "--prometheus", url], io)).toBe(EXIT.failure);
+    expect(io.stderr()).toContain(`Prometheus at ${url} is unreachable`);
+    expect(io.stderr()).toMatch(/Check --prometheus \/ PROMETHEUS_URL/);
+  }, 20_000);
+
+  it("refuses a bad window, a bad time, a bad URL and a missing Prometheus with exit 2", async () => {
+    const cases: [string[], NodeJS.ProcessEnv, RegExp][] = [
+      [
+        ["fleet", "--prometheus", prom.url, "--window", "5 minutes"],
+        {},
+        /--window "5 minutes": not a PromQL duration/,
+      ],
+      [["fleet", "--prometheus", prom.url, "--window", "0s"], {}, /longer than 0/],
+      [
+        ["fleet", "--prometheus", prom.url, "--at", "yesterday"],
+        {},
+        /--at "yesterday": expected an RFC 3339 time/,
+      ],
+      [["fleet", "--prometheus", "prom:9090"], {}, /--prometheus "prom:9090": expected an http\(s\) URL/],
+      [["fleet"], {}, /no Prometheus to read: pass --prometheus <url> or set PROMETHEUS_URL/],
+      [["fleet"], { PROMETHEUS_URL: "ftp://x" }, /PROMETHEUS_URL: expected an http\(s\) URL/],
+      [
+        ["fleet", "--prometheus", prom.url, "--match", "cluster"],
+        {},
+        /--match "cluster": expected label=value/,
+      ],
+      [
+        ["fleet", "--replay", replayFile, "--window", "1h"],
+        {},
+        /recorded with --window 30m; it cannot answer --window 1h/,
+      ],
+      [
+        ["fleet", "--replay", replayFile, "--prometheus", prom.url],
+        {},
+        /either --replay <file> or --prometheus/,
+      ],
+    ];
+    for (const [argv, env, message] of cases) {
+      const io = bufferIo(env);
+      expect(await run(argv, io), argv.join(" ")).toBe(EXIT.usage);
+      expect(io.stderr()).toMatch(message);
+    }
+  });
+
+  it("refuses a broken replay file with exit 3, naming the field", async () => {
+    const bad = join(dir, "bad.json");
+    const file = fakeReplay([DB_IDLE], { window: "30m", times: [AT] });
+    await writeFile(bad, JSON.stringify({ ...file, meta: { ...file.meta, window: "" } }));
+    const io = bufferIo();
+    expect(await run(["fleet", "--replay", bad], io)).toBe(EXIT.invalidInput);
+    expect(io.stderr()).toMatch(/bad\.json is not a valid replay file:\n\s+meta\.window: /);
+    const missing = bufferIo();
+    expect(await run(["fleet", "--replay", join(dir, "nope.gz")], missing)).toBe(EXIT.invalidInput);
+    expect(missing.stderr()).toMatch(/cannot read replay file .*nope\.gz/);
+  });
+
+  it("names the query when a replay cannot answer it", async () => {
+    const io = bufferIo();
+    expect(await run(["fleet", "--replay", replayFile, "--at", String(AT + 86_400)], io)).toBe(EXIT.failure);
+    expect(io.stderr()).toMatch(/is outside the recording .* for query: /);
+    expect(io.stderr()).toMatch(/A replay answers only what `untorn record` captured \(window 30m/);
+  });
+});

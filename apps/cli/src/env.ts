@@ -1,0 +1,26 @@
+import { z } from "zod";
+import { CliError, describeIssues, EXIT } from "./errors.js";
+
+/** A Prometheus (or Thanos / Mimir / VictoriaMetrics) base URL, http or https. */
+export const PrometheusUrl = z.url({
+  protocol: /^https?$/,
+  error: "expected an http(s) URL such as http://prometheus:9090",
+});
+
+/** The environment the CLI reads: validated here, once; process.env is read nowhere else. */
+const EnvSchema = z.object({
+  PROMETHEUS_URL: z.preprocess((v) => (v === "" ? undefined : v), PrometheusUrl.optional()),
+});
+
+export type Env = z.infer<typeof EnvSchema>;
+
+const cache = new WeakMap<NodeJS.ProcessEnv, Env>();
+
+export function loadEnv(env: NodeJS.ProcessEnv): Env {
+  const hit = cache.get(env);
+  if (hit) return hit;
+  const r = EnvSchema.safeParse(env);
+  if (!r.success) throw new CliError(`invalid environment:\n${describeIssues(r.error.issues)}`, EXIT.usage);
+  cache.set(env, r.data);
+  return r.data;
+}
