@@ -1,0 +1,365 @@
+/**
+ * Web console benchmark: a 10,000-instance fleet (synthetic replay, bench/synthetic-fleet.ts) served by
+ * the production build (`next start`).
+ *
+ * Measures, side by side in one run:
+ * - the raw replay read the console needs (decode the file, buildFleetFacts over it) and the advisor
+ *   work on top (merge, advise, rank), in this process;
+ * - the server: the first (cold) page response, then warm page responses;
+ * - headless Chromium (Debian's): time until the table is interactive (hydrated; the page sets a
+ *   performance mark), a search and a sort over 10,000 rows, long tasks while scrolling through all of
+ *   them and the rows in the DOM;
+ * - API latency under 20 concurrent clients (autocannon): p50 / p99, errors.
+ * Writes bench/results/web.json at the repository root. Run: npm run bench -w @untorn/web (after build).
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { existsSync, mkdtempSync, openSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { cpus, loadavg, tmpdir, totalmem } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { buildFleetFacts } from "@untorn/fleet/facts";
+import { decodeReplay, ReplayApi, replayFactsOptions } from "@untorn/fleet/replay";
+import autocannon from "autocannon";
+import { chromium } from "playwright-core";
+import { buildSnapshot } from "../src/server/snapshot.js";
+import { instanceName, writeSyntheticReplay } from "./synthetic-fleet.js";
+
+const SIZE = Number(process.env.UNTORN_BENCH_SIZE ?? 10_000);
+const CONNECTIONS = 20;
+const SECONDS = Number(process.env.UNTORN_BENCH_SECONDS ?? 10);
+const END = 1_795_000_000;
+const WEB = fileURLToPath(new URL("..", import.meta.url));
+const RESULTS = fileURLToPath(new URL("../../../bench/results/web.json", import.meta.url));
+const CHROMIUM = process.env.UNTORN_CHROMIUM ?? "/usr/bin/chromium";
+
+const ms = (x: number) => Math.round(x * 10) / 10;
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+};
+const log = (s: string) => process.stderr.write(`[bench] ${s}\n`);
+
+async function time<T>(fn: () => Promise<T> | T): Promise<[T, number]> {
+  const t = performance.now();
+  const r = await fn();
+  return [r, performance.now() - t];
+}
+
+async function freePort(): Promise<number> {
+  const { createServer } = await import("node:net");
+  return new Promise((resolve) => {
+    const s = createServer();
+    s.listen(0, "127.0.0.1", () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+function startServer(port: number, env: Record<string, string>, logFile: string): ChildProcess {
+  const next = join(WEB, "..", "..", "node_modules", "next", "dist", "bin", "next");
+  const out = openSync(logFile, "a");
+  return spawn(process.execPath, [next, "start", "-p", String(port), "-H", "127.0.0.1"], {
+    cwd: WEB,
+    env: {
+      PATH: process.env.PATH ?? "",
+      HOME: process.env.HOME ?? "",
+      NODE_ENV: "production",
+      NEXT_TELEMETRY_DISABLED: "1",
+      ...env,
+    },
+    stdio: ["ignore", out, out],
+  });
+}
+
+async function waitUp(url: string, child: ChildProcess, logFile: string): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null)
+      throw new Error(`next start exited:\n${readFileSync(logFile, "utf8").slice(-2000)}`);
+    try {
+      const r = await fetch(`${url}/icon.svg`);
+      await r.arrayBuffer();
+      if (r.ok) return;
+    } catch {
+      // not yet
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error(`${url} did not come up`);
+}
+
+async function get(url: string): Promise<{ ms: number; bytes: number; status: number }> {
+  const t = performance.now();
+  const r = await fetch(url);
+  const b = await r.arrayBuffer();
+  return { ms: performance.now() - t, bytes: b.byteLength, status: r.status };
+}
+
+function rssMb(pid: number): number | null {
+  try {
+    const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
+    return m ? Math.round(Number(m[1]) / 1024) : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Runs in the page: scrolls the fleet table and reports frame times, long tasks and DOM rows. */
+const SCROLL_SCRIPT = `(async () => {
+  const el = document.querySelector('[data-testid="fleet-table"]');
+  async function run(steps, position) {
+    const longTasks = [];
+    const obs = new PerformanceObserver((list) => { for (const e of list.getEntries()) longTasks.push(e.duration); });
+    obs.observe({ type: "longtask", buffered: false });
+    const frames = [];
+    let last = performance.now();
+    for (let s = 1; s <= steps; s++) {
+      el.scrollTop = position(s);
+      await new Promise((r) => requestAnimationFrame(() => r(null)));
+      const now = performance.now();
+      frames.push(now - last);
+      last = now;
+    }
+    await new Promise((r) => setTimeout(r, 200));
+    obs.disconnect();
+    frames.sort((a, b) => a - b);
+    return {
+      frameP50Ms: Math.round(frames[frames.length >> 1] * 10) / 10,
+      frameP95Ms: Math.round(frames[Math.floor(frames.length * 0.95)] * 10) / 10,
+      longTasks: longTasks.length,
+      longestTaskMs: longTasks.length ? Math.max(...longTasks) : 0,
+    };
+  }
+  el.scrollTop = 0;
+  const wheel = await run(240, (s) => s * 120);
+  const jumps = await run(100, (s) => (el.scrollHeight * s) / 100);
+  const lastRow = document.querySelector("tbody tr:last-child");
+  return { wheel, jumps, rowsInDom: document.querySelectorAll("tbody tr").length, lastRowIndex: Number(lastRow ? lastRow.dataset.rowIndex : -1) };
+})()`;
+
+async function cannon(url: string): Promise<Record<string, number>> {
+  const r = await autocannon({ url, connections: CONNECTIONS, duration: SECONDS, timeout: 60 });
+  return {
+    requests: r.requests.total,
+    requestsPerSecond: ms(r.requests.average),
+    p50Ms: r.latency.p50,
+    p90Ms: r.latency.p90,
+    p99Ms: r.latency.p99,
+    maxMs: r.latency.max,
+    errors: r.errors,
+    timeouts: r.timeouts,
+    non2xx: r.non2xx,
+    bytesPerResponse: r.requests.total ? Math.round(r.throughput.total / r.requests.total) : 0,
+  };
+}
+
+async function main(): Promise<void> {
+  if (!existsSync(join(WEB, ".next", "BUILD_ID")))
+    throw new Error("build the console first: npm run build -w @untorn/web");
+  const work = mkdtempSync(join(tmpdir(), "untorn-web-bench-"));
+  // Other work on the machine skews every number: the load average is recorded beside them.
+  const loadBefore = loadavg()[0]!;
+  let server: ChildProcess | undefined;
+  try {
+    // ---- the fleet ----
+    const file = join(work, "fleet.json.gz");
+    const [{ samples }, writeMs] = await time(() => writeSyntheticReplay(file, { size: SIZE, end: END }));
+    log(
+      `synthetic replay: ${SIZE} instances, ${samples} samples, ${statSync(file).size} bytes gz in ${ms(writeMs)} ms`,
+    );
+
+    // ---- raw replay read and advisor work, in this process ----
+    const [decoded, decodeMs] = await time(() => decodeReplay(readFileSync(file)));
+    const api = new ReplayApi(decoded);
+    const opts = replayFactsOptions(api.meta);
+    const factsRuns: number[] = [];
+    let facts = await buildFleetFacts(api, opts);
+    for (let i = 0; i < 3; i++) {
+      const [f, t] = await time(() => buildFleetFacts(api, opts));
+      facts = f;
+      factsRuns.push(t);
+    }
+    const snap = buildSnapshot({
+      fleet: facts,
+      metadata: [],
+      storeProblem: null,
+      fetchedAt: Date.now(),
+      fetchMs: 0,
+      window: opts.window,
+    });
+    log(
+      `replay: decode ${ms(decodeMs)} ms, facts ${ms(median(factsRuns))} ms (${facts.queries} queries), advise+rank ${ms(snap.adviseMs)} ms`,
+    );
+
+    // ---- the server ----
+    const port = await freePort();
+    const url = `http://127.0.0.1:${port}`;
+    const logFile = join(work, "web.log");
+    const spawnedAt = performance.now();
+    server = startServer(port, { UNTORN_REPLAY: file, UNTORN_DATA_DIR: join(work, "data") }, logFile);
+    await waitUp(url, server, logFile);
+    const upMs = performance.now() - spawnedAt;
+    const cold = await get(`${url}/`);
+    const firstPageMs = performance.now() - spawnedAt;
+    if (cold.status !== 200) throw new Error(`GET / answered ${cold.status}`);
+    const warm: number[] = [];
+    let pageBytes = 0;
+    for (let i = 0; i < 10; i++) {
+      const r = await get(`${url}/`);
+      warm.push(r.ms);
+      pageBytes = r.bytes;
+    }
+    const apiFull: number[] = [];
+    let apiBytes = 0;
+    for (let i = 0; i < 5; i++) {
+      const r = await get(`${url}/api/v1/fleet`);
+      apiFull.push(r.ms);
+      apiBytes = r.bytes;
+    }
+    log(`server: cold page ${ms(cold.ms)} ms, warm page p50 ${ms(median(warm))} ms (${pageBytes} bytes)`);
+
+    // ---- the browser ----
+    const browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      headless: true,
+      args: [
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--no-first-run",
+      ],
+    });
+    const loads: { ready: number; domContentLoaded: number; responseEnd: number }[] = [];
+    let interaction: Record<string, unknown> = {};
+    try {
+      for (let i = 0; i < 5; i++) {
+        const page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
+        await page.goto(`${url}/`, { waitUntil: "commit" });
+        await page.locator('[data-testid="fleet-table"][data-ready="true"]').waitFor({ timeout: 120_000 });
+        loads.push(
+          await page.evaluate(() => {
+            const nav = performance.getEntriesByType("navigation")[0] as PerformanceNavigationTiming;
+            const mark = performance.getEntriesByName("untorn:fleet-table-ready")[0]!;
+            return {
+              ready: mark.startTime,
+              domContentLoaded: nav.domContentLoadedEventEnd,
+              responseEnd: nav.responseEnd,
+            };
+          }),
+        );
+        if (i === 4) {
+          const target = instanceName(42, SIZE);
+          const [, searchMs] = await time(async () => {
+            await page.getByLabel("Search").fill(target);
+            await page.getByTestId("fleet-count").filter({ hasText: "Showing 1 of" }).waitFor();
+          });
+          await page.getByRole("button", { name: "Reset" }).click();
+          await page.getByTestId("fleet-count").filter({ hasNotText: "Showing" }).waitFor();
+          const firstBefore = await page.locator("tbody tr a").first().textContent();
+          const [, sortMs] = await time(async () => {
+            await page.getByRole("columnheader", { name: "Instance" }).getByRole("button").click();
+            await page.waitForFunction(
+              (before) => document.querySelector("tbody tr a")?.textContent !== before,
+              firstBefore,
+            );
+          });
+          // Wheel-like scrolling (120 px a frame) and scrollbar jumps through all rows, counting long tasks.
+          // A string: tsx would wrap functions defined inside a callback in a helper the page lacks.
+          const scroll = (await page.evaluate(SCROLL_SCRIPT)) as Record<string, unknown>;
+          interaction = { searchMs: ms(searchMs), sortMs: ms(sortMs), ...scroll };
+        }
+        await page.close();
+      }
+    } finally {
+      await browser.close();
+    }
+    log(`browser: table interactive p50 ${ms(median(loads.map((l) => l.ready)))} ms after navigation start`);
+
+    // ---- API under 20 concurrent clients ----
+    const one = instanceName(42, SIZE);
+    const api100 = await cannon(`${url}/api/v1/fleet?limit=100&sort=gain`);
+    const apiInstance = await cannon(`${url}/api/v1/instances/${one}`);
+    const apiWhole = await cannon(`${url}/api/v1/fleet`);
+    log(
+      `api: limit=100 p50 ${api100.p50Ms} p99 ${api100.p99Ms} ms; instance p50 ${apiInstance.p50Ms} p99 ${apiInstance.p99Ms} ms; whole fleet p50 ${apiWhole.p50Ms} p99 ${apiWhole.p99Ms} ms`,
+    );
+
+    const results = {
+      benchmark: "web console: fleet page and read API over a synthetic 10,000-instance replay",
+      when: new Date().toISOString(),
+      machine: {
+        cpus: cpus().length,
+        cpuModel: cpus()[0]?.model ?? "",
+        memoryGiB: Math.round(totalmem() / 2 ** 30),
+        node: process.version,
+        chromium: CHROMIUM,
+        loadAverage1mBefore: Math.round(loadBefore * 10) / 10,
+        loadAverage1mAfter: Math.round(loadavg()[0]! * 10) / 10,
+      },
+      fleet: {
+        instances: SIZE,
+        samples,
+        replayBytesGzip: statSync(file).size,
+        memberTemplates: 48,
+        writeMs: ms(writeMs),
+      },
+      rawReplay: {
+        note: "What the console needs from the source, in this process: decode the replay file once, then buildFleetFacts (the fleet page's queries answered by ReplayApi).",
+        decodeMs: ms(decodeMs),
+        buildFleetFactsMs: ms(median(factsRuns)),
+        queries: facts.queries,
+        adviseAndRankMs: ms(snap.adviseMs),
+      },
+      server: {
+        upMs: ms(upMs),
+        coldPageMs: ms(cold.ms),
+        startToFirstPageMs: ms(firstPageMs),
+        coldNote:
+          "the first fleet read (decode the replay, facts, open the store, advise 10,000 instances) starts with the server; the first page waits for it",
+        warmPageP50Ms: ms(median(warm)),
+        warmPageMaxMs: ms(Math.max(...warm)),
+        pageBytes,
+        apiWholeFleetP50Ms: ms(median(apiFull)),
+        apiWholeFleetBytes: apiBytes,
+        rssMb: server.pid ? rssMb(server.pid) : null,
+      },
+      browser: {
+        runs: loads.length,
+        tableInteractiveP50Ms: ms(median(loads.map((l) => l.ready))),
+        tableInteractiveMaxMs: ms(Math.max(...loads.map((l) => l.ready))),
+        responseEndP50Ms: ms(median(loads.map((l) => l.responseEnd))),
+        domContentLoadedP50Ms: ms(median(loads.map((l) => l.domContentLoaded))),
+        ...interaction,
+      },
+      apiUnderLoad: {
+        connections: CONNECTIONS,
+        secondsEach: SECONDS,
+        "GET /api/v1/fleet?limit=100&sort=gain": api100,
+        [`GET /api/v1/instances/${one}`]: apiInstance,
+        "GET /api/v1/fleet (all 10,000 rows)": apiWhole,
+      },
+    };
+    writeFileSync(RESULTS, `${JSON.stringify(results, null, 2)}\n`);
+    log(`wrote ${RESULTS}`);
+    const errors = [api100, apiInstance, apiWhole].reduce(
+      (n, r) => n + (r.errors ?? 0) + (r.non2xx ?? 0) + (r.timeouts ?? 0),
+      0,
+    );
+    if (errors > 0) {
+      log(`${errors} failed requests under load`);
+      process.exitCode = 1;
+    }
+  } finally {
+    if (server && server.exitCode === null) {
+      server.kill("SIGTERM");
+      await new Promise((r) => server!.once("exit", r));
+    }
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+
+await main();

@@ -1,0 +1,33 @@
+import type { NextRequest } from "next/server";
+import type { ErrorResponse } from "../../../../lib/api-schema.js";
+import { parseFleetQuery, parsePageQuery } from "../../../../lib/fleet-query.js";
+import { fleetResponseJson, unavailable } from "../../../../server/api.js";
+import { getFleetView } from "../../../../server/data.js";
+
+export const dynamic = "force-dynamic";
+
+const json = (status: number, body: unknown) =>
+  Response.json(body, { status, headers: { "cache-control": "no-store" } });
+
+/** GET /api/v1/fleet: every instance, filtered and sorted by the fleet page's parameters, paged. */
+export async function GET(req: NextRequest): Promise<Response> {
+  const paging = parsePageQuery(req.nextUrl.searchParams);
+  const parsed = parseFleetQuery(paging.rest);
+  const { query } = parsed;
+  const problems = [...paging.problems, ...parsed.problems];
+  if (problems.length > 0)
+    return json(400, {
+      error: `bad query parameters: ${problems.map((p) => `${p.param} ${p.message}`).join("; ")}`,
+      issues: problems,
+    } satisfies ErrorResponse);
+  const view = await getFleetView();
+  const body = fleetResponseJson(view, query, paging.page);
+  if (body === null) {
+    const u = unavailable(view.source, view.status);
+    return json(u.code, u.body);
+  }
+  return new Response(body, {
+    status: 200,
+    headers: { "content-type": "application/json", "cache-control": "no-store" },
+  });
+}

@@ -1,0 +1,41 @@
+import type { ErrorResponse } from "../../../../../lib/api-schema.js";
+import { lastSegment, parseInstanceId } from "../../../../../lib/instance-id.js";
+import { instanceResponse, unavailable } from "../../../../../server/api.js";
+import { getInstance } from "../../../../../server/data.js";
+
+export const dynamic = "force-dynamic";
+
+const json = (status: number, body: unknown) =>
+  Response.json(body, { status, headers: { "cache-control": "no-store" } });
+
+/** GET /api/v1/instances/{id}: one instance's facts, verdict and evidence, gate and findings. */
+export async function GET(req: Request, _ctx: { params: Promise<{ id: string }> }): Promise<Response> {
+  const segment = lastSegment(req.url);
+  const id = parseInstanceId(segment);
+  if (!id.ok)
+    return json(400, {
+      error: `bad instance id: it ${id.message}`,
+      issues: [{ param: "id", value: segment.slice(0, 60), message: id.message }],
+    } satisfies ErrorResponse);
+  const r = await getInstance(id.id);
+  switch (r.kind) {
+    case "found":
+      return json(200, instanceResponse(r.view));
+    case "not-found":
+      return json(404, {
+        error: `no instance "${id.id}" in the fleet (GET /api/v1/fleet lists them)`,
+        source: r.source,
+        status: r.status,
+      } satisfies ErrorResponse);
+    case "skipped":
+      return json(404, {
+        error: `instance "${id.id}" has no usable facts: ${r.reason}`,
+        source: r.source,
+        status: r.status,
+      } satisfies ErrorResponse);
+    default: {
+      const u = unavailable(r.source, r.status);
+      return json(u.code, u.body);
+    }
+  }
+}

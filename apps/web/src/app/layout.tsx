@@ -1,0 +1,46 @@
+import type { Metadata } from "next";
+import { Suspense } from "react";
+import { NavLinks } from "../components/nav-links.js";
+import { SourceBadge } from "../components/source-badge.js";
+import { ThemeToggle, themeScript } from "../components/theme-toggle.js";
+import "./globals.css";
+
+export const metadata: Metadata = {
+  title: { default: "Untorn", template: "%s · Untorn" },
+  description:
+    "Doublewrite buffer cost, write-bound verdicts and safe advice for MySQL, MariaDB and Percona fleets.",
+};
+
+export default function RootLayout({ children }: { children: React.ReactNode }) {
+  return (
+    <html lang="en" suppressHydrationWarning>
+      <head>
+        {/* Applies the saved theme before the first paint, so a dark choice never flashes light. */}
+        {/* biome-ignore lint/security/noDangerouslySetInnerHtml: a constant script, no user input */}
+        <script dangerouslySetInnerHTML={{ __html: themeScript }} />
+      </head>
+      <body>
+        <a className="skip-link" href="#main">
+          Skip to content
+        </a>
+        <header className="app-header">
+          <a className="brand" href="/">
+            Untorn
+          </a>
+          <nav className="app-nav" aria-label="Main">
+            <NavLinks />
+          </nav>
+          <div className="header-right">
+            <Suspense fallback={null}>
+              <SourceBadge />
+            </Suspense>
+            <ThemeToggle />
+          </div>
+        </header>
+        <main id="main" tabIndex={-1}>
+          {children}
+        </main>
+      </body>
+    </html>
+  );
+}

@@ -1,0 +1,95 @@
+import type { Metadata } from "next";
+import { Suspense } from "react";
+import { EmptyState } from "../components/empty-state.js";
+import { FleetTable } from "../components/fleet-table.js";
+import { ParamProblems } from "../components/param-problems.js";
+import { CardsSkeleton, TableSkeleton } from "../components/skeletons.js";
+import { StatusBanner } from "../components/status-banner.js";
+import { SummaryCards } from "../components/summary-cards.js";
+import { type FleetQuery, parseFleetQuery } from "../lib/fleet-query.js";
+import { num, seconds, utc } from "../lib/format.js";
+import { fleetView, tableRows } from "../server/views.js";
+
+export const dynamic = "force-dynamic";
+export const metadata: Metadata = { title: "Fleet" };
+
+type SearchParams = Promise<Record<string, string | string[] | undefined>>;
+
+export default async function FleetPage({ searchParams }: { searchParams: SearchParams }) {
+  const { query, problems } = parseFleetQuery(await searchParams);
+  return (
+    <>
+      <div className="page-head">
+        <div>
+          <h1>Fleet</h1>
+          <p className="subtle" style={{ margin: 0 }}>
+            What doublewrite costs on each instance, whether it is write-bound, and whether dropping
+            doublewrite is safe.
+          </p>
+          <Suspense fallback={null}>
+            <FleetMeta />
+          </Suspense>
+        </div>
+      </div>
+      {problems.length > 0 && <ParamProblems problems={problems} resetHref="/" />}
+      <Suspense fallback={<CardsSkeleton />}>
+        <SummarySection />
+      </Suspense>
+      <Suspense fallback={<TableSkeleton />}>
+        <TableSection query={query} />
+      </Suspense>
+    </>
+  );
+}
+
+async function FleetMeta() {
+  const v = await fleetView();
+  const s = v.snapshot;
+  if (!s) return null;
+  return (
+    <p className="subtle" style={{ margin: "0.2rem 0 0" }} data-testid="fleet-meta">
+      Window {s.window} ending {utc(s.at)} · {num(s.queries)} queries in {seconds(s.fetchMs / 1000)}
+      {v.source.kind === "recorded" ? " · recorded data" : ""}
+    </p>
+  );
+}
+
+async function SummarySection() {
+  const v = await fleetView();
+  const s = v.snapshot;
+  return (
+    <>
+      <StatusBanner
+        source={v.source}
+        status={v.status}
+        fetchedAt={s?.fetchedAt}
+        storeProblem={s?.storeProblem}
+      />
+      {s && s.rows.length > 0 && <SummaryCards summary={s.summary} stale={v.status.state === "stale"} />}
+      {(!s || s.rows.length === 0) && v.status.state !== "unavailable" && (
+        <EmptyState source={v.source} skipped={s?.skipped.length ?? 0} />
+      )}
+      {s && s.warnings.length > 0 && (
+        <details className="banner">
+          <summary>
+            {num(s.warnings.length)} data warning{s.warnings.length === 1 ? "" : "s"} (values dropped or
+            partial answers)
+          </summary>
+          <ul>
+            {s.warnings.slice(0, 50).map((w) => (
+              <li key={w}>{w}</li>
+            ))}
+          </ul>
+        </details>
+      )}
+    </>
+  );
+}
+
+async function TableSection({ query }: { query: FleetQuery }) {
+  const v = await fleetView();
+  if (v.rows.length === 0) return null;
+  const clusters = [...new Set(v.rows.map((r) => r.cluster).filter((c): c is string => c !== null))].sort();
+  if (query.cluster && !clusters.includes(query.cluster)) clusters.push(query.cluster);
+  return <FleetTable encoded={tableRows(v.rows)} initial={query} clusters={clusters} />;
+}

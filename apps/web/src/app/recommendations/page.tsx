@@ -1,0 +1,166 @@
+import type { Metadata } from "next";
+import Link from "next/link";
+import { Suspense } from "react";
+import { SeverityBadge } from "../../components/badges.js";
+import { EmptyState } from "../../components/empty-state.js";
+import { SectionSkeleton } from "../../components/skeletons.js";
+import { StatusBanner } from "../../components/status-banner.js";
+import { num, pct, pctRange } from "../../lib/format.js";
+import { gainText } from "../../lib/gain.js";
+import { instanceHref, ruleDocsHref } from "../../lib/paths.js";
+import { groupFindings, type RuleGroup } from "../../server/recommendations.js";
+import { fleetView } from "../../server/views.js";
+
+export const dynamic = "force-dynamic";
+export const metadata: Metadata = { title: "Recommendations" };
+
+const SHOWN = 25;
+/** Beyond this the page would carry thousands of rows: the fleet table is the place to browse them. */
+const MAX_LISTED = 500;
+
+export default function RecommendationsPage() {
+  return (
+    <>
+      <div className="page-head">
+        <div>
+          <h1>Recommendations</h1>
+          <p className="subtle">
+            The fleet's findings grouped by rule: what to change, where, and what it should gain.
+          </p>
+        </div>
+      </div>
+      <Suspense fallback={<SectionSkeleton label="Loading recommendations" lines={8} />}>
+        <Groups />
+      </Suspense>
+    </>
+  );
+}
+
+async function Groups() {
+  const v = await fleetView();
+  const s = v.snapshot;
+  const groups = s ? groupFindings(s.advice.values()) : [];
+  return (
+    <>
+      <StatusBanner
+        source={v.source}
+        status={v.status}
+        fetchedAt={s?.fetchedAt}
+        storeProblem={s?.storeProblem}
+      />
+      {!s || s.rows.length === 0 ? (
+        v.status.state !== "unavailable" && <EmptyState source={v.source} skipped={s?.skipped.length ?? 0} />
+      ) : groups.length === 0 ? (
+        <p className="empty">No rule fired anywhere in the fleet: nothing to change.</p>
+      ) : (
+        <>
+          <nav aria-label="Rules" className="section">
+            <table className="data">
+              <caption className="visually-hidden">Rules that fired, with the number of instances</caption>
+              <thead>
+                <tr>
+                  <th scope="col">Rule</th>
+                  <th scope="col">Severity</th>
+                  <th scope="col" className="num">
+                    Instances
+                  </th>
+                  <th scope="col" className="num">
+                    Waiting for the gate
+                  </th>
+                  <th scope="col">Write TPS gain</th>
+                </tr>
+              </thead>
+              <tbody>
+                {groups.map((g) => (
+                  <tr key={g.ruleId}>
+                    <th scope="row">
+                      <a href={`#rule-${g.ruleId}`}>{g.title}</a>
+                    </th>
+                    <td>
+                      <SeverityBadge severity={g.severity} />
+                    </td>
+                    <td className="num">{num(g.count)}</td>
+                    <td className="num">{num(g.blocked)}</td>
+                    <td>{g.throughput ? pctRange(g.throughput.low, g.throughput.high) : "–"}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </nav>
+          {groups.map((g) => (
+            <Group key={g.ruleId} group={g} />
+          ))}
+        </>
+      )}
+    </>
+  );
+}
+
+function Group({ group: g }: { group: RuleGroup }) {
+  const rows = (items: RuleGroup["instances"]) =>
+    items.map((i) => (
+      <tr key={i.instance}>
+        <th scope="row">
+          <Link href={instanceHref(i.instance)}>{i.instance}</Link>
+        </th>
+        <td>{i.cluster ?? "–"}</td>
+        <td>
+          <SeverityBadge severity={i.severity} />
+        </td>
+        <td>{i.gain ? gainText(i.gain) : "–"}</td>
+        <td>{i.blocked ? "waiting for the safety gate" : i.actionable ? "actionable" : "information"}</td>
+        <td className="num">{pct(i.confidence)}</td>
+      </tr>
+    ));
+  const head = (
+    <thead>
+      <tr>
+        <th scope="col">Instance</th>
+        <th scope="col">Cluster</th>
+        <th scope="col">Severity</th>
+        <th scope="col">Expected gain</th>
+        <th scope="col">State</th>
+        <th scope="col" className="num">
+          Confidence
+        </th>
+      </tr>
+    </thead>
+  );
+  return (
+    <section className="section" aria-labelledby={`rule-${g.ruleId}`} data-rule={g.ruleId}>
+      <h2 id={`rule-${g.ruleId}`}>
+        <SeverityBadge severity={g.severity} /> {g.title}{" "}
+        <span className="subtle">
+          ({num(g.count)} instance{g.count === 1 ? "" : "s"})
+        </span>
+      </h2>
+      <p>
+        <code>{g.ruleId}</code> · <a href={ruleDocsHref(g.docs)}>Rule documentation</a>
+        {g.blocked > 0 ? ` · ${num(g.blocked)} waiting for the safety gate` : ""}
+      </p>
+      <div className="table-scroll">
+        <table className="data" aria-label={`Instances affected by ${g.title}`}>
+          {head}
+          <tbody>{rows(g.instances.slice(0, SHOWN))}</tbody>
+        </table>
+      </div>
+      {g.instances.length > SHOWN && (
+        <details>
+          <summary>{num(g.instances.length - SHOWN)} more instances</summary>
+          <div className="table-scroll">
+            <table className="data" aria-label={`More instances affected by ${g.title}`}>
+              {head}
+              <tbody>{rows(g.instances.slice(SHOWN, MAX_LISTED))}</tbody>
+            </table>
+          </div>
+          {g.instances.length > MAX_LISTED && (
+            <p className="subtle">
+              And {num(g.instances.length - MAX_LISTED)} more: browse them in the{" "}
+              <Link href="/">fleet table</Link>.
+            </p>
+          )}
+        </details>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,62 @@
+import type { GateStatus, Severity, VerdictKind } from "../lib/fleet-row.js";
+import { pct } from "../lib/format.js";
+
+const VERDICT: Record<VerdictKind, { label: string; cls: string }> = {
+  "write-bound": { label: "Write-bound", cls: "badge-bad" },
+  likely: { label: "Likely write-bound", cls: "badge-warn" },
+  "not-write-bound": { label: "Not write-bound", cls: "badge-ok" },
+  unknown: { label: "Unknown", cls: "badge-outline" },
+};
+
+export function VerdictBadge({ verdict, confidence }: { verdict: VerdictKind; confidence?: number }) {
+  const v = VERDICT[verdict];
+  return (
+    <span className={`badge ${v.cls}`}>
+      {v.label}
+      {confidence !== undefined && <span className="subtle"> · {pct(confidence)}</span>}
+    </span>
+  );
+}
+
+export const verdictLabel = (v: VerdictKind) => VERDICT[v].label;
+
+const GATE: Record<GateStatus, { label: string; cls: string; icon: string }> = {
+  verified: { label: "Verified", cls: "badge-ok", icon: "✓" },
+  unverified: { label: "Unverified", cls: "badge-warn", icon: "?" },
+  unsafe: { label: "Unsafe", cls: "badge-bad", icon: "✕" },
+};
+
+export function GateBadge({ status }: { status: GateStatus }) {
+  const g = GATE[status];
+  return (
+    <span className={`badge ${g.cls}`}>
+      <span aria-hidden="true">{g.icon}</span>
+      {g.label}
+    </span>
+  );
+}
+
+export const gateLabel = (g: GateStatus) => GATE[g].label;
+
+const SEVERITY: Record<Severity, string> = {
+  critical: "badge-bad",
+  error: "badge-bad",
+  warning: "badge-warn",
+  notice: "badge-info",
+};
+
+export function SeverityBadge({ severity }: { severity: Severity }) {
+  return <span className={`badge ${SEVERITY[severity]}`}>{severity}</span>;
+}
+
+const DW_LABELS: Record<string, string> = {
+  on: "ON",
+  off: "OFF",
+  detect_and_recover: "DETECT_AND_RECOVER",
+  detect_only: "DETECT_ONLY",
+  fast: "fast",
+};
+
+export function doublewriteLabel(mode: string | null): string {
+  return mode === null ? "unknown" : (DW_LABELS[mode] ?? mode);
+}

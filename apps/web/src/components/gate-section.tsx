@@ -1,0 +1,85 @@
+import type { SafetyGate } from "@untorn/advisor/gate";
+import { GateBadge } from "./badges.js";
+
+const CHECK: Record<string, string> = {
+  pass: "badge-ok",
+  fail: "badge-bad",
+  unknown: "badge-outline",
+  "not-established": "badge-warn",
+  "not-applicable": "badge-outline",
+};
+
+const PATHS: Record<string, string> = {
+  "provider-managed": "Provider-managed",
+  "zfs-copy-on-write": "ZFS copy-on-write",
+  "hardware-atomic-write": "Hardware atomic write",
+};
+
+/** The safety gate: can doublewrite be turned off here, and what would prove it. */
+export function GateSection({ gate }: { gate: SafetyGate }) {
+  return (
+    <section className="section" aria-labelledby="gate-title">
+      <h2 id="gate-title">Safety gate</h2>
+      <p>
+        <GateBadge status={gate.status} />
+        {gate.path && <span className="subtle"> via {PATHS[gate.path] ?? gate.path}</span>}
+        {gate.providerManaged && <span className="badge badge-info">managed by the platform</span>}
+      </p>
+      <p data-testid="gate-summary">{gate.summary}</p>
+      {gate.blockers.length > 0 && (
+        <>
+          <h3>Why it is unsafe</h3>
+          <ul>
+            {gate.blockers.map((b) => (
+              <li key={b}>{b}</li>
+            ))}
+          </ul>
+        </>
+      )}
+      {gate.toVerify.length > 0 && (
+        <>
+          <h3>To verify</h3>
+          <ol>
+            {gate.toVerify.map((t) => (
+              <li key={t}>{t}</li>
+            ))}
+          </ol>
+        </>
+      )}
+      <details>
+        <summary>All checks ({gate.checks.length})</summary>
+        <div className="table-scroll">
+          <table className="data" aria-label="Safety gate checks">
+            <thead>
+              <tr>
+                <th scope="col">Path</th>
+                <th scope="col">Check</th>
+                <th scope="col">Status</th>
+                <th scope="col">Detail</th>
+              </tr>
+            </thead>
+            <tbody>
+              {gate.checks.map((c) => (
+                <tr key={`${c.path}-${c.id}`}>
+                  <td>{PATHS[c.path] ?? c.path}</td>
+                  <th scope="row">
+                    {c.label}
+                    {!c.blocking && <span className="subtle"> (advisory)</span>}
+                  </th>
+                  <td>
+                    <span className={`badge ${CHECK[c.status] ?? ""}`}>{c.status}</span>
+                  </td>
+                  <td>
+                    {c.detail}
+                    {c.fix && <div className="subtle">Fix: {c.fix}</div>}
+                    <div className="subtle">{c.source}</div>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      </details>
+    </section>
+  );
+}

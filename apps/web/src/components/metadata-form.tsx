@@ -1,0 +1,283 @@
+"use client";
+/**
+ * Edits what Prometheus cannot know about an instance: cluster, role, notes and declared storage and
+ * platform facts. Saved through a Server Action; the advisor uses the facts at once (e.g. declared
+ * torn-write protection can verify the safety gate).
+ */
+import { useActionState } from "react";
+import { bytes } from "../lib/format.js";
+import {
+  CLOUDS,
+  IDLE,
+  IO_UNITS,
+  MANAGED_SERVICES,
+  META_ROLES,
+  type MetadataFormState,
+  RECORDSIZES,
+  TORN_WRITE_PROVIDERS,
+  UNIT_SIZES,
+} from "../lib/metadata-form.js";
+
+export interface MetadataValues {
+  readonly cluster: string;
+  readonly role: string;
+  readonly notes: string;
+  readonly storageClass: string;
+  readonly managedService: string;
+  readonly cloud: string;
+  readonly instanceClass: string;
+  readonly rdsOptimizedWrites: string;
+  readonly tornWriteProvider: string;
+  readonly tornWriteUnitBytes: string;
+  readonly tornWriteNote: string;
+  readonly fsType: string;
+  readonly zfsRecordsizeBytes: string;
+  readonly limitsMetered: string;
+  readonly limitsIops: string;
+  readonly limitsBandwidthMiBps: string;
+  readonly limitsIoUnitBytes: string;
+}
+
+type Action = (prev: MetadataFormState, data: FormData) => Promise<MetadataFormState>;
+
+function Err({ id, state }: { id: string; state: MetadataFormState }) {
+  const e = state.fieldErrors[id];
+  return e ? (
+    <span className="field-error" id={`${id}-error`}>
+      {e}
+    </span>
+  ) : null;
+}
+
+const invalid = (id: string, state: MetadataFormState) =>
+  state.fieldErrors[id] ? { "aria-invalid": true, "aria-describedby": `${id}-error` } : {};
+
+function Text({
+  id,
+  label,
+  state,
+  values,
+  hint,
+}: {
+  id: keyof MetadataValues;
+  label: string;
+  state: MetadataFormState;
+  values: MetadataValues;
+  hint?: string;
+}) {
+  return (
+    <div className="field">
+      <label htmlFor={`meta-${id}`}>{label}</label>
+      <input
+        id={`meta-${id}`}
+        name={id}
+        type="text"
+        defaultValue={values[id]}
+        placeholder={hint}
+        {...invalid(id, state)}
+      />
+      <Err id={id} state={state} />
+    </div>
+  );
+}
+
+function Select({
+  id,
+  label,
+  options,
+  state,
+  values,
+  blank = "not set",
+}: {
+  id: keyof MetadataValues;
+  label: string;
+  options: readonly (string | readonly [string, string])[];
+  state: MetadataFormState;
+  values: MetadataValues;
+  blank?: string;
+}) {
+  return (
+    <div className="field">
+      <label htmlFor={`meta-${id}`}>{label}</label>
+      <select id={`meta-${id}`} name={id} defaultValue={values[id]} {...invalid(id, state)}>
+        <option value="">{blank}</option>
+        {options.map((o) => {
+          const [value, text] = typeof o === "string" ? [o, o] : o;
+          return (
+            <option key={value} value={value}>
+              {text}
+            </option>
+          );
+        })}
+      </select>
+      <Err id={id} state={state} />
+    </div>
+  );
+}
+
+const sized = (values: readonly string[]) => values.map((v) => [v, bytes(Number(v))] as const);
+
+export function MetadataForm({
+  instance,
+  values,
+  tokenRequired,
+  action,
+  updated,
+}: {
+  instance: string;
+  values: MetadataValues;
+  tokenRequired: boolean;
+  action: Action;
+  updated: string | null;
+}) {
+  const [state, formAction, pending] = useActionState(action, IDLE);
+  return (
+    <form action={formAction} aria-labelledby="metadata-title" noValidate>
+      <input type="hidden" name="instance" value={instance} />
+      <fieldset>
+        <legend>Identity</legend>
+        <div className="form-grid">
+          <Text id="cluster" label="Cluster" state={state} values={values} hint="e.g. orders-eu" />
+          <Select id="role" label="Role" options={META_ROLES} state={state} values={values} blank="unknown" />
+          <Text
+            id="storageClass"
+            label="Storage class"
+            state={state}
+            values={values}
+            hint="e.g. ebs-gp3, local-nvme"
+          />
+        </div>
+        <div className="field" style={{ marginTop: "0.75rem" }}>
+          <label htmlFor="meta-notes">Notes</label>
+          <textarea id="meta-notes" name="notes" defaultValue={values.notes} {...invalid("notes", state)} />
+          <Err id="notes" state={state} />
+        </div>
+      </fieldset>
+      <fieldset>
+        <legend>Platform (declared)</legend>
+        <div className="form-grid">
+          <Select
+            id="managedService"
+            label="Managed service"
+            options={MANAGED_SERVICES}
+            state={state}
+            values={values}
+          />
+          <Select id="cloud" label="Cloud" options={CLOUDS} state={state} values={values} />
+          <Text
+            id="instanceClass"
+            label="Instance class"
+            state={state}
+            values={values}
+            hint="e.g. db.r6g.2xlarge"
+          />
+          <Select
+            id="rdsOptimizedWrites"
+            label="RDS Optimized Writes"
+            options={[
+              ["auto", "on (rds.optimized_writes = AUTO)"],
+              ["off", "off (rds.optimized_writes = OFF)"],
+            ]}
+            state={state}
+            values={values}
+          />
+        </div>
+      </fieldset>
+      <fieldset>
+        <legend>Storage (declared)</legend>
+        <p className="subtle">
+          Only what no probe can see. Measured facts win; a declaration that disagrees is shown, not used.
+        </p>
+        <div className="form-grid">
+          <Select
+            id="tornWriteProvider"
+            label="Torn-write protection by"
+            options={TORN_WRITE_PROVIDERS}
+            state={state}
+            values={values}
+            blank="none declared"
+          />
+          <Select
+            id="tornWriteUnitBytes"
+            label="Atomic up to"
+            options={sized(UNIT_SIZES)}
+            state={state}
+            values={values}
+          />
+          <Text
+            id="tornWriteNote"
+            label="Verified how"
+            state={state}
+            values={values}
+            hint="e.g. nvme id-ns NTWPU, ticket"
+          />
+          <Text id="fsType" label="File system" state={state} values={values} hint="e.g. zfs" />
+          <Select
+            id="zfsRecordsizeBytes"
+            label="ZFS recordsize"
+            options={sized(RECORDSIZES)}
+            state={state}
+            values={values}
+          />
+          <Select
+            id="limitsMetered"
+            label="Provider I/O limits"
+            options={[
+              ["true", "metered volume"],
+              ["false", "local device, no limit"],
+            ]}
+            state={state}
+            values={values}
+            blank="unknown"
+          />
+          <Text id="limitsIops" label="IOPS limit" state={state} values={values} hint="e.g. 16000" />
+          <Text
+            id="limitsBandwidthMiBps"
+            label="Bandwidth limit (MiB/s)"
+            state={state}
+            values={values}
+            hint="e.g. 1000"
+          />
+          <Select
+            id="limitsIoUnitBytes"
+            label="Metered I/O unit"
+            options={sized(IO_UNITS)}
+            state={state}
+            values={values}
+          />
+        </div>
+      </fieldset>
+      {tokenRequired && (
+        <div className="field" style={{ maxWidth: 360, marginBottom: "0.75rem" }}>
+          <label htmlFor="meta-token">Admin token</label>
+          <input
+            id="meta-token"
+            name="token"
+            type="password"
+            autoComplete="current-password"
+            {...invalid("token", state)}
+          />
+          <Err id="token" state={state} />
+        </div>
+      )}
+      <div style={{ display: "flex", gap: "0.75rem", alignItems: "center", flexWrap: "wrap" }}>
+        <button type="submit" className="primary" disabled={pending}>
+          {pending ? "Saving…" : "Save metadata"}
+        </button>
+        <span
+          role="status"
+          className={state.status === "error" ? "field-error" : "subtle"}
+          data-testid="metadata-status"
+        >
+          {state.message}
+        </span>
+        {updated && state.status === "idle" && <span className="subtle">{updated}</span>}
+      </div>
+      {!tokenRequired && (
+        <p className="subtle">
+          Editing is open to anyone who can reach this console: set UNTORN_ADMIN_TOKEN to require a token.
+        </p>
+      )}
+    </form>
+  );
+}

@@ -1,0 +1,57 @@
+import { seconds, utc } from "../lib/format.js";
+import type { SourceInfo, Status } from "../server/data.js";
+
+/** Prometheus failing or slow, a stale snapshot, an unreadable store: said once, above the data. */
+export function StatusBanner({
+  source,
+  status,
+  fetchedAt,
+  storeProblem,
+}: {
+  source: SourceInfo;
+  status: Status;
+  fetchedAt?: number | null;
+  storeProblem?: string | null;
+}) {
+  const what = source.kind === "live" ? `Prometheus at ${source.url}` : "The data source";
+  return (
+    <>
+      {status.state === "stale" && (
+        <div className="banner banner-bad" role="alert">
+          <strong>{what} is failing: showing the last good data (stale).</strong>
+          {status.error}
+          {fetchedAt ? ` Data shown was read at ${utc(new Date(fetchedAt))}.` : ""}
+        </div>
+      )}
+      {status.state === "unavailable" && (
+        <div className="banner banner-bad" role="alert">
+          <strong>
+            {source.kind === "live"
+              ? `${what} is unreachable or failing.`
+              : "The recorded fleet cannot be read."}
+          </strong>
+          {status.error}
+          {source.kind === "live" && (
+            <p>
+              Check that Prometheus is up and that <code>PROMETHEUS_URL</code> points at it; this page retries
+              on every load.
+            </p>
+          )}
+        </div>
+      )}
+      {status.state === "ok" && status.slowMs !== null && (
+        <div className="banner banner-warn" role="status">
+          <strong>{what} is slow.</strong>
+          Reading the fleet took {seconds(status.slowMs / 1000)}. Large fleets read faster with the recording
+          rules loaded.
+        </div>
+      )}
+      {storeProblem && (
+        <div className="banner banner-warn" role="status">
+          <strong>Fleet metadata is unavailable: advice is computed without it.</strong>
+          {storeProblem}
+        </div>
+      )}
+    </>
+  );
+}

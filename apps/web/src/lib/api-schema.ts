@@ -1,0 +1,301 @@
+/**
+ * The read API's response shapes as zod schemas: the contract of GET /api/v1/fleet and
+ * GET /api/v1/instances/{id}. docs/schemas/api-*.schema.json are generated from them
+ * (scripts/gen-schemas.ts, `npm run gen:schemas`); api-schema.test.ts fails when a committed file is stale
+ * and checks real responses against them.
+ */
+import { instanceFactsSchema } from "@untorn/advisor/facts";
+import { z } from "zod";
+import { fleetQuerySchema, pageParamSchemas } from "./fleet-query.js";
+import { fleetRowSchema, fleetSummarySchema, GATE_PATHS, GATES, SEVERITIES, VERDICTS } from "./fleet-row.js";
+
+const iso = z.iso.datetime().describe("ISO 8601 time, UTC.");
+
+export const sourceSchema = z
+  .discriminatedUnion("kind", [
+    z
+      .object({ kind: z.literal("live"), url: z.string().describe("Prometheus base URL (no credentials).") })
+      .strict(),
+    z
+      .object({
+        kind: z.literal("recorded"),
+        file: z.string(),
+        recordedAt: z.string(),
+        recordedFrom: z.string(),
+        window: z.string(),
+        end: z.number().describe("Last recorded evaluation time, Unix seconds."),
+        note: z.string().nullable(),
+      })
+      .strict(),
+    z.object({ kind: z.literal("none"), searched: z.string().nullable(), reason: z.string() }).strict(),
+    z.object({ kind: z.literal("invalid"), file: z.string(), error: z.string() }).strict(),
+  ])
+  .describe("Where the numbers come from: live Prometheus, a recorded fleet, or nothing.");
+
+export const statusSchema = z
+  .object({
+    state: z
+      .enum(["ok", "stale", "unavailable", "no-source"])
+      .describe("stale: the source is failing and the last good snapshot is served."),
+    error: z.string().nullable(),
+    slowMs: z.number().nullable().describe("Set when reading the fleet took longer than UNTORN_SLOW_MS."),
+  })
+  .strict();
+
+export const paramProblemSchema = z
+  .object({ param: z.string(), value: z.string(), message: z.string() })
+  .strict();
+
+export const errorSchema = z
+  .object({
+    error: z.string().describe("What went wrong, in a sentence."),
+    issues: z.array(paramProblemSchema).optional().describe("One entry per bad parameter (400)."),
+    source: sourceSchema.optional(),
+    status: statusSchema.optional(),
+  })
+  .strict()
+  .meta({ title: "Untorn API error", description: "Body of every 4xx/5xx answer of /api/v1." });
+
+const timingSchema = z
+  .object({
+    fetchMs: z.number().describe("Reading the facts from Prometheus or the replay, ms."),
+    adviseMs: z.number().describe("Merging metadata, advising and ranking, ms."),
+    queries: z.number().int().describe("PromQL requests made for the snapshot (independent of fleet size)."),
+    fetchedAt: iso,
+  })
+  .strict();
+
+/** GET /api/v1/fleet's parameters: the fleet page's, plus paging. */
+export const fleetApiQuerySchema = fleetQuerySchema
+  .extend({ limit: pageParamSchemas.limit.optional(), offset: pageParamSchemas.offset.optional() })
+  .meta({
+    title: "GET /api/v1/fleet parameters",
+    description: "The fleet page's search parameters, plus paging.",
+  });
+
+export const fleetResponseSchema = z
+  .object({
+    source: sourceSchema,
+    status: statusSchema,
+    at: iso.describe("Evaluation time: the end of the window."),
+    window: z.string().describe("PromQL duration the workload statistics cover."),
+    query: fleetQuerySchema.describe("The query as applied, defaults filled in."),
+    summary: fleetSummarySchema,
+    total: z.number().int().nonnegative().describe("Instances in the fleet."),
+    count: z.number().int().nonnegative().describe("Instances matching the query."),
+    offset: z.number().int().nonnegative(),
+    limit: z.number().int().positive().nullable(),
+    instances: z
+      .array(fleetRowSchema)
+      .describe("Matching instances, sorted as asked, from offset, at most limit."),
+    skipped: z.array(z.object({ instance: z.string(), reason: z.string() }).strict()),
+    warnings: z.array(z.string()),
+    timing: timingSchema,
+  })
+  .strict()
+  .meta({
+    title: "GET /api/v1/fleet",
+    description: "Every instance with its verdict, gate and expected gain.",
+  });
+
+const unitSchema = z.string().describe("Unit: ratio, bytes/s, seconds, pages/s, ...");
+
+const evidenceSchema = z
+  .object({
+    signal: z.string(),
+    label: z.string(),
+    indicator: z.string(),
+    value: z.number().nullable(),
+    statistic: z.enum(["avg", "p95"]),
+    unit: unitSchema,
+    threshold: z.object({ partial: z.number(), strong: z.number() }).strict(),
+    state: z.enum(["strong", "partial", "clear", "missing", "not-applicable"]),
+    score: z.number(),
+    weight: z.number(),
+    why: z.string(),
+    howToGet: z.string().optional(),
+  })
+  .strict();
+
+export const verdictSchema = z
+  .object({
+    verdict: z.enum(VERDICTS),
+    score: z.number().min(0).max(1),
+    confidence: z.number().min(0).max(1),
+    evidence: z.array(evidenceSchema).describe("The evidence chain: one entry per signal."),
+    context: z.array(z.string()),
+    summary: z.string(),
+  })
+  .strict();
+
+const gateCheckSchema = z
+  .object({
+    id: z.string(),
+    path: z.enum(GATE_PATHS),
+    label: z.string(),
+    status: z.enum(["pass", "fail", "unknown", "not-established", "not-applicable"]),
+    blocking: z.boolean(),
+    detail: z.string(),
+    fix: z.string().optional(),
+    source: z.string(),
+  })
+  .strict();
+
+export const gateSchema = z
+  .object({
+    status: z.enum(GATES),
+    path: z.enum(GATE_PATHS).nullable(),
+    summary: z.string(),
+    checks: z.array(gateCheckSchema),
+    toVerify: z.array(z.string()),
+    blockers: z.array(z.string()),
+    providerManaged: z.boolean(),
+  })
+  .strict();
+
+const rangeSchema = z.object({ low: z.number(), high: z.number() }).strict();
+
+const gainSchema = z
+  .object({
+    throughput: rangeSchema,
+    writeBytesPerTxn: rangeSchema.nullable(),
+    writeOpsPerTxn: rangeSchema.nullable(),
+    fsyncsPerTxn: rangeSchema.nullable(),
+    kind: z.enum(["throughput", "efficiency", "none"]),
+    binding: z.enum(["iops-per-request", "iops-16k", "bandwidth", "device", "unknown"]),
+    share: z.number().nullable(),
+    basis: z.string(),
+    citations: z.array(z.string()),
+  })
+  .strict();
+
+const actionSchema = z
+  .object({
+    platform: z.string().describe("mysql-option-file, mariadb-runtime, aws-rds, host, ..."),
+    title: z.string(),
+    steps: z.array(z.string()),
+    snippets: z.array(z.object({ language: z.enum(["ini", "sql", "shell"]), text: z.string() }).strict()),
+    restart: z.boolean(),
+    changes: z.array(
+      z
+        .object({
+          variable: z.string(),
+          from: z.string().nullable(),
+          to: z.string(),
+          via: z.enum(["option-file", "runtime", "parameter-group", "blue-green", "console", "host"]),
+          restart: z.boolean(),
+          removesTornPageProtection: z.boolean(),
+        })
+        .strict(),
+    ),
+  })
+  .strict();
+
+export const findingSchema = z
+  .object({
+    ruleId: z.string(),
+    severity: z.enum(SEVERITIES),
+    title: z.string(),
+    summary: z.string(),
+    evidence: z.array(
+      z
+        .object({
+          label: z.string(),
+          value: z.union([z.number(), z.string()]).nullable(),
+          unit: z.string().optional(),
+        })
+        .strict(),
+    ),
+    actions: z.array(actionSchema),
+    expectedGain: gainSchema.nullable(),
+    risk: z.object({ level: z.enum(["none", "low", "medium", "high"]), text: z.string() }).strict(),
+    prerequisites: z.array(z.string()),
+    docs: z
+      .string()
+      .describe("Repository path of the rule's page; the console serves it under /docs/rules/<id>."),
+    blocked: z
+      .object({ gate: z.enum(GATES), reason: z.string(), toVerify: z.array(z.string()) })
+      .strict()
+      .nullable(),
+    confidence: z.number().min(0).max(1),
+  })
+  .strict();
+
+const indicatorSchema = z
+  .object({
+    id: z.string(),
+    label: z.string(),
+    unit: unitSchema,
+    value: z.number().nullable(),
+    peak: z.number().nullable(),
+    basis: z.string(),
+    missing: z.array(z.string()),
+    note: z.string().optional(),
+  })
+  .strict();
+
+export const metadataSchema = z
+  .object({
+    cluster: z.string().nullable(),
+    role: z.string().nullable(),
+    notes: z.string(),
+    storageClass: z.string().nullable(),
+    managedService: z.string().nullable(),
+    storageFacts: z.record(z.string(), z.unknown()).describe("Declared storage and platform facts."),
+    updatedAt: iso,
+    updatedBy: z.string(),
+  })
+  .strict();
+
+export const instanceResponseSchema = z
+  .object({
+    source: sourceSchema,
+    status: statusSchema,
+    instance: z.string(),
+    at: iso,
+    window: z.string(),
+    row: fleetRowSchema.describe("The instance's fleet table row."),
+    facts: instanceFactsSchema.describe(
+      "InstanceFacts the advisor saw: measured, with the metadata overlaid.",
+    ),
+    advice: z
+      .object({
+        verdict: verdictSchema,
+        safetyGate: gateSchema,
+        findings: z.array(findingSchema),
+        profile: z
+          .object({ indicators: z.record(z.string(), indicatorSchema), notes: z.array(z.string()) })
+          .strict(),
+      })
+      .strict(),
+    metadata: metadataSchema.nullable(),
+    declared: z.array(z.string()).describe("Fact paths set from the metadata."),
+    conflicts: z
+      .array(z.string())
+      .describe("Declared facts that disagree with measured ones (measured used)."),
+    missing: z.array(z.string()).describe("Fact paths without data in the window (unknown, not zero)."),
+    exporters: z.object({ untorn: z.boolean(), mysqldExporter: z.boolean() }).strict(),
+  })
+  .strict()
+  .meta({
+    title: "GET /api/v1/instances/{id}",
+    description: "One instance: facts, verdict with evidence, gate, findings.",
+  });
+
+export type FleetResponse = z.infer<typeof fleetResponseSchema>;
+export type InstanceResponse = z.infer<typeof instanceResponseSchema>;
+export type ErrorResponse = z.infer<typeof errorSchema>;
+
+/** The documented files: docs/schemas/<name>. */
+export const API_SCHEMAS = {
+  "api-fleet-query.schema.json": { schema: fleetApiQuerySchema, io: "input" },
+  "api-fleet.schema.json": { schema: fleetResponseSchema, io: "output" },
+  "api-instance.schema.json": { schema: instanceResponseSchema, io: "output" },
+  "api-error.schema.json": { schema: errorSchema, io: "output" },
+} as const;
+
+export function renderApiSchema(name: keyof typeof API_SCHEMAS): string {
+  const { schema, io } = API_SCHEMAS[name];
+  const json = z.toJSONSchema(schema, { target: "draft-2020-12", io, unrepresentable: "any" });
+  return `${JSON.stringify(json, null, 2)}\n`;
+}

@@ -1,0 +1,145 @@
+import { describe, expect, it } from "vitest";
+import {
+  applyFleetQuery,
+  DEFAULT_QUERY,
+  fleetQueryToParams,
+  parseFleetQuery,
+  parsePageQuery,
+} from "./fleet-query.js";
+import type { FleetRow } from "./fleet-row.js";
+
+function row(instance: string, over: Partial<FleetRow> = {}): FleetRow {
+  return {
+    rank: 1,
+    instance,
+    cluster: null,
+    role: null,
+    flavor: "mariadb",
+    version: "10.11.19-MariaDB",
+    doublewrite: "on",
+    gate: { status: "unverified", path: null, providerManaged: false, summary: "" },
+    verdict: "unknown",
+    confidence: 0.5,
+    amplification: null,
+    dblwrShare: null,
+    dblwrShareBasis: null,
+    dblwrBytesPerSecond: null,
+    gain: null,
+    benefit: 0,
+    canDropDoublewrite: false,
+    worstSeverity: null,
+    findings: 0,
+    exporters: { untorn: true, mysqldExporter: false },
+    stale: false,
+    ...over,
+  };
+}
+
+describe("parseFleetQuery", () => {
+  it("gives the defaults for no parameters", () => {
+    expect(parseFleetQuery({})).toEqual({ query: DEFAULT_QUERY, problems: [] });
+  });
+
+  it("parses every parameter and the column's default direction", () => {
+    const { query, problems } = parseFleetQuery(
+      new URLSearchParams("q=%20db-1%20&cluster=orders&flavor=mysql&verdict=likely&gate=verified&sort=share"),
+    );
+    expect(problems).toEqual([]);
+    expect(query).toEqual({
+      q: "db-1",
+      cluster: "orders",
+      flavor: "mysql",
+      verdict: "likely",
+      gate: "verified",
+      sort: "share",
+      dir: "desc",
+    });
+  });
+
+  it("reports bad, unknown and repeated parameters and keeps the good ones", () => {
+    const { query, problems } = parseFleetQuery({
+      sort: "bogus",
+      verdict: "write-bound",
+      gate: ["verified", "unsafe"],
+      verdit: "likely",
+      q: "x".repeat(201),
+    });
+    expect(query.verdict).toBe("write-bound");
+    expect(query.sort).toBe("rank");
+    expect(query.gate).toBeNull();
+    expect(query.q).toBe("");
+    const byParam = Object.fromEntries(problems.map((p) => [p.param, p.message]));
+    expect(byParam.sort).toMatch(/must be one of rank, instance/);
+    expect(byParam.gate).toBe("given more than once");
+    expect(byParam.verdit).toMatch(/unknown parameter/);
+    expect(byParam.q).toMatch(/at most 200/);
+    expect(problems.find((p) => p.param === "q")?.value.length).toBeLessThanOrEqual(60);
+  });
+
+  it("round-trips through URL parameters, leaving defaults out", () => {
+    const q = {
+      ...DEFAULT_QUERY,
+      q: "a b",
+      gate: "unsafe" as const,
+      sort: "gain" as const,
+      dir: "asc" as const,
+    };
+    const p = fleetQueryToParams(q);
+    expect(p.toString()).toBe("q=a+b&gate=unsafe&sort=gain&dir=asc");
+    expect(parseFleetQuery(p).query).toEqual(q);
+    expect(fleetQueryToParams(DEFAULT_QUERY).toString()).toBe("");
+  });
+});
+
+describe("applyFleetQuery", () => {
+  const rows = [
+    row("db-a", { rank: 1, cluster: "orders", amplification: 1, verdict: "write-bound", confidence: 0.6 }),
+    row("db-b", { rank: 2, cluster: "billing", amplification: null, verdict: "likely", flavor: "mysql" }),
+    row("db-c", { rank: 3, cluster: "orders", amplification: 0.4, verdict: "write-bound", confidence: 0.9 }),
+    row("db-10", {
+      rank: 4,
+      amplification: 0,
+      gate: { status: "verified", path: null, providerManaged: false, summary: "" },
+    }),
+  ];
+
+  it("filters by cluster, flavor, verdict, gate and text", () => {
+    const q = DEFAULT_QUERY;
+    expect(applyFleetQuery(rows, { ...q, cluster: "orders" }).map((r) => r.instance)).toEqual([
+      "db-a",
+      "db-c",
+    ]);
+    expect(applyFleetQuery(rows, { ...q, flavor: "mysql" }).map((r) => r.instance)).toEqual(["db-b"]);
+    expect(applyFleetQuery(rows, { ...q, gate: "verified" }).map((r) => r.instance)).toEqual(["db-10"]);
+    expect(applyFleetQuery(rows, { ...q, q: "BILL" }).map((r) => r.instance)).toEqual(["db-b"]);
+    expect(applyFleetQuery(rows, { ...q, q: "8.0" }).map((r) => r.instance)).toEqual([]);
+  });
+
+  it("sorts nulls last in both directions and numbers in names naturally", () => {
+    const amp = (dir: "asc" | "desc") =>
+      applyFleetQuery(rows, { ...DEFAULT_QUERY, sort: "amplification", dir }).map((r) => r.instance);
+    expect(amp("desc")).toEqual(["db-a", "db-c", "db-10", "db-b"]);
+    expect(amp("asc")).toEqual(["db-10", "db-c", "db-a", "db-b"]);
+    const named = [row("db-10"), row("db-2"), row("db-1")];
+    expect(
+      applyFleetQuery(named, { ...DEFAULT_QUERY, sort: "instance", dir: "asc" }).map((r) => r.instance),
+    ).toEqual(["db-1", "db-2", "db-10"]);
+  });
+
+  it("orders verdicts write-bound first, the more confident first within one", () => {
+    const v = applyFleetQuery(rows, { ...DEFAULT_QUERY, sort: "verdict", dir: "asc" }).map((r) => r.instance);
+    expect(v).toEqual(["db-c", "db-a", "db-b", "db-10"]);
+  });
+});
+
+describe("parsePageQuery", () => {
+  it("splits limit and offset off and validates them", () => {
+    const { page, rest, problems } = parsePageQuery(new URLSearchParams("limit=50&offset=100&sort=gain"));
+    expect(page).toEqual({ limit: 50, offset: 100 });
+    expect(rest.toString()).toBe("sort=gain");
+    expect(problems).toEqual([]);
+    const bad = parsePageQuery(new URLSearchParams("limit=0&offset=-1"));
+    expect(bad.page).toEqual({ limit: null, offset: 0 });
+    expect(bad.problems.map((p) => p.param)).toEqual(["limit", "offset"]);
+  });
+});

@@ -1,0 +1,288 @@
+/**
+ * The fleet table's state as URL search parameters (the page and GET /api/v1/fleet take the same ones):
+ * parsing with zod, one parameter at a time so a bad value is reported and dropped while the good ones
+ * still apply; serialising only what differs from the defaults; and applying the state to rows (pure,
+ * used on the server for the first render and in the browser as the user types).
+ */
+import { z } from "zod";
+import { FLAVORS, GATES, type TableRow, VERDICTS } from "./fleet-row.js";
+
+export const SORT_KEYS = [
+  "rank",
+  "instance",
+  "cluster",
+  "server",
+  "role",
+  "doublewrite",
+  "gate",
+  "verdict",
+  "confidence",
+  "amplification",
+  "share",
+  "gain",
+] as const;
+export type SortKey = (typeof SORT_KEYS)[number];
+export type SortDir = "asc" | "desc";
+
+/** Direction a column sorts in when first chosen: most interesting first. */
+export const DEFAULT_DIR: Readonly<Record<SortKey, SortDir>> = {
+  rank: "asc",
+  instance: "asc",
+  cluster: "asc",
+  server: "asc",
+  role: "asc",
+  doublewrite: "asc",
+  gate: "asc",
+  verdict: "asc",
+  confidence: "desc",
+  amplification: "desc",
+  share: "desc",
+  gain: "desc",
+};
+
+const text = (max: number) => z.string().trim().max(max, `must be at most ${max} characters`);
+
+/** One schema per parameter, so each is judged on its own. */
+export const fleetParamSchemas = {
+  q: text(200).describe("Case-insensitive text matched against instance, cluster, role and server version."),
+  cluster: text(200).min(1, "must not be empty").describe("Only instances of this cluster (exact match)."),
+  flavor: z.enum(FLAVORS),
+  verdict: z.enum(VERDICTS),
+  gate: z.enum(GATES),
+  sort: z.enum(SORT_KEYS),
+  dir: z.enum(["asc", "desc"]),
+} as const;
+
+export type FleetParam = keyof typeof fleetParamSchemas;
+export const FLEET_PARAMS = Object.keys(fleetParamSchemas) as FleetParam[];
+
+/** The whole query as one object schema (documentation: docs/schemas/api-fleet-query.schema.json). */
+export const fleetQuerySchema = z
+  .object({
+    q: fleetParamSchemas.q.optional(),
+    cluster: fleetParamSchemas.cluster.optional(),
+    flavor: fleetParamSchemas.flavor.optional(),
+    verdict: fleetParamSchemas.verdict.optional(),
+    gate: fleetParamSchemas.gate.optional(),
+    sort: fleetParamSchemas.sort.optional().describe("Column to sort by; default rank (most to gain first)."),
+    dir: fleetParamSchemas.dir.optional().describe("Sort direction; default depends on the column."),
+  })
+  .strict()
+  .meta({ title: "Fleet query", description: "Search parameters of the fleet page and GET /api/v1/fleet." });
+
+export interface FleetQuery {
+  readonly q: string;
+  readonly cluster: string | null;
+  readonly flavor: (typeof FLAVORS)[number] | null;
+  readonly verdict: (typeof VERDICTS)[number] | null;
+  readonly gate: (typeof GATES)[number] | null;
+  readonly sort: SortKey;
+  readonly dir: SortDir;
+}
+
+export const DEFAULT_QUERY: FleetQuery = {
+  q: "",
+  cluster: null,
+  flavor: null,
+  verdict: null,
+  gate: null,
+  sort: "rank",
+  dir: "asc",
+};
+
+export interface ParamProblem {
+  readonly param: string;
+  readonly value: string;
+  readonly message: string;
+}
+
+export type RawParams = URLSearchParams | Readonly<Record<string, string | readonly string[] | undefined>>;
+
+function entries(raw: RawParams): [string, string[]][] {
+  if (raw instanceof URLSearchParams) {
+    const keys = [...new Set(raw.keys())];
+    return keys.map((k) => [k, raw.getAll(k)]);
+  }
+  return Object.entries(raw)
+    .filter(([, v]) => v !== undefined)
+    .map(([k, v]) => [k, typeof v === "string" ? [v] : [...(v as readonly string[])]]);
+}
+
+const shown = (v: string) => (v.length > 60 ? `${v.slice(0, 59)}…` : v);
+
+/** Parameters only the read API takes (paging through a large fleet). */
+export const pageParamSchemas = {
+  limit: z.coerce.number().int().min(1).max(100_000).describe("At most this many instances (default: all)."),
+  offset: z.coerce.number().int().min(0).describe("Skip this many matching instances first (default 0)."),
+} as const;
+
+export interface PageQuery {
+  readonly limit: number | null;
+  readonly offset: number;
+}
+
+/** Splits `limit` and `offset` off the parameters; the rest is for parseFleetQuery. */
+export function parsePageQuery(raw: URLSearchParams): {
+  page: PageQuery;
+  rest: URLSearchParams;
+  problems: ParamProblem[];
+} {
+  const rest = new URLSearchParams(raw);
+  const problems: ParamProblem[] = [];
+  const out: { limit: number | null; offset: number } = { limit: null, offset: 0 };
+  for (const key of ["limit", "offset"] as const) {
+    const values = raw.getAll(key);
+    rest.delete(key);
+    if (values.length === 0) continue;
+    if (values.length > 1) {
+      problems.push({ param: key, value: shown(values.join(",")), message: "given more than once" });
+      continue;
+    }
+    const r = pageParamSchemas[key].safeParse(values[0]);
+    if (r.success) out[key] = r.data;
+    else
+      problems.push({
+        param: key,
+        value: shown(values[0]!),
+        message: key === "limit" ? "must be a whole number from 1 to 100000" : "must be a whole number ≥ 0",
+      });
+  }
+  return { page: out, rest, problems };
+}
+
+/**
+ * Parses search parameters. Never throws: a bad or unknown parameter becomes a problem (shown to the
+ * user or returned as a 400) and the rest of the query still applies.
+ */
+export function parseFleetQuery(raw: RawParams): { query: FleetQuery; problems: ParamProblem[] } {
+  const problems: ParamProblem[] = [];
+  const out: { -readonly [K in keyof FleetQuery]: FleetQuery[K] } = { ...DEFAULT_QUERY };
+  let dirGiven = false;
+  for (const [key, values] of entries(raw)) {
+    if (!(FLEET_PARAMS as string[]).includes(key)) {
+      problems.push({
+        param: key,
+        value: shown(values.join(",")),
+        message: `unknown parameter (known: ${FLEET_PARAMS.join(", ")})`,
+      });
+      continue;
+    }
+    const param = key as FleetParam;
+    if (values.length !== 1) {
+      problems.push({ param, value: shown(values.join(",")), message: "given more than once" });
+      continue;
+    }
+    const value = values[0]!;
+    const r = fleetParamSchemas[param].safeParse(value);
+    if (!r.success) {
+      const issue = r.error.issues[0];
+      const message =
+        issue?.code === "invalid_value"
+          ? `must be one of ${(issue.values as unknown[]).map(String).join(", ")}`
+          : (issue?.message ?? "invalid");
+      problems.push({ param, value: shown(value), message });
+      continue;
+    }
+    const v = r.data as string;
+    if (param === "q") out.q = v;
+    else if (param === "dir") {
+      out.dir = v as SortDir;
+      dirGiven = true;
+    } else if (param === "sort") out.sort = v as SortKey;
+    else (out as Record<string, unknown>)[param] = v;
+  }
+  if (!dirGiven) out.dir = DEFAULT_DIR[out.sort];
+  return { query: out, problems };
+}
+
+/** Search parameters for a query, leaving out defaults (so the plain URL is the default view). */
+export function fleetQueryToParams(q: FleetQuery): URLSearchParams {
+  const p = new URLSearchParams();
+  if (q.q) p.set("q", q.q);
+  if (q.cluster) p.set("cluster", q.cluster);
+  if (q.flavor) p.set("flavor", q.flavor);
+  if (q.verdict) p.set("verdict", q.verdict);
+  if (q.gate) p.set("gate", q.gate);
+  if (q.sort !== DEFAULT_QUERY.sort) p.set("sort", q.sort);
+  if (q.dir !== DEFAULT_DIR[q.sort]) p.set("dir", q.dir);
+  return p;
+}
+
+const VERDICT_ORDER: Readonly<Record<string, number>> = {
+  "write-bound": 0,
+  likely: 1,
+  unknown: 2,
+  "not-write-bound": 3,
+};
+const GATE_ORDER: Readonly<Record<string, number>> = { verified: 0, unverified: 1, unsafe: 2 };
+
+/** Sort value of a row; null sorts last whatever the direction. */
+function sortValue(row: TableRow, key: SortKey): string | number | null {
+  switch (key) {
+    case "rank":
+      return row.rank;
+    case "instance":
+      return row.instance;
+    case "cluster":
+      return row.cluster;
+    case "server":
+      return `${row.flavor} ${row.version}`;
+    case "role":
+      return row.role;
+    case "doublewrite":
+      return row.doublewrite;
+    case "gate":
+      return GATE_ORDER[row.gate.status] ?? null;
+    case "verdict":
+      // Within a verdict, the more confident first.
+      return (VERDICT_ORDER[row.verdict] ?? 9) * 10 + (1 - row.confidence);
+    case "confidence":
+      return row.confidence;
+    case "amplification":
+      return row.amplification;
+    case "share":
+      return row.dblwrShare;
+    case "gain":
+      return row.gain ? row.benefit : null;
+  }
+}
+
+const collator = new Intl.Collator("en", { numeric: true, sensitivity: "base" });
+
+function compare(a: string | number, b: string | number): number {
+  if (typeof a === "number" && typeof b === "number") return a - b;
+  return collator.compare(String(a), String(b));
+}
+
+export function matchesText(row: TableRow, needle: string): boolean {
+  if (!needle) return true;
+  const n = needle.toLowerCase();
+  return (
+    row.instance.toLowerCase().includes(n) ||
+    (row.cluster?.toLowerCase().includes(n) ?? false) ||
+    (row.role?.includes(n) ?? false) ||
+    `${row.flavor} ${row.version}`.toLowerCase().includes(n)
+  );
+}
+
+/** Filters and sorts rows; ties keep the ranking order, so the result is stable. */
+export function applyFleetQuery<R extends TableRow>(rows: readonly R[], q: FleetQuery): R[] {
+  const kept = rows.filter(
+    (r) =>
+      (q.cluster === null || r.cluster === q.cluster) &&
+      (q.flavor === null || r.flavor === q.flavor) &&
+      (q.verdict === null || r.verdict === q.verdict) &&
+      (q.gate === null || r.gate.status === q.gate) &&
+      matchesText(r, q.q),
+  );
+  const sign = q.dir === "asc" ? 1 : -1;
+  const keyed = kept.map((row) => ({ row, v: sortValue(row, q.sort) }));
+  keyed.sort((a, b) => {
+    if (a.v === null || b.v === null) {
+      if (a.v === b.v) return a.row.rank - b.row.rank;
+      return a.v === null ? 1 : -1;
+    }
+    return sign * compare(a.v, b.v) || a.row.rank - b.row.rank;
+  });
+  return keyed.map((k) => k.row);
+}

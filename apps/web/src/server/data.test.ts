@@ -1,0 +1,193 @@
+import fs from "node:fs";
+import net from "node:net";
+import os from "node:os";
+import path from "node:path";
+import type { PromQueryApi } from "@untorn/fleet/api";
+import { encodeReplay, ReplayApi } from "@untorn/fleet/replay";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { parseEnv } from "../env.js";
+import { type FakePrometheus, startFakePrometheus } from "../testing/fake-prometheus.js";
+import { smallReplay } from "../testing/fleet-facts.js";
+import {
+  getFleetView,
+  getInstance,
+  getInstanceCharts,
+  metadataChanged,
+  metadataStore,
+  resetCaches,
+} from "./data.js";
+
+let dir: string;
+let replayFile: string;
+let prom: FakePrometheus;
+
+/** Answers every instant query at the recording's last evaluation time, whatever time is asked. */
+function pinnedToRecording(api: ReplayApi): PromQueryApi {
+  return {
+    queryVector: (expr) => api.queryVector(expr, { time: api.meta.end }),
+    queryRange: (expr, opts) => api.queryRange(expr, opts),
+  };
+}
+
+async function closedPort(): Promise<number> {
+  const s = net.createServer();
+  await new Promise<void>((r) => s.listen(0, "127.0.0.1", r));
+  const port = (s.address() as net.AddressInfo).port;
+  await new Promise<void>((r) => s.close(() => r()));
+  return port;
+}
+
+beforeAll(async () => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), "untorn-data-"));
+  replayFile = path.join(dir, "fleet.json.gz");
+  const file = smallReplay();
+  fs.writeFileSync(replayFile, encodeReplay(file));
+  prom = await startFakePrometheus(pinnedToRecording(new ReplayApi(file)));
+});
+
+afterAll(async () => {
+  await prom.stop();
+  const store = await metadataStore(parseEnv({ UNTORN_DATA_DIR: path.join(dir, "store") })).catch(() => null);
+  await store?.close();
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+beforeEach(() => resetCaches());
+
+const env = (over: Record<string, string> = {}) =>
+  parseEnv({ UNTORN_DATA_DIR: path.join(dir, "store"), ...over });
+
+describe("getFleetView", () => {
+  it("serves a recorded fleet, labelled as recorded", async () => {
+    const v = await getFleetView(env({ UNTORN_REPLAY: replayFile }));
+    expect(v.source.kind).toBe("recorded");
+    expect(v.status).toEqual({ state: "ok", error: null, slowMs: null });
+    expect(v.rows).toHaveLength(5);
+    expect(v.snapshot?.storeProblem).toBeNull();
+  });
+
+  it("reads a live Prometheus over HTTP and caches the snapshot", async () => {
+    const e = env({ PROMETHEUS_URL: prom.url });
+    const before = prom.requests();
+    const v = await getFleetView(e);
+    expect(v.source).toEqual({ kind: "live", url: prom.url });
+    expect(v.rows).toHaveLength(5);
+    const asked = prom.requests() - before;
+    expect(asked).toBe(v.snapshot?.queries);
+    await getFleetView(e);
+    expect(prom.requests() - before).toBe(asked);
+  });
+
+  it("shares one read between concurrent requests", async () => {
+    const e = env({ PROMETHEUS_URL: prom.url });
+    const before = prom.requests();
+    const views = await Promise.all(Array.from({ length: 5 }, () => getFleetView(e)));
+    expect(new Set(views.map((v) => v.snapshot))).toHaveProperty("size", 1);
+    expect(prom.requests() - before).toBe(views[0]?.snapshot?.queries);
+  });
+
+  it("says unavailable, with Prometheus's error, when it is unreachable and nothing was read before", async () => {
+    const url = `http://127.0.0.1:${await closedPort()}`;
+    const v = await getFleetView(env({ PROMETHEUS_URL: url }));
+    expect(v.status.state).toBe("unavailable");
+    expect(v.status.error).toMatch(/unreachable/);
+    expect(v.status.error).toContain(url);
+    expect(v.snapshot).toBeNull();
+    expect(v.rows).toEqual([]);
+  });
+
+  it("serves the last good snapshot marked stale when Prometheus starts failing", async () => {
+    const fake = await startFakePrometheus(pinnedToRecording(new ReplayApi(smallReplay())));
+    const e = env({ PROMETHEUS_URL: fake.url, UNTORN_CACHE_SECONDS: "0" });
+    const good = await getFleetView(e);
+    expect(good.status.state).toBe("ok");
+    await fake.stop();
+    const v = await getFleetView(e);
+    expect(v.status.state).toBe("stale");
+    expect(v.status.error).toMatch(/unreachable/);
+    expect(v.snapshot).toBe(good.snapshot);
+    expect(v.rows).toHaveLength(5);
+    expect(v.rows.every((r) => r.stale)).toBe(true);
+  });
+
+  it("reports a slow Prometheus", async () => {
+    prom.setDelay(30);
+    try {
+      const v = await getFleetView(env({ PROMETHEUS_URL: prom.url, UNTORN_SLOW_MS: "1" }));
+      expect(v.status.state).toBe("ok");
+      expect(v.status.slowMs).toBeGreaterThanOrEqual(30);
+    } finally {
+      prom.setDelay(0);
+    }
+  });
+
+  it("says no-source without a URL, a replay or recordings", async () => {
+    const v = await getFleetView(env({ UNTORN_RECORDINGS_DIR: path.join(dir, "empty-recordings") }));
+    expect(v.status.state).toBe("no-source");
+    expect(v.source.kind).toBe("none");
+  });
+});
+
+describe("getInstance", () => {
+  it("finds an instance, says which are skipped, and which do not exist", async () => {
+    const e = env({ UNTORN_REPLAY: replayFile });
+    const found = await getInstance("db-heavy-atomic:9105", e);
+    expect(found.kind).toBe("found");
+    if (found.kind === "found") {
+      expect(found.view.advice.safetyGate.status).toBe("verified");
+      expect(found.view.row.rank).toBe(1);
+    }
+    const skipped = await getInstance("db-down:9105", e);
+    expect(skipped).toMatchObject({ kind: "skipped" });
+    expect(skipped.kind === "skipped" && skipped.reason).toMatch(/cannot reach the database/);
+    expect((await getInstance("nope:1", e)).kind).toBe("not-found");
+  });
+
+  it("applies saved metadata to the cached snapshot at once", async () => {
+    const e = env({ UNTORN_REPLAY: replayFile });
+    await getFleetView(e);
+    const store = await metadataStore(e);
+    const saved = await store.upsertInstanceMetadata({
+      instance: "db-idle:9105",
+      cluster: "analytics",
+      role: "replica",
+      actor: "test",
+    });
+    metadataChanged("db-idle:9105", saved);
+    const r = await getInstance("db-idle:9105", e);
+    expect(r.kind === "found" && r.view.row).toMatchObject({ cluster: "analytics", role: "replica" });
+    expect(r.kind === "found" && r.view.metadata?.updatedBy).toBe("test");
+    // A fresh read (new process, cache gone) gets it from the store.
+    resetCaches();
+    const again = await getFleetView(e);
+    expect(again.rows.find((x) => x.instance === "db-idle:9105")?.cluster).toBe("analytics");
+  });
+});
+
+describe("getInstanceCharts", () => {
+  it("replays the recorded chart series over the recording or a part of it", async () => {
+    const e = env({ UNTORN_REPLAY: replayFile });
+    const all = await getInstanceCharts("db-heavy-plain:9105", null, e);
+    expect(all.error).toBeNull();
+    expect(all.range?.key).toBe("all");
+    expect(all.ranges.map((r) => r.key)).toEqual(["15m", "1h", "all"]);
+    expect(all.charts?.charts.map((c) => c.id)).toEqual([
+      "write-path",
+      "fsync-latency",
+      "device-write-iops",
+      "device-utilisation",
+      "transactions",
+      "fsyncs",
+    ]);
+    const wp = all.charts?.charts[0];
+    expect(wp?.series.map((s) => s.name)).toEqual(["doublewrite pages", "data pages flushed"]);
+    expect(wp?.series[0]?.points).toHaveLength(3 * 60 + 1);
+    const hour = await getInstanceCharts("db-heavy-plain:9105", "1h", e);
+    expect(hour.charts?.charts[0]?.series[0]?.points).toHaveLength(61);
+  });
+
+  it("falls back to the longest range a recording has for a range it cannot serve", async () => {
+    const r = await getInstanceCharts("db-heavy-plain:9105", "7d", env({ UNTORN_REPLAY: replayFile }));
+    expect(r.range?.key).toBe("all");
+  });
+});

@@ -1,0 +1,126 @@
+/**
+ * A fleet snapshot: the facts read at one evaluation time, the stored metadata overlaid on them, the
+ * advisor's result per instance, the ranking, the table rows and the summary. Building one is pure
+ * given the fleet facts and the metadata (tested without Prometheus or a store); revising one instance
+ * after a metadata change re-advises that instance only.
+ */
+import type { Advice } from "@untorn/advisor/advise";
+import type { InstanceFacts } from "@untorn/advisor/facts";
+import { type FleetRanking, rankFleet } from "@untorn/advisor/fleet";
+import type { ExporterPresence, FleetFacts, SkippedInstance } from "@untorn/fleet/facts";
+import { adviseAll } from "@untorn/fleet/profile";
+import type { InstanceMetadata } from "@untorn/store/store";
+import type { FleetRow, FleetSummary } from "../lib/fleet-row.js";
+import { type MergeResult, mergeMetadata } from "./merge-metadata.js";
+import { buildRows, buildSummary } from "./rows.js";
+
+export interface Snapshot {
+  /** Evaluation time, Unix seconds. */
+  readonly at: number;
+  readonly window: string;
+  /** Wall clock when the facts were read, ms since the epoch. */
+  readonly fetchedAt: number;
+  /** Time spent reading facts from Prometheus or the replay, ms. */
+  readonly fetchMs: number;
+  /** Time spent merging metadata, advising and ranking, ms. */
+  readonly adviseMs: number;
+  readonly queries: number;
+  /** Facts as measured, before the metadata overlay. */
+  readonly measured: ReadonlyMap<string, InstanceFacts>;
+  readonly merged: ReadonlyMap<string, MergeResult>;
+  readonly advice: ReadonlyMap<string, Advice>;
+  readonly metadata: ReadonlyMap<string, InstanceMetadata>;
+  readonly missing: Readonly<Record<string, readonly string[]>>;
+  readonly exporters: Readonly<Record<string, ExporterPresence>>;
+  readonly skipped: readonly SkippedInstance[];
+  readonly warnings: readonly string[];
+  readonly ranking: FleetRanking;
+  readonly rows: readonly FleetRow[];
+  readonly summary: FleetSummary;
+  /** Why the stored metadata could not be read (the advice then lacks it), or null. */
+  readonly storeProblem: string | null;
+}
+
+export interface SnapshotInput {
+  readonly fleet: Omit<FleetFacts, "plan">;
+  readonly metadata: readonly InstanceMetadata[];
+  readonly storeProblem: string | null;
+  readonly fetchedAt: number;
+  readonly fetchMs: number;
+  readonly window: string;
+}
+
+export function buildSnapshot(input: SnapshotInput, clock: () => number = () => performance.now()): Snapshot {
+  const t0 = clock();
+  const metadata = new Map(input.metadata.map((m) => [m.instance, m]));
+  const measured = new Map(input.fleet.facts.map((f) => [f.identity.instance, f]));
+  const merged = new Map<string, MergeResult>();
+  for (const f of input.fleet.facts)
+    merged.set(f.identity.instance, mergeMetadata(f, metadata.get(f.identity.instance)));
+  const { advice, failed } = adviseAll([...merged.values()].map((m) => m.facts));
+  const adviceMap = new Map(advice.map((a) => [a.identity.instance, a]));
+  const skipped = [...input.fleet.skipped, ...failed];
+  const { ranking, rows, summary } = rank(adviceMap, merged, input.fleet.exporters, skipped.length);
+  return {
+    at: input.fleet.at,
+    window: input.window,
+    fetchedAt: input.fetchedAt,
+    fetchMs: input.fetchMs,
+    adviseMs: clock() - t0,
+    queries: input.fleet.queries,
+    measured,
+    merged,
+    advice: adviceMap,
+    metadata,
+    missing: input.fleet.missing,
+    exporters: input.fleet.exporters,
+    skipped,
+    warnings: input.fleet.warnings,
+    ranking,
+    rows,
+    summary,
+    storeProblem: input.storeProblem,
+  };
+}
+
+function rank(
+  advice: ReadonlyMap<string, Advice>,
+  merged: ReadonlyMap<string, MergeResult>,
+  exporters: Readonly<Record<string, ExporterPresence>>,
+  skipped: number,
+): { ranking: FleetRanking; rows: FleetRow[]; summary: FleetSummary } {
+  const ranking = rankFleet([...advice.values()]);
+  const facts = new Map([...merged].map(([k, m]) => [k, m.facts]));
+  const rows = buildRows({ ranking, advice, facts, exporters, stale: false });
+  return { ranking, rows, summary: buildSummary(rows, advice, ranking, skipped) };
+}
+
+/** The snapshot with one instance's metadata replaced (or removed) and that instance re-advised. */
+export function reviseSnapshot(snap: Snapshot, instance: string, meta: InstanceMetadata | null): Snapshot {
+  const facts = snap.measured.get(instance);
+  const metadata = new Map(snap.metadata);
+  if (meta) metadata.set(instance, meta);
+  else metadata.delete(instance);
+  if (!facts) return { ...snap, metadata };
+  const merged = new Map(snap.merged);
+  const m = mergeMetadata(facts, meta);
+  merged.set(instance, m);
+  const advice = new Map(snap.advice);
+  const { advice: one, failed } = adviseAll([m.facts]);
+  if (one[0]) advice.set(instance, one[0]);
+  else advice.delete(instance);
+  const skipped = [...snap.skipped.filter((s) => s.instance !== instance), ...failed];
+  return {
+    ...snap,
+    metadata,
+    merged,
+    advice,
+    skipped,
+    ...rank(advice, merged, snap.exporters, skipped.length),
+  };
+}
+
+/** The rows marked as coming from the last good snapshot. */
+export function staleRows(rows: readonly FleetRow[]): FleetRow[] {
+  return rows.map((r) => ({ ...r, stale: true }));
+}

@@ -1,0 +1,83 @@
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { encodeReplay } from "@untorn/fleet/replay";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { parseEnv } from "../env.js";
+import { smallReplay } from "../testing/fleet-facts.js";
+import { findRecordingsDir, newestReplay, resolveSource } from "./source.js";
+
+let root: string;
+
+beforeEach(() => {
+  root = fs.mkdtempSync(path.join(os.tmpdir(), "untorn-source-"));
+});
+afterEach(() => fs.rmSync(root, { recursive: true, force: true }));
+
+const write = (file: string, data: string | Buffer, mtime?: number) => {
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.writeFileSync(file, data);
+  if (mtime !== undefined) fs.utimesSync(file, mtime, mtime);
+};
+
+describe("findRecordingsDir / newestReplay", () => {
+  it("finds lab/recordings in a parent directory", () => {
+    fs.mkdirSync(path.join(root, "lab", "recordings"), { recursive: true });
+    fs.mkdirSync(path.join(root, "apps", "web"), { recursive: true });
+    expect(findRecordingsDir(path.join(root, "apps", "web"))).toBe(path.join(root, "lab", "recordings"));
+  });
+
+  it("picks the most recently modified replay file and ignores other files", () => {
+    const dir = path.join(root, "rec");
+    write(path.join(dir, "old.json.gz"), "x", 1_000);
+    write(path.join(dir, "new.json.gz"), "x", 2_000);
+    write(path.join(dir, "notes.txt"), "x", 3_000);
+    write(path.join(dir, "replay.schema.json"), "x", 3_000);
+    expect(newestReplay(dir)).toBe(path.join(dir, "new.json.gz"));
+    expect(newestReplay(path.join(root))).toBeNull();
+  });
+});
+
+describe("resolveSource", () => {
+  it("is live with PROMETHEUS_URL, whatever else is set", () => {
+    const s = resolveSource(parseEnv({ PROMETHEUS_URL: "http://prom:9090/", UNTORN_REPLAY: "/nope" }), root);
+    expect(s.info).toEqual({ kind: "live", url: "http://prom:9090" });
+    expect(s.api).not.toBeNull();
+    expect(s.factsOptions).toEqual({ window: "1h" });
+  });
+
+  it("replays the newest recording with the recording's plan", () => {
+    write(path.join(root, "lab", "recordings", "fleet.json.gz"), encodeReplay(smallReplay()));
+    const s = resolveSource(parseEnv({}), path.join(root, "apps", "web"));
+    expect(s.info.kind).toBe("recorded");
+    expect(s.replay?.window).toBe("1h");
+    expect(s.factsOptions).toMatchObject({ window: "1h", at: s.replay?.end });
+  });
+
+  it("says why there is no data", () => {
+    expect(resolveSource(parseEnv({}), root).info).toMatchObject({ kind: "none", searched: null });
+    fs.mkdirSync(path.join(root, "lab", "recordings"), { recursive: true });
+    const s = resolveSource(parseEnv({}), root);
+    expect(s.info).toMatchObject({ kind: "none", searched: path.join(root, "lab", "recordings") });
+    expect(s.info.kind === "none" && s.info.reason).toMatch(/no replay file/);
+  });
+
+  it("reports an unreadable or missing replay file instead of throwing", () => {
+    write(path.join(root, "bad.json.gz"), "not gzip, not json");
+    const bad = resolveSource(parseEnv({ UNTORN_REPLAY: "bad.json.gz" }), root);
+    expect(bad.info).toMatchObject({ kind: "invalid", file: path.join(root, "bad.json.gz") });
+    expect(bad.info.kind === "invalid" && bad.info.error).toMatch(/not JSON/);
+    const missing = resolveSource(parseEnv({ UNTORN_REPLAY: "/no/such/file.json.gz" }), root);
+    expect(missing.info).toMatchObject({ kind: "invalid", error: "file not found" });
+  });
+
+  it("reloads a replay file when it changes on disk", () => {
+    const file = path.join(root, "r.json.gz");
+    write(file, encodeReplay(smallReplay()), 1_000);
+    const a = resolveSource(parseEnv({ UNTORN_REPLAY: file }), root);
+    write(file, encodeReplay(smallReplay()), 2_000);
+    const b = resolveSource(parseEnv({ UNTORN_REPLAY: file }), root);
+    expect(a.key).not.toBe(b.key);
+    expect(a.api).not.toBe(b.api);
+  });
+});

@@ -1,0 +1,175 @@
+/**
+ * Where the fleet's metrics come from: a live Prometheus (PROMETHEUS_URL), a replay file (UNTORN_REPLAY),
+ * or the newest replay file in lab/recordings/ (found by walking up from the working directory), else
+ * nothing, which the UI turns into "how to add an exporter / record a fleet".
+ */
+import fs from "node:fs";
+import path from "node:path";
+import type { PromQueryApi } from "@untorn/fleet/api";
+import type { FleetFactsOptions } from "@untorn/fleet/facts";
+import { decodeReplay, ReplayApi, type ReplayMeta, replayFactsOptions } from "@untorn/fleet/replay";
+import { PromClient } from "@untorn/prom/client";
+import type { Env } from "../env.js";
+
+export type SourceInfo =
+  | { readonly kind: "live"; readonly url: string }
+  | {
+      readonly kind: "recorded";
+      readonly file: string;
+      readonly recordedAt: string;
+      readonly recordedFrom: string;
+      readonly window: string;
+      /** Last evaluation time, Unix seconds. */
+      readonly end: number;
+      readonly note: string | null;
+    }
+  | { readonly kind: "none"; readonly searched: string | null; readonly reason: string }
+  | { readonly kind: "invalid"; readonly file: string; readonly error: string };
+
+export interface ResolvedSource {
+  readonly info: SourceInfo;
+  /** Identity of the source for caches: changes when the URL or the replay file changes. */
+  readonly key: string;
+  readonly api: PromQueryApi | null;
+  readonly factsOptions: FleetFactsOptions | null;
+  readonly replay: ReplayMeta | null;
+}
+
+export const RECORDINGS_DIR = path.join("lab", "recordings");
+const REPLAY_FILE = /\.json(\.gz)?$/;
+
+/** The first `lab/recordings` directory at or above `from`, or null. */
+export function findRecordingsDir(from: string): string | null {
+  let dir = path.resolve(from);
+  for (;;) {
+    const candidate = path.join(dir, RECORDINGS_DIR);
+    try {
+      if (fs.statSync(candidate).isDirectory()) return candidate;
+    } catch {
+      // not here; keep walking up
+    }
+    const parent = path.dirname(dir);
+    if (parent === dir) return null;
+    dir = parent;
+  }
+}
+
+/** The most recently modified replay file (*.json.gz or *.json) in `dir`, or null. */
+export function newestReplay(dir: string): string | null {
+  let best: { file: string; mtime: number } | null = null;
+  for (const name of fs.readdirSync(dir)) {
+    if (!REPLAY_FILE.test(name) || name.endsWith(".schema.json")) continue;
+    const file = path.join(dir, name);
+    const st = fs.statSync(file);
+    if (!st.isFile()) continue;
+    if (!best || st.mtimeMs > best.mtime || (st.mtimeMs === best.mtime && file > best.file))
+      best = { file, mtime: st.mtimeMs };
+  }
+  return best?.file ?? null;
+}
+
+interface LoadedReplay {
+  readonly stamp: string;
+  readonly api: ReplayApi;
+}
+
+const replays = new Map<string, LoadedReplay>();
+
+function loadReplay(file: string): { api: ReplayApi; stamp: string } {
+  const st = fs.statSync(file);
+  const stamp = `${st.size}:${st.mtimeMs}`;
+  const cached = replays.get(file);
+  if (cached?.stamp === stamp) return cached;
+  const api = new ReplayApi(decodeReplay(fs.readFileSync(file)));
+  replays.set(file, { stamp, api });
+  return { api, stamp };
+}
+
+let client: { url: string; timeoutMs: number; api: PromClient } | null = null;
+
+function liveClient(url: string, timeoutMs: number): PromClient {
+  if (client?.url !== url || client.timeoutMs !== timeoutMs) {
+    // One client per process: it caps requests in flight so the app cannot stampede Prometheus.
+    client = {
+      url,
+      timeoutMs,
+      api: new PromClient({
+        baseUrl: url,
+        timeoutMs,
+        totalTimeoutMs: 2 * timeoutMs,
+        retries: 1,
+        maxConcurrency: 4,
+      }),
+    };
+  }
+  return client.api;
+}
+
+export function resolveSource(e: Env, cwd: string = process.cwd()): ResolvedSource {
+  if (e.PROMETHEUS_URL) {
+    const api = liveClient(e.PROMETHEUS_URL, e.UNTORN_PROM_TIMEOUT_MS);
+    return {
+      info: { kind: "live", url: api.baseUrl },
+      key: `live:${api.baseUrl}`,
+      api,
+      factsOptions: { window: e.UNTORN_WINDOW },
+      replay: null,
+    };
+  }
+  let file: string | null;
+  let searched: string | null = null;
+  if (e.UNTORN_REPLAY) file = path.resolve(cwd, e.UNTORN_REPLAY);
+  else {
+    searched = e.UNTORN_RECORDINGS_DIR ? path.resolve(cwd, e.UNTORN_RECORDINGS_DIR) : findRecordingsDir(cwd);
+    if (!searched)
+      return none(
+        null,
+        `no PROMETHEUS_URL, no UNTORN_REPLAY, and no ${RECORDINGS_DIR} directory above ${cwd}`,
+      );
+    try {
+      file = newestReplay(searched);
+    } catch (err) {
+      return none(searched, `cannot read ${searched}: ${(err as Error).message}`);
+    }
+    if (!file) return none(searched, `no replay file (*.json.gz) in ${searched}`);
+  }
+  try {
+    const { api, stamp } = loadReplay(file);
+    const m = api.meta;
+    return {
+      info: {
+        kind: "recorded",
+        file,
+        recordedAt: m.recordedAt,
+        recordedFrom: m.recordedFrom,
+        window: m.window,
+        end: m.end,
+        note: m.note ?? null,
+      },
+      key: `replay:${file}:${stamp}`,
+      api,
+      factsOptions: replayFactsOptions(m),
+      replay: m,
+    };
+  } catch (err) {
+    const error =
+      (err as NodeJS.ErrnoException).code === "ENOENT" ? "file not found" : (err as Error).message;
+    return {
+      info: { kind: "invalid", file, error },
+      key: `invalid:${file}`,
+      api: null,
+      factsOptions: null,
+      replay: null,
+    };
+  }
+}
+
+function none(searched: string | null, reason: string): ResolvedSource {
+  return {
+    info: { kind: "none", searched, reason },
+    key: `none:${searched}`,
+    api: null,
+    factsOptions: null,
+    replay: null,
+  };
+}

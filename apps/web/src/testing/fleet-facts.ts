@@ -1,0 +1,23 @@
+/** Fleet facts from fake replays, for tests of the snapshot, the merge and the read API. */
+
+import { buildFleetFacts, type FleetFacts } from "@untorn/fleet/facts";
+import { ReplayApi, type ReplayFile, replayFactsOptions } from "@untorn/fleet/replay";
+import type { FakeInstance } from "@untorn/fleet/testing/fake-api";
+import { fakeReplay } from "@untorn/fleet/testing/fake-api";
+import { SMALL_FLEET } from "./fake-fleet.js";
+
+/** Last evaluation time of the fake recordings: 2026-11-18T11:06:40Z. */
+export const END = 1_795_000_000;
+
+export function smallReplay(instances: readonly FakeInstance[] = SMALL_FLEET): ReplayFile {
+  return fakeReplay(instances, {
+    window: "1h",
+    times: [END - 300, END],
+    chart: { start: END - 3 * 3600, end: END, step: 60 },
+  });
+}
+
+export async function factsOf(instances: readonly FakeInstance[] = SMALL_FLEET): Promise<FleetFacts> {
+  const api = new ReplayApi(smallReplay(instances));
+  return buildFleetFacts(api, replayFactsOptions(api.meta));
+}
