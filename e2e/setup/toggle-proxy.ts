@@ -1,0 +1,53 @@
+/**
+ * An HTTP proxy in front of Prometheus that the tests can switch off and on (POST /__untorn/down and
+ * /__untorn/up): while down it refuses connections like a dead Prometheus, so the console's stale-data
+ * path runs against a Prometheus that was fine a moment ago.
+ */
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+
+export interface ToggleProxy {
+  readonly url: string;
+  stop(): Promise<void>;
+}
+
+export async function startToggleProxy(target: string): Promise<ToggleProxy> {
+  let down = false;
+  const server = http.createServer(async (req, res) => {
+    if (req.url === "/__untorn/down" || req.url === "/__untorn/up") {
+      down = req.url.endsWith("down");
+      res.writeHead(204).end();
+      return;
+    }
+    if (down) {
+      // Drop the connection without an answer: what a crashed Prometheus looks like to a client.
+      req.socket.destroy();
+      return;
+    }
+    const chunks: Buffer[] = [];
+    for await (const c of req) chunks.push(c as Buffer);
+    try {
+      const upstream = await fetch(`${target}${req.url}`, {
+        method: req.method,
+        headers: { "content-type": req.headers["content-type"] ?? "application/x-www-form-urlencoded" },
+        body: req.method === "GET" || req.method === "HEAD" ? undefined : Buffer.concat(chunks),
+      });
+      res.writeHead(upstream.status, {
+        "content-type": upstream.headers.get("content-type") ?? "text/plain",
+      });
+      res.end(Buffer.from(await upstream.arrayBuffer()));
+    } catch (err) {
+      res.writeHead(502).end((err as Error).message);
+    }
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}

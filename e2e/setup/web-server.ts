@@ -1,0 +1,67 @@
+/**
+ * Starts the web console's production build (`next start`) on a free port with its own environment and
+ * data directory, and stops it. The build must exist: turbo's ^build runs `next build` before this
+ * package's tests (e2e declares @untorn/web as a devDependency).
+ */
+import { existsSync } from "node:fs";
+import { mkdir } from "node:fs/promises";
+import { createRequire } from "node:module";
+import { join } from "node:path";
+import { freePort, type ManagedProcess, repoRoot, spawnManaged, waitFor } from "@untorn/testkit/process";
+
+export interface WebServer {
+  readonly name: string;
+  readonly url: string;
+  readonly dataDir: string;
+  readonly process: ManagedProcess;
+  stop(): Promise<void>;
+}
+
+export function webDir(): string {
+  return join(repoRoot(), "apps", "web");
+}
+
+/** `next start` as the package's start script runs it, on `port` (a free one by default). */
+export async function startWebServer(
+  name: string,
+  env: Record<string, string>,
+  workDir: string,
+  port?: number,
+): Promise<WebServer> {
+  const dir = webDir();
+  if (!existsSync(join(dir, ".next", "BUILD_ID")))
+    throw new Error(`${dir}/.next is missing: build the console first (npm run build -w @untorn/web)`);
+  const p = port ?? (await freePort());
+  const dataDir = join(workDir, `data-${name}`);
+  await mkdir(dataDir, { recursive: true });
+  const next = createRequire(join(dir, "package.json")).resolve("next/dist/bin/next");
+  const proc = spawnManaged(process.execPath, [next, "start", "-p", String(p), "-H", "127.0.0.1"], {
+    cwd: dir,
+    logFile: join(workDir, `web-${name}.log`),
+    env: {
+      PATH: process.env.PATH ?? "",
+      HOME: process.env.HOME ?? "",
+      NODE_ENV: "production",
+      NEXT_TELEMETRY_DISABLED: "1",
+      UNTORN_DATA_DIR: dataDir,
+      ...env,
+    },
+  });
+  const url = `http://127.0.0.1:${p}`;
+  try {
+    await waitFor(
+      `web console "${name}" on ${url}`,
+      async () => {
+        if (proc.child.exitCode !== null) throw new Error(`next start exited:\n${proc.tail()}`);
+        const res = await fetch(`${url}/icon.svg`);
+        await res.arrayBuffer();
+        return res.ok;
+      },
+      { timeoutMs: 30_000, intervalMs: 200, detail: () => proc.tail() },
+    );
+  } catch (err) {
+    await proc.stop(2000);
+    throw err;
+  }
+  return { name, url, dataDir, process: proc, stop: () => proc.stop(5000) };
+}

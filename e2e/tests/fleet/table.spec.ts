@@ -1,0 +1,112 @@
+import { expect, test } from "../../fixtures/test.js";
+
+test.describe("fleet table", () => {
+  test("lists every instance with its verdict, gate, amplification and expected gain", async ({
+    fleetPage,
+    instances,
+  }) => {
+    await fleetPage.goto();
+    await expect(fleetPage.rows()).toHaveCount(instances.length);
+    expect((await fleetPage.instanceNames()).sort()).toEqual(instances);
+    for (const col of [
+      "Server",
+      "Role",
+      "Doublewrite",
+      "Safety gate",
+      "Verdict",
+      "Amplification",
+      "DW share",
+      "Expected gain",
+    ])
+      await expect(fleetPage.columnHeader(col)).toBeVisible();
+    const on = fleetPage.row("db-on");
+    await expect(on).toContainText("MariaDB");
+    await expect(on).toContainText("ON");
+    await expect(on).toContainText("orders");
+    await expect(fleetPage.row("db-off")).toContainText("OFF");
+    await expect(fleetPage.card("Write-bound")).toBeVisible();
+    await expect(fleetPage.card("Could safely drop doublewrite")).toBeVisible();
+    await expect(fleetPage.card("Estimated write I/O saved")).toContainText("/s");
+  });
+
+  test("sorts by a column, both ways, and keeps the order in the URL", async ({
+    fleetPage,
+    page,
+    instances,
+  }) => {
+    await fleetPage.goto();
+    await fleetPage.sortBy("Instance");
+    await expect(fleetPage.columnHeader("Instance")).toHaveAttribute("aria-sort", "ascending");
+    await expect.poll(() => fleetPage.searchParams().get("sort")).toBe("instance");
+    expect(await fleetPage.instanceNames()).toEqual(instances);
+    await fleetPage.sortBy("Instance");
+    await expect(fleetPage.columnHeader("Instance")).toHaveAttribute("aria-sort", "descending");
+    await expect.poll(() => fleetPage.searchParams().get("dir")).toBe("desc");
+    expect(await fleetPage.instanceNames()).toEqual([...instances].reverse());
+    await page.reload();
+    await expect(fleetPage.columnHeader("Instance")).toHaveAttribute("aria-sort", "descending");
+    expect(await fleetPage.instanceNames()).toEqual([...instances].reverse());
+  });
+
+  test("filters by cluster, verdict and gate and searches, all in the URL", async ({ fleetPage, page }) => {
+    await fleetPage.goto();
+    await fleetPage.filter("Cluster").selectOption("orders");
+    await expect.poll(() => fleetPage.searchParams().get("cluster")).toBe("orders");
+    await expect(fleetPage.rows()).toHaveCount(2);
+    expect((await fleetPage.instanceNames()).sort()).toEqual(["db-off", "db-on"]);
+    await expect(fleetPage.count).toHaveText("Showing 2 of 3 instances");
+
+    await fleetPage.search.fill("off");
+    await expect.poll(() => fleetPage.searchParams().get("q")).toBe("off");
+    await expect(fleetPage.rows()).toHaveCount(1);
+    await page.reload();
+    await expect(fleetPage.search).toHaveValue("off");
+    await expect(fleetPage.filter("Cluster")).toHaveValue("orders");
+    expect(await fleetPage.instanceNames()).toEqual(["db-off"]);
+
+    await fleetPage.reset.click();
+    await expect(fleetPage.rows()).toHaveCount(3);
+    await expect.poll(() => page.url()).not.toContain("?");
+
+    await fleetPage.filter("Flavor").selectOption("mysql");
+    await expect(fleetPage.rows()).toHaveCount(0);
+    await expect(page.getByText("No instance matches these filters.")).toBeVisible();
+    await page.getByRole("button", { name: "Clear filters" }).click();
+    await expect(fleetPage.rows()).toHaveCount(3);
+  });
+
+  test("a filter by verdict or gate keeps only matching rows", async ({ fleetPage }) => {
+    await fleetPage.goto("verdict=not-write-bound");
+    await expect(fleetPage.filter("Verdict")).toHaveValue("not-write-bound");
+    for (const row of await fleetPage.rows().all()) await expect(row).toContainText("Not write-bound");
+    await fleetPage.goto("gate=verified");
+    for (const row of await fleetPage.rows().all()) await expect(row).toContainText("Verified");
+  });
+
+  test("fits a 1,280 px laptop screen without sideways scrolling, and a wide screen", async ({
+    fleetPage,
+    page,
+  }) => {
+    for (const width of [1280, 2560]) {
+      await page.setViewportSize({ width, height: 800 });
+      await fleetPage.goto();
+      const overflow = await page
+        .getByTestId("fleet-table")
+        .evaluate((el) => el.scrollWidth - el.clientWidth);
+      expect(overflow, `sideways overflow at ${width} px`).toBeLessThanOrEqual(0);
+      expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(width);
+    }
+  });
+
+  test("is labelled with where the numbers come from", async ({ fleetPage, page, target }) => {
+    await fleetPage.goto();
+    const meta = page.getByTestId("fleet-meta");
+    if (target === "recorded") {
+      await expect(page.getByText(/^Recorded data/)).toBeVisible();
+      await expect(meta).toContainText("recorded data");
+    } else {
+      await expect(page.getByText(/^Live ·/)).toBeVisible();
+      await expect(meta).not.toContainText("recorded data");
+    }
+  });
+});

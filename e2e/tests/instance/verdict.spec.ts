@@ -1,0 +1,100 @@
+import { GRAFANA } from "../../fixtures/targets.js";
+import { expect, test } from "../../fixtures/test.js";
+
+test.describe("instance page", () => {
+  test("shows the verdict with its evidence chain", async ({ instancePage }) => {
+    await instancePage.goto("db-on");
+    await expect(
+      instancePage.verdict.getByText(/^(Write-bound|Likely write-bound|Not write-bound|Unknown)$/),
+    ).toBeVisible();
+    await expect(instancePage.verdict.getByTestId("verdict-confidence")).toHaveText(/^\d+(\.\d)?%$/);
+    const rows = instancePage.evidence.locator("tbody tr");
+    await expect(rows).toHaveCount(9);
+    for (const signal of [
+      "Free-page waits",
+      "Device utilisation",
+      "Device write latency",
+      "Checkpoint age near capacity",
+    ])
+      await expect(instancePage.evidence.getByRole("rowheader", { name: signal })).toBeVisible();
+    // Every evidence row says whether the signal was strong, partial, clear, missing or not applicable.
+    for (const row of await rows.all()) await expect(row).toContainText(/strong|partial|clear|missing|n\/a/);
+    await expect(instancePage.verdict.getByTestId("verdict-summary")).not.toBeEmpty();
+  });
+
+  test("shows the safety gate, findings with docs links, facts and the profile", async ({
+    instancePage,
+    page,
+  }) => {
+    await instancePage.goto("db-off");
+    await expect(instancePage.gate.getByTestId("gate-summary")).not.toBeEmpty();
+    // Doublewrite OFF on storage nobody verified: the critical finding says so.
+    const critical = instancePage.finding("doublewrite-off-unverified-storage");
+    await expect(critical).toBeVisible();
+    await expect(critical.getByText("critical")).toBeVisible();
+    await critical.getByRole("link", { name: "Rule documentation" }).click();
+    await expect(page).toHaveURL(/\/docs\/rules\/doublewrite-off-unverified-storage$/);
+    await expect(page.getByRole("heading", { level: 1 })).toBeVisible();
+    await page.goBack();
+    await expect(page.getByRole("region", { name: "Configuration and storage" })).toContainText(
+      "innodb_doublewrite",
+    );
+    await expect(page.getByRole("region", { name: "Doublewrite profile" })).toContainText(
+      "Doublewrite amplification",
+    );
+  });
+
+  test("charts the write path and changes range through the URL", async ({ instancePage, page }) => {
+    await instancePage.goto("db-on");
+    for (const id of [
+      "write-path",
+      "fsync-latency",
+      "device-write-iops",
+      "device-utilisation",
+      "transactions",
+      "fsyncs",
+    ])
+      await expect(instancePage.chart(id)).toBeVisible();
+    await expect(instancePage.chart("write-path").locator("canvas")).toBeVisible();
+    await expect(instancePage.chart("transactions").locator("canvas")).toBeVisible();
+    const picker = page.getByRole("navigation", { name: "Chart range" });
+    // The shortest range: the throwaway fleet is only minutes old.
+    const first = picker.getByRole("link").first();
+    await first.click();
+    await expect(page).toHaveURL(/[?&]range=/);
+    await expect(first).toHaveAttribute("aria-current", "true");
+    await expect(instancePage.chart("write-path").locator("canvas")).toBeVisible();
+  });
+
+  test("links the Grafana instance dashboard when GRAFANA_URL is set, and says how otherwise", async ({
+    instancePage,
+    page,
+    target,
+  }) => {
+    await instancePage.goto("db-idle");
+    const link = page.getByRole("link", { name: "Open in Grafana" });
+    if (target === "recorded") {
+      // GRAFANA_URL is set for the recorded console (global setup); the range is the recording's hour.
+      const href = new URL((await link.getAttribute("href"))!);
+      expect(`${href.origin}${href.pathname}`).toBe(`${GRAFANA}/d/untorn-instance/untorn-instance`);
+      expect(href.searchParams.get("var-instance")).toBe("db-idle");
+      expect(Number(href.searchParams.get("to")) - Number(href.searchParams.get("from"))).toBe(3_600_000);
+    } else {
+      await expect(link).toHaveCount(0);
+      await expect(page.getByText("Grafana link: set GRAFANA_URL")).toBeVisible();
+    }
+  });
+
+  test("an unknown instance gets a clear message", async ({ instancePage, page }) => {
+    await page.goto(`/instances/${encodeURIComponent("no-such-db:3306")}`);
+    await expect(page.getByRole("main").getByRole("alert")).toContainText(
+      "No instance “no-such-db:3306” in the fleet",
+    );
+    // Decoded exactly once: a literal "%41" in a label stays "%41".
+    await page.goto(`/instances/${encodeURIComponent("odd%41")}`);
+    await expect(page.getByRole("main").getByRole("alert")).toContainText(
+      "No instance “odd%41” in the fleet",
+    );
+    expect(instancePage).toBeTruthy();
+  });
+});
