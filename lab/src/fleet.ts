@@ -1,0 +1,291 @@
+/**
+ * The recorded demo fleet: which throwaway MariaDB servers run, with which settings and which load.
+ * run-fleet.ts starts them; recordings.test.ts checks the committed recording against this list.
+ */
+
+/** One sysbench process against an instance. */
+export interface LoadSpec {
+  readonly test: "oltp_write_only" | "oltp_read_only";
+  readonly threads: 1 | 2;
+  /** Transactions/s cap (sysbench --rate); 0 = as fast as the server allows. */
+  readonly rate: number;
+}
+
+/** An emulated IOPS-limited volume (DOMAIN.md 11). */
+export interface ThrottleSpec {
+  readonly writeIops: number;
+  /**
+   * Largest request the loop device takes (max_sectors_kb): 16 charges every InnoDB page as one I/O, 256
+   * counts a request up to 256 KiB as one, like AWS EBS SSD volumes (DOMAIN.md 11).
+   */
+  readonly meterKiB: 16 | 256;
+}
+
+export interface InstanceSpec {
+  /** Prometheus `instance` label. */
+  readonly name: string;
+  /** Prometheus `cluster` label. */
+  readonly cluster: string;
+  readonly doublewrite: boolean;
+  readonly bufferPoolSize: "8M" | "16M" | "256M";
+  readonly flushLogAtTrxCommit: 1 | 2;
+  readonly performanceSchema: boolean;
+  /** null: an uncapped volume of its own (or the host's disk when volumes cannot be emulated). */
+  readonly throttle: ThrottleSpec | null;
+  /** Empty: idle. */
+  readonly loads: readonly LoadSpec[];
+  /** Also scraped by prometheus-mysqld-exporter under the same instance label. */
+  readonly mysqldExporter: boolean;
+  /** What the instance stands for in the demo. */
+  readonly role: string;
+}
+
+/**
+ * sysbench tables on every instance: 4 x 25k rows is about 26 MiB of data and indexes, 1.6x to 3x the
+ * small buffer pools (so pages are flushed and read back) and a tenth of the large one.
+ */
+export const TABLES = { tables: 4, tableSize: 25_000 } as const;
+
+/** Uncapped volumes take requests up to the loop device's max_hw_sectors_kb (1280 on Linux 6.x). */
+export const UNCAPPED_METER_KIB = 1024;
+
+const write = (threads: 1 | 2, rate: number): LoadSpec => ({ test: "oltp_write_only", threads, rate });
+const read = (threads: 1 | 2, rate: number): LoadSpec => ({ test: "oltp_read_only", threads, rate });
+
+/** 300 IOPS is "a few hundred": DOMAIN.md 11 measured the doublewrite cost at 500. */
+const IOPS = 300;
+
+export const FLEET: readonly InstanceSpec[] = [
+  {
+    name: "db-dw-on-small-bp-1",
+    cluster: "orders",
+    doublewrite: true,
+    bufferPoolSize: "8M",
+    flushLogAtTrxCommit: 1,
+    performanceSchema: true,
+    throttle: null,
+    loads: [write(2, 20)],
+    mysqldExporter: true,
+    role: "write-loaded, data 3x the buffer pool, durable commits",
+  },
+  {
+    name: "db-dw-on-small-bp-2",
+    cluster: "orders",
+    doublewrite: true,
+    bufferPoolSize: "16M",
+    flushLogAtTrxCommit: 2,
+    performanceSchema: true,
+    throttle: null,
+    loads: [write(2, 40)],
+    mysqldExporter: false,
+    role: "the busiest unthrottled writer",
+  },
+  {
+    name: "db-dw-off-small-bp-1",
+    cluster: "orders",
+    doublewrite: false,
+    bufferPoolSize: "8M",
+    flushLogAtTrxCommit: 1,
+    performanceSchema: true,
+    throttle: null,
+    loads: [write(2, 20)],
+    mysqldExporter: false,
+    role: "doublewrite-ON twin of db-dw-on-small-bp-1 with doublewrite OFF",
+  },
+  {
+    name: "db-dw-off-small-bp-2",
+    cluster: "orders",
+    doublewrite: false,
+    bufferPoolSize: "16M",
+    flushLogAtTrxCommit: 2,
+    performanceSchema: true,
+    throttle: null,
+    loads: [write(2, 40)],
+    mysqldExporter: false,
+    role: "db-dw-on-small-bp-2 with doublewrite OFF",
+  },
+  {
+    name: "db-dw-on-large-bp-1",
+    cluster: "catalog",
+    doublewrite: true,
+    bufferPoolSize: "256M",
+    flushLogAtTrxCommit: 1,
+    performanceSchema: true,
+    throttle: null,
+    loads: [write(1, 20)],
+    mysqldExporter: false,
+    role: "data fits in the buffer pool: few page flushes",
+  },
+  {
+    name: "db-dw-on-large-bp-2",
+    cluster: "catalog",
+    doublewrite: true,
+    bufferPoolSize: "256M",
+    flushLogAtTrxCommit: 2,
+    performanceSchema: false,
+    throttle: null,
+    loads: [write(1, 10)],
+    mysqldExporter: false,
+    role: "performance_schema off: no file-class facts",
+  },
+  {
+    name: "db-dw-off-large-bp-1",
+    cluster: "catalog",
+    doublewrite: false,
+    bufferPoolSize: "256M",
+    flushLogAtTrxCommit: 2,
+    performanceSchema: true,
+    throttle: null,
+    loads: [write(1, 20)],
+    mysqldExporter: true,
+    role: "doublewrite OFF on an unverified volume, also scraped by mysqld_exporter",
+  },
+  {
+    name: "db-read-mostly-small-bp-1",
+    cluster: "reporting",
+    doublewrite: true,
+    bufferPoolSize: "16M",
+    flushLogAtTrxCommit: 2,
+    performanceSchema: true,
+    throttle: null,
+    loads: [read(2, 20), write(1, 1)],
+    mysqldExporter: false,
+    role: "read-mostly: reads miss the buffer pool, a trickle of writes",
+  },
+  {
+    name: "db-read-mostly-large-bp-1",
+    cluster: "reporting",
+    doublewrite: true,
+    bufferPoolSize: "256M",
+    flushLogAtTrxCommit: 1,
+    performanceSchema: true,
+    throttle: null,
+    loads: [read(1, 20)],
+    mysqldExporter: false,
+    role: "read-only, everything cached",
+  },
+  {
+    name: "db-idle-dw-on-1",
+    cluster: "staging",
+    doublewrite: true,
+    bufferPoolSize: "16M",
+    flushLogAtTrxCommit: 1,
+    performanceSchema: true,
+    throttle: null,
+    loads: [],
+    mysqldExporter: false,
+    role: "idle",
+  },
+  {
+    name: "db-idle-dw-off-1",
+    cluster: "staging",
+    doublewrite: false,
+    bufferPoolSize: "8M",
+    flushLogAtTrxCommit: 2,
+    performanceSchema: false,
+    throttle: null,
+    loads: [],
+    mysqldExporter: false,
+    role: "idle, doublewrite OFF, performance_schema off",
+  },
+  {
+    name: "db-light-dw-on-small-bp-1",
+    cluster: "staging",
+    doublewrite: true,
+    bufferPoolSize: "8M",
+    flushLogAtTrxCommit: 2,
+    performanceSchema: true,
+    throttle: null,
+    loads: [write(1, 3)],
+    mysqldExporter: false,
+    role: "light writes",
+  },
+  {
+    name: "db-dw-on-iops300-16k",
+    cluster: "ebs-sim",
+    doublewrite: true,
+    bufferPoolSize: "8M",
+    flushLogAtTrxCommit: 2,
+    performanceSchema: true,
+    throttle: { writeIops: IOPS, meterKiB: 16 },
+    loads: [write(2, 0)],
+    mysqldExporter: false,
+    role: "IOPS-bound, every 16 KiB metered: doublewrite pays one I/O per page",
+  },
+  {
+    name: "db-dw-off-iops300-16k",
+    cluster: "ebs-sim",
+    doublewrite: false,
+    bufferPoolSize: "8M",
+    flushLogAtTrxCommit: 2,
+    performanceSchema: true,
+    throttle: { writeIops: IOPS, meterKiB: 16 },
+    loads: [write(2, 0)],
+    mysqldExporter: false,
+    role: "db-dw-on-iops300-16k with doublewrite OFF",
+  },
+  {
+    name: "db-dw-on-iops300-256k",
+    cluster: "ebs-sim",
+    doublewrite: true,
+    bufferPoolSize: "8M",
+    flushLogAtTrxCommit: 2,
+    performanceSchema: true,
+    throttle: { writeIops: IOPS, meterKiB: 256 },
+    loads: [write(2, 0)],
+    mysqldExporter: false,
+    role: "IOPS-bound, requests up to 256 KiB count as one (EBS-like)",
+  },
+  {
+    name: "db-dw-off-iops300-256k",
+    cluster: "ebs-sim",
+    doublewrite: false,
+    bufferPoolSize: "8M",
+    flushLogAtTrxCommit: 2,
+    performanceSchema: true,
+    throttle: { writeIops: IOPS, meterKiB: 256 },
+    loads: [write(2, 0)],
+    mysqldExporter: false,
+    role: "db-dw-on-iops300-256k with doublewrite OFF",
+  },
+];
+
+/** Writes at least one transaction a second on average: the instances expected to flush pages. */
+export function writeLoaded(spec: InstanceSpec): boolean {
+  return spec.loads.some((l) => l.test === "oltp_write_only" && (l.rate === 0 || l.rate >= 5));
+}
+
+/** The `sysbench ... run` arguments besides the connection. */
+export function sysbenchArgs(load: LoadSpec, seconds: number): string[] {
+  return [
+    load.test,
+    `--tables=${TABLES.tables}`,
+    `--table-size=${TABLES.tableSize}`,
+    // Uniform access over more rows than the buffer pool holds: most updates dirty a page not yet dirty.
+    "--rand-type=uniform",
+    `--threads=${load.threads}`,
+    `--rate=${load.rate}`,
+    `--time=${seconds}`,
+    "--percentile=95",
+  ];
+}
+
+/** One line per instance for logs and the README table. */
+export function describeSpec(s: InstanceSpec): string {
+  const load = s.loads.length
+    ? s.loads
+        .map((l) => `${l.test} ${l.threads}t ${l.rate === 0 ? "unlimited" : `${l.rate} tps`}`)
+        .join(" + ")
+    : "idle";
+  const vol = s.throttle
+    ? `${s.throttle.writeIops} write IOPS, ${s.throttle.meterKiB} KiB metering`
+    : "uncapped";
+  return [
+    `doublewrite ${s.doublewrite ? "ON" : "OFF"}`,
+    `bp ${s.bufferPoolSize}`,
+    `flush_log_at_trx_commit=${s.flushLogAtTrxCommit}`,
+    `performance_schema ${s.performanceSchema ? "ON" : "OFF"}`,
+    vol,
+    load,
+  ].join(", ");
+}

@@ -1,0 +1,108 @@
+// The committed recording (what the web app serves with no PROMETHEUS_URL): it must validate, hold the
+// fleet of fleet.ts over the recorded span, and profile into the verdicts the fleet was designed for.
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { profileFleet } from "@untorn/fleet/profile";
+import { decodeReplay, ReplayApi, replayFactsOptions } from "@untorn/fleet/replay";
+import { describe, expect, it } from "vitest";
+import { checkFleet, TOP } from "./expectations.js";
+import { FLEET } from "./fleet.js";
+
+const DIR = fileURLToPath(new URL("../recordings", import.meta.url));
+// The web app's pattern (apps/web/src/server/source.ts): *.json.gz or *.json, not *.schema.json.
+const files = readdirSync(DIR).filter((n) => /\.json(\.gz)?$/.test(n) && !n.endsWith(".schema.json"));
+
+describe("lab/recordings", () => {
+  it("holds exactly one replay file, gzip compressed and a few MB at most", () => {
+    // One file: the web app serves the newest by mtime, which a git checkout does not preserve.
+    expect(files).toHaveLength(1);
+    expect(files[0]).toMatch(/\.json\.gz$/);
+    const bytes = readFileSync(join(DIR, files[0]!));
+    expect(bytes.length).toBeLessThan(4 << 20);
+    expect([bytes[0], bytes[1]]).toEqual([0x1f, 0x8b]);
+  });
+});
+
+describe.each(files)("%s", (name) => {
+  const file = decodeReplay(readFileSync(join(DIR, name)));
+  const m = file.meta;
+  const recorded = new Set(m.instances);
+  const specs = FLEET.filter((s) => recorded.has(s.name));
+
+  it("validates and says it is recorded", () => {
+    expect(file.format).toBe("untorn-replay");
+    expect(file.recorded).toBe(true);
+    expect(m.recordedFrom).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    expect(m.note).toMatch(/MariaDB .* servers .* sysbench/);
+  });
+
+  it("holds at least 12 instances, all of them from the lab fleet", () => {
+    expect(m.instances.length).toBeGreaterThanOrEqual(12);
+    expect(m.instances.filter((i) => !FLEET.some((s) => s.name === i))).toEqual([]);
+    // Only the IOPS-limited instances may be missing (a machine that cannot emulate the volumes).
+    expect(FLEET.filter((s) => !s.throttle && !recorded.has(s.name)).map((s) => s.name)).toEqual([]);
+  });
+
+  it("spans 15 minutes of 15-minute windows, with chart series over the span", () => {
+    expect(m.window).toBe("15m");
+    expect(m.spanSeconds).toBe(900);
+    expect(m.end - m.start).toBe(900);
+    expect(m.everySeconds).toBe(300);
+    expect(m.charts).toMatchObject({ start: m.start, end: m.end });
+    const times = new Set(file.instant.flatMap((e) => e.answers.map((a) => a.time)));
+    expect([...times].sort()).toEqual([m.start, m.start + 300, m.start + 600, m.end]);
+    // Every instance has chart points across the whole span (first and last 2 min included).
+    const charted = new Map<string, number[]>();
+    for (const r of file.range)
+      if (!r.derived)
+        for (const s of r.data) {
+          const ts = s.points.map(([t]) => t);
+          const i = s.labels.instance;
+          if (i && ts.length) charted.set(i, [...(charted.get(i) ?? []), Math.min(...ts), Math.max(...ts)]);
+        }
+    for (const i of m.instances) {
+      const ts = charted.get(i) ?? [];
+      expect(Math.min(...ts), i).toBeLessThanOrEqual(m.start + 120);
+      expect(Math.max(...ts), i).toBeGreaterThanOrEqual(m.end - 120);
+    }
+  });
+
+  let profiled: ReturnType<typeof profileFleet> | undefined;
+  const profile = () => {
+    profiled ??= profileFleet(new ReplayApi(file), replayFactsOptions(m));
+    return profiled;
+  };
+
+  it("profiles into the verdicts the fleet was designed for", async () => {
+    const p = await profile();
+    expect(p.skipped).toEqual([]);
+    expect(p.rows.map((r) => r.instance).sort()).toEqual([...m.instances].sort());
+    expect(checkFleet(p, specs)).toEqual([]);
+
+    const verdict = new Map(p.rows.map((r) => [r.instance, r.verdict]));
+    for (const s of specs.filter((x) => x.loads.length === 0))
+      expect(verdict.get(s.name)).toBe("not-write-bound");
+    // checkFleet also wants a loaded doublewrite-ON instance with a positive score among the first 3.
+    const top = p.rows.slice(0, TOP).filter((r) => r.score > 0);
+    expect(top.length).toBeGreaterThan(0);
+    // Both verdict kinds are present: the fleet has write-bound candidates and members that are not.
+    const kinds = new Set(verdict.values());
+    expect(kinds.has("not-write-bound")).toBe(true);
+    expect(kinds.has("write-bound") || kinds.has("likely")).toBe(true);
+  });
+
+  it("is checked by expectations that can fail", async () => {
+    const p = await profile();
+    const idle = specs.find((s) => s.loads.length === 0)!;
+    const idleWriteBound = {
+      ...p,
+      rows: p.rows.map((r) => (r.instance === idle.name ? { ...r, verdict: "write-bound" as const } : r)),
+    };
+    expect(checkFleet(idleWriteBound, specs)).toContain(`${idle.name}: idle but the verdict is write-bound`);
+    const nothingToGain = { ...p, rows: p.rows.map((r) => ({ ...r, score: 0 })) };
+    expect(checkFleet(nothingToGain, specs).at(-1)).toMatch(/^no write-loaded doublewrite-ON instance/);
+    const offNotAtRisk = { ...p, ranking: { ...p.ranking, atRisk: [] } };
+    expect(checkFleet(offNotAtRisk, specs)).toContain("db-idle-dw-off-1: doublewrite OFF but not at risk");
+  });
+});
