@@ -80,7 +80,8 @@ describe("doublewrite ON vs OFF under sysbench oltp_write_only", () => {
     const [on0, off0] = await Promise.all([scrape(on), scrape(off)]);
     await runSysbench(targetOf(on.db), { ...LOAD, threads: 4, time: 3 });
     await runSysbench(targetOf(off.db), { ...LOAD, threads: 4, time: 3 });
-    const [on1, off1] = await Promise.all([scrape(on), scrape(off)]);
+    // Quiet scrapes: the page cleaner has finished, so status and performance_schema agree.
+    const [on1, off1] = await Promise.all([quietScrape(on), quietScrape(off)]);
     const delta = (a: string, b: string, name: string) => mustValue(b, name) - mustValue(a, name);
 
     expect(mustValue(on1, "untorn_mysql_up")).toBe(1);
@@ -96,11 +97,14 @@ describe("doublewrite ON vs OFF under sysbench oltp_write_only", () => {
     expect(mustValue(off1, "untorn_innodb_doublewrite_enabled")).toBe(0);
     expect(mustValue(off1, "untorn_innodb_doublewrite_mode", { mode: "off" })).toBe(1);
 
-    // Doublewrite shares ibdata1 on MariaDB: it shows in the system tablespace class (DOMAIN.md 2.1).
+    // Doublewrite shares ibdata1 on MariaDB: it shows in the system tablespace class (DOMAIN.md 2.1),
+    // at least one write per batch on top of the undo and system pages both servers write there. (A
+    // comparison with the OFF server's count is no test: its own undo writes follow its own throughput.)
     const sysWrites = (t: string) =>
       mustValue(t, "untorn_perf_schema_file_writes_total", { class: "system_tablespace" });
-    expect(sysWrites(on1) - sysWrites(on0)).toBeGreaterThan(5);
-    expect(sysWrites(off1) - sysWrites(off0)).toBeLessThan(sysWrites(on1) - sysWrites(on0));
+    expect(sysWrites(on1) - sysWrites(on0)).toBeGreaterThanOrEqual(
+      delta(on0, on1, "untorn_innodb_dblwr_writes_total"),
+    );
     expect(
       sampleValue(on1, "untorn_perf_schema_file_writes_total", { class: "doublewrite" }),
     ).toBeUndefined();
