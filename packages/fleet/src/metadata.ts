@@ -1,7 +1,8 @@
 /**
- * Overlays the fleet metadata a user stored (cluster, role, declared storage and platform facts) on the
- * facts read from Prometheus, before advise(). The rules:
- * - identity (cluster, role) comes from the store: Prometheus does not know it.
+ * Fleet metadata a user declares (cluster, role, storage and platform facts no probe can see), kept in the
+ * web app's store or given to the CLI as a file (`--metadata`, docs/schemas/metadata.schema.json), and
+ * its overlay on the facts read from Prometheus, before advise(). The rules:
+ * - identity (cluster, role) comes from the declaration: Prometheus does not know it.
  * - a fact the exporter measured wins over a declared one; a conflict is reported, never silently
  *   resolved in favour of the declaration (a declared "zfs" must not verify the safety gate of an ext4
  *   datadir);
@@ -9,7 +10,38 @@
  *   Optimized Writes); declared torn-write protection is marked `source: "declared"`.
  */
 import { type InstanceFacts, instanceFactsSchema } from "@untorn/advisor/facts";
-import type { InstanceMetadata } from "@untorn/store/store";
+import type { ManagedService, Role } from "@untorn/store/schema";
+import { type StorageFacts, upsertInstanceMetadataInput } from "@untorn/store/validation";
+import { z } from "zod";
+
+/** What one instance's declaration holds: a stored metadata row, or one entry of a metadata file. */
+export interface DeclaredMetadata {
+  readonly cluster?: string | null;
+  readonly role?: Role | null;
+  readonly storageClass?: string | null;
+  readonly storageFacts?: StorageFacts | null;
+  readonly managedService?: ManagedService | null;
+}
+
+/** One instance in a metadata file: the store's metadata input without the instance and the actor. */
+export const declaredMetadataSchema = upsertInstanceMetadataInput.omit({ instance: true, actor: true });
+
+/**
+ * A metadata file: declarations by Prometheus `instance` label. The same fields, limits and checks as the
+ * web app's metadata form, so a file and the store accept the same declarations.
+ */
+export const metadataFileSchema = z
+  .object({
+    $schema: z.string().optional().describe("Ignored; lets editors find this schema."),
+    instances: z
+      .record(
+        z.string().trim().min(1, "an instance label must not be empty").max(512),
+        declaredMetadataSchema,
+      )
+      .describe("Declarations keyed by the Prometheus instance label."),
+  })
+  .strict();
+export type MetadataFile = z.infer<typeof metadataFileSchema>;
 
 export interface MergeResult {
   readonly facts: InstanceFacts;
@@ -19,7 +51,7 @@ export interface MergeResult {
   readonly conflicts: readonly string[];
 }
 
-type Meta = Pick<InstanceMetadata, "cluster" | "role" | "storageClass" | "storageFacts" | "managedService">;
+type Meta = DeclaredMetadata;
 
 type Obj = Record<string, unknown>;
 

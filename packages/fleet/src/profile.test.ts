@@ -49,3 +49,51 @@ describe("profileInstance", () => {
     expect(p.missing).toContain("config.doublewritePages");
   });
 });
+
+describe("declared metadata", () => {
+  const declared = new Map([
+    [
+      DB_ON_LOADED.instance,
+      {
+        cluster: "orders",
+        role: "replica" as const,
+        storageFacts: { limits: { writeIops: 3000, ioUnitBytes: 16384 }, fsType: "zfs" },
+      },
+    ],
+    ["db-gone:9105", { cluster: "orders" }],
+  ]);
+
+  it("fills what no probe sees, keeps the measured facts on conflict and names unknown instances", async () => {
+    const p = await profileFleet(api(), { window: "1h" }, declared);
+    const on = p.facts.find((f) => f.identity.instance === DB_ON_LOADED.instance)!;
+    expect(on.identity.cluster).toBe("orders");
+    expect(on.storage?.limits).toMatchObject({ writeIops: 3000, ioUnitBytes: 16384 });
+    // The exporter measured ext4: a declared zfs must not replace it (it would verify the gate).
+    expect(on.storage?.fsType).toBe("ext4");
+    expect(p.declared[DB_ON_LOADED.instance]).toEqual(
+      expect.arrayContaining(["identity.cluster", "storage.limits.writeIops"]),
+    );
+    expect(p.warnings).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/^db-on:9105: storage\.fsType: declared zfs, measured ext4/),
+        "metadata for db-gone:9105: no such instance in the data",
+      ]),
+    );
+    expect(p.rows.find((r) => r.instance === DB_ON_LOADED.instance)!.cluster).toBe("orders");
+  });
+
+  it("makes the volume limit a signal of the verdict", async () => {
+    const plain = await profileInstance(api(), DB_ON_LOADED.instance, { window: "1h" });
+    const limited = await profileInstance(
+      api(),
+      DB_ON_LOADED.instance,
+      { window: "1h" },
+      { storageFacts: { limits: { writeIops: 1, ioUnitBytes: 16384 } } },
+    );
+    const iops = (p: typeof plain) => p.advice!.verdict.evidence.find((e) => e.signal === "iops-limit")!;
+    expect(iops(plain).state).toBe("missing");
+    expect(iops(limited).state).toBe("strong");
+    expect(limited.declared).toEqual(["storage.limits.writeIops", "storage.limits.ioUnitBytes"]);
+    expect(limited.advice!.verdict.verdict).toBe("write-bound");
+  });
+});

@@ -14,6 +14,38 @@ import {
   instanceFacts,
   type SkippedInstance,
 } from "./facts.js";
+import { type DeclaredMetadata, mergeMetadata } from "./metadata.js";
+
+/** Declarations by instance label (a metadata file, or the web app's store). */
+export type MetadataByInstance = ReadonlyMap<string, DeclaredMetadata>;
+
+export interface Declarations {
+  /** Fact paths each instance took from its declaration. */
+  readonly declared: Readonly<Record<string, readonly string[]>>;
+  /** Conflicts between declared and measured facts (the measured ones are used), and unknown instances. */
+  readonly warnings: readonly string[];
+}
+
+/** Overlays each instance's declaration on its facts; a declaration for an instance not found is reported. */
+export function applyMetadata(
+  facts: readonly InstanceFacts[],
+  metadata: MetadataByInstance | undefined,
+  found: ReadonlySet<string> = new Set(facts.map((f) => f.identity.instance)),
+): { facts: InstanceFacts[] } & Declarations {
+  if (!metadata || metadata.size === 0) return { facts: [...facts], declared: {}, warnings: [] };
+  const declared: Record<string, readonly string[]> = {};
+  const warnings: string[] = [];
+  const out = facts.map((f) => {
+    const instance = f.identity.instance;
+    const m = mergeMetadata(f, metadata.get(instance));
+    if (m.declared.length) declared[instance] = m.declared;
+    for (const c of m.conflicts) warnings.push(`${instance}: ${c}`);
+    return m.facts;
+  });
+  for (const instance of metadata.keys())
+    if (!found.has(instance)) warnings.push(`metadata for ${instance}: no such instance in the data`);
+  return { facts: out, declared, warnings };
+}
 
 export interface FleetRow extends FleetItem {
   /** Doublewrite pages ÷ data pages flushed (≈1 with doublewrite on, 0 off); null when unknown. */
@@ -29,6 +61,8 @@ export interface FleetRow extends FleetItem {
 }
 
 export interface FleetProfile extends FleetFacts {
+  /** Fact paths each instance took from the declared metadata. */
+  readonly declared: Declarations["declared"];
   readonly advice: readonly Advice[];
   readonly ranking: FleetRanking;
   /** ranking.items with the table's extra columns, in rank order. */
@@ -76,15 +110,40 @@ export function profileFacts(facts: readonly InstanceFacts[]): {
   return { advice, ranking, rows: fleetRows(ranking, advice), failed };
 }
 
-/** Facts, advice and ranking for the whole fleet: a constant number of PromQL requests. */
-export async function profileFleet(api: PromQueryApi, opts: FleetFactsOptions): Promise<FleetProfile> {
+/**
+ * Facts, advice and ranking for the whole fleet: a constant number of PromQL requests. Declared metadata,
+ * when given, is overlaid on the measured facts first (metadata.ts says which side wins).
+ */
+export async function profileFleet(
+  api: PromQueryApi,
+  opts: FleetFactsOptions,
+  metadata?: MetadataByInstance,
+): Promise<FleetProfile> {
   const fleet = await buildFleetFacts(api, opts);
-  const { advice, ranking, rows, failed } = profileFacts(fleet.facts);
-  return { ...fleet, skipped: [...fleet.skipped, ...failed], advice, ranking, rows };
+  const found = new Set([
+    ...fleet.facts.map((f) => f.identity.instance),
+    ...fleet.skipped.map((s) => s.instance),
+  ]);
+  const m = applyMetadata(fleet.facts, metadata, found);
+  const { advice, ranking, rows, failed } = profileFacts(m.facts);
+  return {
+    ...fleet,
+    facts: m.facts,
+    declared: m.declared,
+    warnings: [...fleet.warnings, ...m.warnings],
+    skipped: [...fleet.skipped, ...failed],
+    advice,
+    ranking,
+    rows,
+  };
 }
 
 export interface InstanceProfile {
   readonly facts: InstanceFacts | null;
+  /** Fact paths taken from the declared metadata. */
+  readonly declared: readonly string[];
+  /** Conflicts between declared and measured facts (the measured ones are used). */
+  readonly conflicts: readonly string[];
   readonly advice: Advice | null;
   readonly missing: readonly string[];
   readonly skipped: SkippedInstance | null;
@@ -96,13 +155,18 @@ export async function profileInstance(
   api: PromQueryApi,
   instance: string,
   opts: FleetFactsOptions,
+  metadata?: DeclaredMetadata | null,
 ): Promise<InstanceProfile> {
   const r = await instanceFacts(api, instance, opts);
   const skipped = r.skipped.find((s) => s.instance === instance) ?? null;
-  if (!r.instance) return { facts: null, advice: null, missing: [], skipped, fleet: r };
-  const { advice, failed } = adviseAll([r.instance]);
+  if (!r.instance)
+    return { facts: null, declared: [], conflicts: [], advice: null, missing: [], skipped, fleet: r };
+  const m = mergeMetadata(r.instance, metadata);
+  const { advice, failed } = adviseAll([m.facts]);
   return {
-    facts: r.instance,
+    facts: m.facts,
+    declared: m.declared,
+    conflicts: m.conflicts,
     advice: advice[0] ?? null,
     missing: r.missing[instance] ?? [],
     skipped: failed[0] ?? null,

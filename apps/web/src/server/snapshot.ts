@@ -8,10 +8,10 @@ import type { Advice } from "@untorn/advisor/advise";
 import type { InstanceFacts } from "@untorn/advisor/facts";
 import { type FleetRanking, rankFleet } from "@untorn/advisor/fleet";
 import type { ExporterPresence, FleetFacts, SkippedInstance } from "@untorn/fleet/facts";
+import { type MergeResult, mergeMetadata } from "@untorn/fleet/metadata";
 import { adviseAll } from "@untorn/fleet/profile";
 import type { InstanceMetadata } from "@untorn/store/store";
 import type { FleetRow, FleetSummary } from "../lib/fleet-row.js";
-import { type MergeResult, mergeMetadata } from "./merge-metadata.js";
 import { buildRows, buildSummary } from "./rows.js";
 
 export interface Snapshot {
