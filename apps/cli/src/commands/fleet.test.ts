@@ -162,3 +162,59 @@ describe("untorn fleet", () => {
     expect(io.stderr()).toMatch(/A replay answers only what `untorn record` captured \(window 30m/);
   });
 });
+
+describe("untorn fleet --metadata", () => {
+  const write = async (name: string, body: unknown) => {
+    const f = join(dir, name);
+    await writeFile(f, typeof body === "string" ? body : JSON.stringify(body));
+    return f;
+  };
+
+  it("overlays the declared cluster, role and volume limits, and warns about unknown instances", async () => {
+    const f = await write("meta.json", {
+      instances: {
+        "db-idle:9105": { cluster: "orders", role: "replica" },
+        "db-on:9105": { storageFacts: { limits: { writeIops: 50, ioUnitBytes: 16384 } } },
+        "db-gone:9105": { cluster: "orders" },
+      },
+    });
+    const io = bufferIo();
+    expect(await run(["fleet", "--replay", replayFile, "--metadata", f, "--json"], io), io.stderr()).toBe(
+      EXIT.ok,
+    );
+    const j = JSON.parse(io.stdout());
+    const idle = j.rows.find((r: { instance: string }) => r.instance === "db-idle:9105");
+    expect(idle).toMatchObject({ cluster: "orders", role: "replica" });
+    expect(j.declared["db-on:9105"]).toEqual(["storage.limits.writeIops", "storage.limits.ioUnitBytes"]);
+    expect(j.warnings).toContain("metadata for db-gone:9105: no such instance in the data");
+
+    const one = bufferIo();
+    expect(await run(["instance", "db-on:9105", "--replay", replayFile, "--metadata", f], one)).toBe(EXIT.ok);
+    expect(one.stdout()).toMatch(/^\s*strong\s+IOPS near the volume limit/m);
+    expect(one.stdout()).toMatch(/Declared \(--metadata\): storage\.limits\.writeIops/);
+  });
+
+  it.each([
+    ["not JSON", "{ instances: ", /meta-bad\.json is not valid JSON/],
+    [
+      "a bad value",
+      { instances: { "db-on:9105": { storageFacts: { limits: { writeIops: -1 } } } } },
+      /is not a valid metadata:\n\s+instances\.db-on:9105\.storageFacts\.limits\.writeIops: /,
+    ],
+    ["an unknown field", { instances: { "db-on:9105": { rack: "r1" } } }, /rack/],
+    ["no instances", {}, /instances: /],
+  ])("rejects %s, naming the problem, before reading any data", async (_what, body, re) => {
+    const f = await write("meta-bad.json", body);
+    const io = bufferIo();
+    expect(await run(["fleet", "--replay", replayFile, "--metadata", f], io)).toBe(EXIT.invalidInput);
+    expect(io.stderr()).toMatch(re);
+    expect(io.stdout()).toBe("");
+  });
+
+  it("names a file that cannot be read", async () => {
+    const io = bufferIo();
+    const missing = join(dir, "nope.json");
+    expect(await run(["fleet", "--replay", replayFile, "--metadata", missing], io)).toBe(EXIT.invalidInput);
+    expect(io.stderr()).toContain(`cannot read metadata file ${missing}`);
+  });
+});

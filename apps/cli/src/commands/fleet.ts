@@ -2,6 +2,7 @@ import { profileFleet } from "@untorn/fleet/profile";
 import type { Command } from "commander";
 import { CliError, EXIT } from "../errors.js";
 import type { Io } from "../io.js";
+import { metadataOption, readMetadata } from "../metadata.js";
 import { Progress } from "../progress.js";
 import { fleetNotes, fleetTable } from "../render.js";
 import { explain, openSource, type SourceFlags, sourceLine, sourceOptions } from "../source.js";
@@ -16,25 +17,35 @@ export const HOW_TO_ADD_EXPORTER = [
 
 /** `untorn fleet`: every instance ranked by expected benefit × confidence. */
 export function registerFleet(program: Command, io: Io): void {
-  sourceOptions(
-    program
-      .command("fleet")
-      .description(
-        "Rank every instance by expected benefit × confidence: verdict, amplification, gate, top finding.",
-      ),
+  metadataOption(
+    sourceOptions(
+      program
+        .command("fleet")
+        .description(
+          "Rank every instance by expected benefit × confidence: verdict, amplification, gate, top finding.",
+        ),
+    ),
   )
     .option("--json", "print JSON instead of the table")
-    .action(async (flags: SourceFlags & { json?: boolean }, cmd: Command) => {
-      const all = { ...cmd.optsWithGlobals(), ...flags } as SourceFlags & { json?: boolean };
+    .action(async (flags: SourceFlags & { json?: boolean; metadata?: string }, cmd: Command) => {
+      const all = { ...cmd.optsWithGlobals(), ...flags } as SourceFlags & {
+        json?: boolean;
+        metadata?: string;
+      };
+      const metadata = await readMetadata(all.metadata);
       const source = await openSource(all, io);
       const progress = new Progress(io, Boolean(all.json) && !io.isTty);
       let profile: Awaited<ReturnType<typeof profileFleet>>;
       try {
         progress.step("querying Prometheus");
-        profile = await profileFleet(source.api, {
-          ...source.facts,
-          onProgress: (done, total) => progress.step(`querying Prometheus: ${done}/${total} queries`),
-        });
+        profile = await profileFleet(
+          source.api,
+          {
+            ...source.facts,
+            onProgress: (done, total) => progress.step(`querying Prometheus: ${done}/${total} queries`),
+          },
+          metadata,
+        );
       } catch (err) {
         throw explain(err, source);
       } finally {
@@ -63,6 +74,7 @@ export function registerFleet(program: Command, io: Io): void {
               skipped: profile.skipped,
               missing: profile.missing,
               exporters: profile.exporters,
+              declared: profile.declared,
               warnings: profile.warnings,
             },
             null,
