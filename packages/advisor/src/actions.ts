@@ -2,7 +2,8 @@
  * Exact steps per platform for the changes the rules recommend. Version rules (DOMAIN.md 1.4, 2.2, 8.1, 8.3):
  * - MySQL/Percona: innodb_doublewrite is read-only before 8.0.30; from 8.0.30 SET GLOBAL moves only
  *   between ON / DETECT_AND_RECOVER / DETECT_ONLY, never to or from OFF, and SET PERSIST is refused.
- * - MariaDB: read-only before 11.0.6; from 11.0.6 SET GLOBAL innodb_doublewrite is dynamic.
+ * - MariaDB: read-only before 11.0.6; dynamic from 11.0.6 in the 11.0 series and from 11.6; for 11.1-11.5
+ *   minors it is not established, so the steps read it off information_schema.SYSTEM_VARIABLES.
  * - RDS: Optimized Writes via Blue/Green; never set innodb_doublewrite by hand.
  */
 import type { Capabilities } from "./capabilities.js";
@@ -67,12 +68,32 @@ export function doublewriteActions(
         },
       ];
     }
+    const check = caps.runtimeOffUnknown
+      ? [
+          "Which 11.1-11.5 releases made innodb_doublewrite dynamic is not established: if the query below prints READ_ONLY = NO (VARIABLE_TYPE ENUM), SET GLOBAL innodb_doublewrite works without the restart; keep the option-file line either way.",
+        ]
+      : [];
     return [
       {
         platform: "mariadb-option-file",
-        title: `innodb_doublewrite=${to} in my.cnf and restart (read-only before MariaDB 11.0.6)`,
-        steps: [`Set innodb_doublewrite = ${to} under [mysqld] or [mariadb].`, RESTART_STEP, ROLL_OUT],
-        snippets: [ini],
+        title: caps.runtimeOffUnknown
+          ? `innodb_doublewrite=${to} in my.cnf and restart (check first whether this release has it dynamic)`
+          : `innodb_doublewrite=${to} in my.cnf and restart (read-only before MariaDB 11.0.6)`,
+        steps: [
+          `Set innodb_doublewrite = ${to} under [mysqld] or [mariadb].`,
+          ...check,
+          RESTART_STEP,
+          ROLL_OUT,
+        ],
+        snippets: caps.runtimeOffUnknown
+          ? [
+              ini,
+              {
+                language: "sql",
+                text: "SELECT VARIABLE_TYPE, READ_ONLY, ENUM_VALUE_LIST FROM information_schema.SYSTEM_VARIABLES\n  WHERE VARIABLE_NAME = 'innodb_doublewrite';",
+              },
+            ]
+          : [ini],
         restart: true,
         changes: [change("innodb_doublewrite", from, to, "option-file", true)],
       },

@@ -1,6 +1,13 @@
 import { describe, expect, it } from "vitest";
-import { type Capabilities, capabilitiesOf, compareVersions, parseVersion } from "./capabilities.js";
+import {
+  type Capabilities,
+  capabilitiesFor,
+  capabilitiesOf,
+  compareVersions,
+  parseVersion,
+} from "./capabilities.js";
 import type { Flavor } from "./facts.js";
+import { facts, mariadb114, virtio } from "./fixtures/build.js";
 
 const caps = (flavor: Flavor, version: string): Capabilities => {
   const v = parseVersion(version);
@@ -45,7 +52,8 @@ describe("version matrix (DOMAIN.md 0)", () => {
     ["mariadb", "10.6.16", "system-tablespace", false, false, false, null, false],
     ["mariadb", "11.0.5", "system-tablespace", false, false, false, null, false],
     ["mariadb", "11.0.6", "system-tablespace", false, true, false, null, false],
-    ["mariadb", "11.4.3", "system-tablespace", false, true, false, null, false],
+    ["mariadb", "11.4.3", "system-tablespace", false, false, false, null, false],
+    ["mariadb", "11.8.3", "system-tablespace", false, true, false, null, false],
   ] as const)("%s %s", (flavor, version, location, detectOnly, runtimeOff, pagesVar, pages, instrument) => {
     const c = caps(flavor, version);
     expect(c.doublewriteLocation).toBe(location);
@@ -58,6 +66,24 @@ describe("version matrix (DOMAIN.md 0)", () => {
     expect(c.defaultDoublewritePages).toBe(pages);
     expect(c.dblwrFileInstrument).toBe(instrument);
   });
+
+  it.each([
+    ["11.0.5", false, false],
+    ["11.0.6", true, false],
+    ["11.1.6", false, true],
+    ["11.2.4", false, true],
+    ["11.4.5", false, true],
+    ["11.5.2", false, true],
+    ["11.6.2", true, false],
+    ["12.0.1", true, false],
+  ] as const)(
+    "MariaDB %s: dynamic innodb_doublewrite %s, not established %s (DOMAIN.md 2.2)",
+    (v, yes, unknown) => {
+      const c = caps("mariadb", v);
+      expect(c.runtimeOff).toBe(yes);
+      expect(c.runtimeOffUnknown).toBe(unknown);
+    },
+  );
 
   it.each([
     ["10.5.6", false],
@@ -100,5 +126,18 @@ describe("version matrix (DOMAIN.md 0)", () => {
     expect(caps("mariadb", "10.5.0").checkpointAgeStatus).toBe(true);
     expect(caps("mysql", "8.0.29").checkpointAgeStatus).toBe(false);
     expect(caps("mysql", "8.0.30").checkpointAgeStatus).toBe(true);
+  });
+});
+
+describe("capabilitiesFor", () => {
+  it("takes a printed `fast` as proof of the dynamic ENUM on a MariaDB minor whose version does not tell", () => {
+    const base = facts("fast-114", mariadb114, virtio);
+    expect(capabilitiesFor(base).runtimeOff).toBe(false);
+    expect(capabilitiesFor(base).runtimeOffUnknown).toBe(true);
+    const fast = facts("fast-114b", mariadb114, virtio, {
+      config: { doublewrite: "fast", doublewriteRaw: "fast" },
+    });
+    expect(capabilitiesFor(fast).runtimeOff).toBe(true);
+    expect(capabilitiesFor(fast).runtimeOffUnknown).toBe(false);
   });
 });

@@ -42,9 +42,18 @@ export interface Capabilities {
   readonly detectOnly: boolean;
   /** SET GLOBAL between ON/DETECT_AND_RECOVER/DETECT_ONLY without restart (8.0.30+); never to/from OFF. */
   readonly runtimeBetweenEnabledModes: boolean;
-  /** SET GLOBAL innodb_doublewrite=OFF works at runtime (MariaDB 11.0.6+, MDEV-33545, DOMAIN.md 2.2). */
+  /**
+   * SET GLOBAL innodb_doublewrite works at runtime (MDEV-33545, DOMAIN.md 2.2): established for MariaDB
+   * 11.0.6+ in the 11.0 series and for series first released after the April 2024 merge (11.6+), or when
+   * the server printed `fast` (only the dynamic ENUM has it).
+   */
   readonly runtimeOff: boolean;
-  /** MariaDB 11.0.6+ `fast` mode exists. */
+  /**
+   * MariaDB 11.1-11.5: which minors carry the dynamic ENUM is not established (DOMAIN.md 2.2); the
+   * advice tells the DBA how to read it off the server instead of assuming.
+   */
+  readonly runtimeOffUnknown: boolean;
+  /** MariaDB `fast` mode exists (same versions as runtimeOff). */
   readonly fastMode: boolean;
   /** innodb_doublewrite is NOPERSIST on MySQL 8.0.30+: SET PERSIST is refused (DOMAIN.md 1.4). */
   readonly persistRefused: boolean;
@@ -94,6 +103,14 @@ function rdsOptimizedWrites(flavor: Flavor, x: Version): boolean {
   return atLeast(x, 11, 8, 0);
 }
 
+/** MDEV-33545 (dynamic ENUM innodb_doublewrite with `fast`): merged into 11.0 for 11.0.6 (DOMAIN.md 2.2). */
+function mariadbDynamicDoublewrite(x: Version): "yes" | "no" | "unknown" {
+  if (!atLeast(x, 11, 0, 6)) return "no";
+  if (x.major === 11 && x.minor === 0) return "yes";
+  if (x.major === 11 && x.minor <= 5) return "unknown";
+  return "yes";
+}
+
 export function capabilitiesOf(flavor: Flavor, version: Version): Capabilities {
   const maria = flavor === "mariadb";
   const mysqlLineage = !maria;
@@ -111,8 +128,9 @@ export function capabilitiesOf(flavor: Flavor, version: Version): Capabilities {
     doublewriteLocation,
     detectOnly: v8030,
     runtimeBetweenEnabledModes: v8030,
-    runtimeOff: maria && atLeast(version, 11, 0, 6),
-    fastMode: maria && atLeast(version, 11, 0, 6),
+    runtimeOff: maria && mariadbDynamicDoublewrite(version) === "yes",
+    runtimeOffUnknown: maria && mariadbDynamicDoublewrite(version) === "unknown",
+    fastMode: maria && mariadbDynamicDoublewrite(version) === "yes",
     persistRefused: v8030,
     doublewritePagesVariable: v8020,
     defaultDoublewritePages: v84 ? 128 : v8020 ? "write_io_threads" : null,
@@ -128,7 +146,13 @@ export function capabilitiesOf(flavor: Flavor, version: Version): Capabilities {
 /** Capabilities of the server described by the facts (the schema guarantees a parsable version). */
 export function capabilitiesFor(facts: InstanceFacts): Capabilities {
   const version = parseVersion(facts.server.version) ?? v(0, 0, 0);
-  return capabilitiesOf(facts.server.flavor, version);
+  const caps = capabilitiesOf(facts.server.flavor, version);
+  // A server that prints `fast` has the dynamic ENUM, whatever its version says.
+  const printedFast =
+    facts.config.doublewrite === "fast" || facts.config.doublewriteRaw?.trim().toLowerCase() === "fast";
+  if (caps.flavor === "mariadb" && caps.runtimeOffUnknown && printedFast)
+    return { ...caps, runtimeOff: true, runtimeOffUnknown: false, fastMode: true };
+  return caps;
 }
 
 /** Display name, e.g. "MySQL 8.0.35", "MariaDB 10.11.6", "Percona Server 8.0.36". */

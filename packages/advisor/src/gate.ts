@@ -62,6 +62,41 @@ const PROVIDER_NAMES: Record<TornWriteProvider, string> = {
 
 const isPow2 = (x: number) => x > 0 && (x & (x - 1)) === 0;
 
+/**
+ * Instance class families with Optimized Writes: the 2023 RDS for MySQL list, the current RDS for MariaDB
+ * list and the 8th-generation Graviton families a 2026 post adds (DOMAIN.md 8.1). AWS's live list decides;
+ * a family outside this set is treated as unsupported only when the class is known.
+ */
+const RDS_OPTIMIZED_WRITES_FAMILIES: ReadonlySet<string> = new Set([
+  "m5",
+  "m5d",
+  "m6g",
+  "m6gd",
+  "m6i",
+  "m7g",
+  "m7i",
+  "m8g",
+  "m8gd",
+  "r5",
+  "r5b",
+  "r5d",
+  "r6g",
+  "r6gd",
+  "r6i",
+  "r7g",
+  "r7i",
+  "r8g",
+  "r8gd",
+  "x2idn",
+  "x2iedn",
+]);
+
+/** "db.r6g.2xlarge" -> "r6g"; null when the class is unknown or not an RDS class name. */
+export function rdsClassFamily(instanceClass: string | null): string | null {
+  const m = /^db\.([a-z0-9-]+)\.[a-z0-9]+$/i.exec(instanceClass?.trim() ?? "");
+  return m?.[1]?.toLowerCase() ?? null;
+}
+
 export function evaluateGate(facts: InstanceFacts, caps: Capabilities): SafetyGate {
   const checks: GateCheck[] = [];
   const page = facts.config.pageSizeBytes ?? null;
@@ -76,7 +111,19 @@ export function evaluateGate(facts: InstanceFacts, caps: Capabilities): SafetyGa
   if (managed === "rds") {
     providerManaged = true;
     // RDS switches doublewrite off itself when Optimized Writes is active; it reads OFF/FALSE then (8.1).
-    const active = prot === "off" && platform?.rdsOptimizedWrites !== "off" && caps.rdsOptimizedWritesVersion;
+    // Reading OFF is the evidence; anything known to keep the feature off contradicts it.
+    const classFamily = rdsClassFamily(platform?.instanceClass ?? null);
+    const classKnownUnsupported = classFamily !== null && !RDS_OPTIMIZED_WRITES_FAMILIES.has(classFamily);
+    const contradictions = [
+      !caps.rdsOptimizedWritesVersion &&
+        "this engine version has no Optimized Writes (MySQL 8.0.30+, MariaDB 10.6.10+/10.11.4+/11.4.3+/11.8+)",
+      platform?.rdsOptimizedWrites === "off" && "the parameter rds.optimized_writes is OFF",
+      platform?.rdsStorageConfigUpgradeNeeded === true &&
+        "the database predates Optimized Writes and still needs the Blue/Green storage upgrade",
+      classKnownUnsupported &&
+        `instance class ${platform?.instanceClass} is not in AWS's documented Optimized Writes classes (moving to an unsupported class turns it off)`,
+    ].filter((x): x is string => typeof x === "string");
+    const active = prot === "off" && contradictions.length === 0;
     providerPass = active;
     checks.push({
       id: "rds-optimized-writes",
@@ -86,8 +133,8 @@ export function evaluateGate(facts: InstanceFacts, caps: Capabilities): SafetyGa
       blocking: true,
       detail: active
         ? "RDS engine with innodb_doublewrite off on an Optimized Writes version: RDS writes 16 KiB pages atomically."
-        : !caps.rdsOptimizedWritesVersion
-          ? "This engine version has no Optimized Writes (MySQL 8.0.30+, MariaDB 10.6.10+/10.11.4+/11.4.3+/11.8+)."
+        : contradictions.length > 0
+          ? `Optimized Writes cannot be active: ${contradictions.join("; ")}.`
           : "Doublewrite is still on: Optimized Writes is not active on this instance (class, storage layout or parameter).",
       fix: "Enable Optimized Writes through a Blue/Green deployment; RDS then turns doublewrite off itself.",
       source: "DOMAIN.md 8.1",

@@ -50,12 +50,31 @@ ruleTester("atomic-storage-doublewrite-on", {
       },
     },
     {
-      name: "MariaDB 11.4: SET GLOBAL, no restart",
-      facts: facts("i2", mariadb114, atomicNvme, loads.deviceBound()),
+      name: "MariaDB 11.8: SET GLOBAL, no restart",
+      facts: facts(
+        "i2",
+        mariadb114,
+        { server: { version: "11.8.3-MariaDB" } },
+        atomicNvme,
+        loads.deviceBound(),
+      ),
       severity: "warning",
       platforms: ["mariadb-runtime"],
       snippets: ["SET GLOBAL innodb_doublewrite = OFF;", "innodb_doublewrite = OFF"],
       check: (f) => expect(f.actions[0]?.restart).toBe(false),
+    },
+    {
+      name: "MariaDB 11.4: dynamic or not is not established, so my.cnf + restart and how to check",
+      facts: facts("i2b", mariadb114, atomicNvme, loads.deviceBound()),
+      severity: "warning",
+      platforms: ["mariadb-option-file"],
+      snippets: ["[mysqld]\ninnodb_doublewrite = OFF"],
+      check: (f) => {
+        expect(f.actions[0]?.restart).toBe(true);
+        expect(f.actions[0]?.snippets.map((s) => s.text).join("\n")).toMatch(
+          /information_schema\.SYSTEM_VARIABLES/,
+        );
+      },
     },
     {
       name: "MariaDB 10.11: read-only, my.cnf + restart",

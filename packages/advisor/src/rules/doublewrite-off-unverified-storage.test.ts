@@ -47,11 +47,18 @@ ruleTester("doublewrite-off-unverified-storage", {
       snippets: ["SET GLOBAL innodb_doublewrite = 'ON';"],
     },
     {
-      name: "MariaDB 11.4 off: SET GLOBAL ON",
-      facts: facts("i3", mariadb114, virtio, parts.off),
+      name: "MariaDB 11.8 off: SET GLOBAL ON",
+      facts: facts("i3", mariadb114, { server: { version: "11.8.3-MariaDB" } }, virtio, parts.off),
       severity: "critical",
       platforms: ["mariadb-runtime"],
       snippets: ["SET GLOBAL innodb_doublewrite = ON;"],
+    },
+    {
+      name: "MariaDB 11.4 off: ON in my.cnf and restart (11.4 minors not established as dynamic)",
+      facts: facts("i3b", mariadb114, virtio, parts.off),
+      severity: "critical",
+      platforms: ["mariadb-option-file"],
+      snippets: ["[mysqld]\ninnodb_doublewrite = ON"],
     },
     {
       name: "off with no storage facts at all",

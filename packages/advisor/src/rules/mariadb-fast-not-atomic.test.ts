@@ -32,6 +32,22 @@ ruleTester("mariadb-fast-not-atomic", {
       snippets: ["SET GLOBAL innodb_doublewrite = ON;"],
     },
     {
+      name: "different file systems under O_DIRECT_NO_FSYNC: ON alone maps back to fast, so change the flush method too",
+      facts: facts(
+        "i5",
+        mariadb114,
+        virtio,
+        fast,
+        { config: { flushMethod: "O_DIRECT_NO_FSYNC", dataFileBuffering: null } },
+        { storage: { systemTablespaceSameFilesystem: false } },
+        loads.moderate(),
+      ),
+      severity: "error",
+      summary: [/O_DIRECT_NO_FSYNC maps ON to fast/],
+      platforms: ["mariadb-option-file"],
+      snippets: ["innodb_flush_method = O_DIRECT\ninnodb_doublewrite = ON"],
+    },
+    {
       name: "file systems unknown: warning, check them",
       facts: facts("i2", mariadb114, virtio, fast, loads.moderate()),
       severity: "warning",

@@ -5,6 +5,7 @@
  */
 import { z } from "zod";
 import { doublewriteActions } from "../actions.js";
+import type { InstanceFacts } from "../facts.js";
 import { bytes, pct } from "../format.js";
 import { type Action, defineMeta, defineRule, docsPath, indicatorEvidence, makeFinding } from "../rule.js";
 
@@ -40,14 +41,18 @@ export const mariadbFastNotAtomic = defineRule({
     const share = ind.dblwrShareOfInnodbWriteBytes.value;
 
     const actions: Action[] = [];
-    if (same === false) actions.push(...doublewriteActions(facts, caps, "ON"));
+    // With O_DIRECT_NO_FSYNC the server maps ON to fast (DOMAIN.md 2.2): ON alone would not stick.
+    if (same === false)
+      actions.push(...(mapped ? [flushMethodAndOnAction(facts)] : doublewriteActions(facts, caps, "ON")));
     else if (same === null)
       actions.push({
         platform: "host",
         title: "Check that ibdata1 and the data files share one file system",
         steps: [
           "Compare the mount of innodb_data_home_dir (ibdata1) with the datadir and any DATA DIRECTORY tables: df --output=target <path>.",
-          "If they differ, SET GLOBAL innodb_doublewrite=ON and persist it in the option file.",
+          mapped
+            ? "If they differ, replace innodb_flush_method = O_DIRECT_NO_FSYNC with O_DIRECT and set innodb_doublewrite = ON in the option file, then restart: with O_DIRECT_NO_FSYNC the server maps ON to fast."
+            : "If they differ, SET GLOBAL innodb_doublewrite=ON and persist it in the option file.",
         ],
         snippets: [{ language: "shell", text: "df --output=target /var/lib/mysql/ibdata1 /var/lib/mysql" }],
         restart: false,
@@ -93,3 +98,39 @@ export const mariadbFastNotAtomic = defineRule({
     ];
   },
 });
+
+/** innodb_flush_method is read-only: both lines go to the option file and take effect on restart. */
+function flushMethodAndOnAction(facts: InstanceFacts): Action {
+  return {
+    platform: "mariadb-option-file",
+    title: "innodb_flush_method=O_DIRECT and innodb_doublewrite=ON in my.cnf, then restart",
+    steps: [
+      "Replace innodb_flush_method = O_DIRECT_NO_FSYNC with O_DIRECT (the default since 10.6) under [mysqld] or [mariadb]: with O_DIRECT_NO_FSYNC the server maps innodb_doublewrite=ON to fast.",
+      "Set innodb_doublewrite = ON in the same section.",
+      "Restart mariadbd (systemctl restart mariadb); on a primary, switch over to a replica first.",
+      "Read both back: SELECT @@GLOBAL.innodb_flush_method, @@GLOBAL.innodb_doublewrite; (expect O_DIRECT, ON).",
+    ],
+    snippets: [
+      { language: "ini", text: "[mysqld]\ninnodb_flush_method = O_DIRECT\ninnodb_doublewrite = ON" },
+    ],
+    restart: true,
+    changes: [
+      {
+        variable: "innodb_flush_method",
+        from: facts.config.flushMethod ?? null,
+        to: "O_DIRECT",
+        via: "option-file",
+        restart: true,
+        removesTornPageProtection: false,
+      },
+      {
+        variable: "innodb_doublewrite",
+        from: facts.config.doublewriteRaw ?? "fast",
+        to: "ON",
+        via: "option-file",
+        restart: true,
+        removesTornPageProtection: false,
+      },
+    ],
+  };
+}
