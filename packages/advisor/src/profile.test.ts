@@ -1,7 +1,17 @@
 import { describe, expect, it } from "vitest";
 import { capabilitiesFor } from "./capabilities.js";
 import type { InstanceFacts } from "./facts.js";
-import { ebsTwp, facts, load, mariadb1011, mysql8035, st, virtio, without } from "./fixtures/build.js";
+import {
+  ebsTwp,
+  facts,
+  load,
+  mariadb1011,
+  mysql84,
+  mysql8035,
+  st,
+  virtio,
+  without,
+} from "./fixtures/build.js";
 import { buildProfile } from "./profile.js";
 
 const profile = (f: InstanceFacts) => buildProfile(f, capabilitiesFor(f));
@@ -68,11 +78,14 @@ describe("buildProfile", () => {
     expect(profile(facts("a", mysql8035)).indicators.batchCapacityPages.value).toBe(4);
     const zero = facts("b", mysql8035, { config: { doublewritePages: 0, writeIoThreads: 8 } });
     expect(profile(zero).indicators.batchCapacityPages.value).toBe(8);
+    // Not collected: the version's default is assumed, and the missing input is still reported.
     const unknown = facts("c", mysql8035, { config: { doublewritePages: null } });
-    expect(profile(unknown).indicators.batchCapacityPages).toMatchObject({
-      value: null,
-      missing: ["config.doublewritePages"],
-    });
+    expect(profile(unknown).indicators.batchCapacityPages).toMatchObject({ value: 4 });
+    expect(profile(unknown).indicators.batchCapacityPages.basis).toMatch(/assumed the 8\.0\.20-8\.3 default/);
+    const neither = facts("c2", mysql8035, { config: { doublewritePages: null, writeIoThreads: null } });
+    expect(profile(neither).indicators.batchCapacityPages.value).toBeNull();
+    const on84 = facts("c3", mysql84, { config: { doublewritePages: null } });
+    expect(profile(on84).indicators.batchCapacityPages.value).toBe(128);
   });
 
   it("does not assume the legacy area's size for other page sizes", () => {

@@ -222,6 +222,23 @@ export function buildProfile(facts: InstanceFacts, caps: Capabilities): Profile 
       capInputs.push(V("config.writeIoThreads", facts.config.writeIoThreads));
       capacity = facts.config.writeIoThreads ?? null;
       capacityBasis = "innodb_doublewrite_pages=0 means innodb_write_io_threads";
+    } else if (capacity === null && caps.defaultDoublewritePages !== null) {
+      // Not collected: assume the version's default (innodb_write_io_threads on 8.0.20-8.3, 128 on 8.4+,
+      // DOMAIN.md 1.4), unless the observed batches are larger than it, which proves it was changed.
+      const assumed =
+        caps.defaultDoublewritePages === "write_io_threads"
+          ? (facts.config.writeIoThreads ?? null)
+          : caps.defaultDoublewritePages;
+      if (caps.defaultDoublewritePages === "write_io_threads")
+        capInputs.push(V("config.writeIoThreads", facts.config.writeIoThreads));
+      const observed = out.avgBatchPages.value;
+      if (assumed !== null && (observed === null || observed <= assumed * 1.05)) {
+        capacity = assumed;
+        capacityBasis =
+          caps.defaultDoublewritePages === "write_io_threads"
+            ? "innodb_doublewrite_pages not collected: assumed the 8.0.20-8.3 default, innodb_write_io_threads"
+            : "innodb_doublewrite_pages not collected: assumed the 8.4+ default, 128";
+      }
     }
   } else {
     capInputs.push(V("config.pageSizeBytes", pageSize));

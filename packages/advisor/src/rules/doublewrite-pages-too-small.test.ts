@@ -35,6 +35,16 @@ ruleTester("doublewrite-pages-too-small", {
       facts: facts("v5", mysql8035, virtio, loads.smallBatches({ flushed: 40, flushWaits: 0 })),
     },
     { name: "doublewrite off", facts: facts("v6", mysql8035, virtio, parts.off, loads.moderate(false)) },
+    {
+      name: "not collected, but 64-page batches prove it is not the default of 4",
+      facts: facts(
+        "v7",
+        mysql8035,
+        { config: { doublewritePages: null, writeIoThreads: 4 } },
+        virtio,
+        loads.smallBatches({ batchPages: 64 }),
+      ),
+    },
   ],
   invalid: [
     {
@@ -67,6 +77,19 @@ ruleTester("doublewrite-pages-too-small", {
       ),
       severity: "warning",
       summary: [/of 4 pages/],
+    },
+    {
+      name: "innodb_doublewrite_pages not collected on 8.0.35: the default (innodb_write_io_threads) is assumed and said",
+      facts: facts(
+        "i2b",
+        mysql8035,
+        { config: { doublewritePages: null, writeIoThreads: 4 } },
+        ebsTwp,
+        loads.smallBatches(),
+      ),
+      severity: "warning",
+      summary: [/of 4 pages/],
+      check: (f) => expect(f.actions[0]?.changes[0]).toMatchObject({ from: null, to: "128" }),
     },
     {
       name: "no batch waits and not write-bound, but 250 batches/s: notice",

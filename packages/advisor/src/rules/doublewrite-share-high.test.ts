@@ -1,6 +1,7 @@
 import { expect } from "vitest";
 import {
   atomicNvme,
+  aurora,
   ebsTwp,
   facts,
   mariadb1011,
@@ -64,6 +65,25 @@ ruleTester("doublewrite-share-high", {
       severity: "warning",
       platforms: ["aws-rds"],
       summary: [/of InnoDB's data write bytes/],
+    },
+    {
+      name: "Aurora: no pointer to an RDS feature that does not apply",
+      facts: facts("i5", mysql8035, parts.tuned, aurora, loads.iopsBound(true, { device: null })),
+      severity: "warning",
+      platforms: [],
+    },
+    {
+      name: "another managed service: ask the provider, never flip it by hand",
+      facts: facts(
+        "i6",
+        mysql8035,
+        parts.tuned,
+        { platform: { managed: "other" } },
+        loads.iopsBound(true, { device: null }),
+      ),
+      severity: "warning",
+      platforms: ["host"],
+      check: (f) => expect(f.actions[0]?.steps.join(" ")).toMatch(/do not change innodb_doublewrite by hand/),
     },
   ],
 });

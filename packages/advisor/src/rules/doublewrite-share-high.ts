@@ -84,16 +84,31 @@ export const doublewriteShareHigh = defineRule({
     const actions: Action[] = [];
     let blocked = null;
     if (gate.providerManaged) {
-      actions.push({
-        platform: facts.platform?.managed === "alibaba-rds" ? "alibaba-rds" : "aws-rds",
-        title: "Use the provider's torn-write feature (see managed-service-doublewrite)",
-        steps: [
-          "The managed service controls innodb_doublewrite; follow the managed-service-doublewrite finding.",
-        ],
-        snippets: [],
-        restart: false,
-        changes: [],
-      });
+      const managed = facts.platform?.managed;
+      // Only RDS and Alibaba have a documented feature (DOMAIN.md 8.1, 8.3); Aurora's storage is its own.
+      if (managed === "rds" || managed === "alibaba-rds")
+        actions.push({
+          platform: managed === "alibaba-rds" ? "alibaba-rds" : "aws-rds",
+          title: "Use the provider's torn-write feature (see managed-service-doublewrite)",
+          steps: [
+            "The managed service controls innodb_doublewrite; follow the managed-service-doublewrite finding.",
+          ],
+          snippets: [],
+          restart: false,
+          changes: [],
+        });
+      else if (managed === "other")
+        actions.push({
+          platform: "host",
+          title: "Ask the provider for a documented torn-write guarantee",
+          steps: [
+            "The managed service controls storage and innodb_doublewrite, and no torn-write feature of it is known here.",
+            "Ask the provider whether it writes innodb_page_size pages atomically and offers a way to run without doublewrite; do not change innodb_doublewrite by hand.",
+          ],
+          snippets: [],
+          restart: false,
+          changes: [],
+        });
     } else if (gate.status === "verified") {
       actions.push({
         platform: "host",
