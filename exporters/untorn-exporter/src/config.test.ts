@@ -57,7 +57,7 @@ describe("loadConfig", () => {
     [["--bogus"], /unknown flag --bogus/],
     [["--web.listen-address=nope"], /not \[host\]:port/],
     [["--web.listen-address=:70000"], /not \[host\]:port/],
-    [["--exporter.max-connections=0"], /must be a number >= 1/],
+    [["--exporter.max-connections=1"], /must be a number >= 2/],
     [["--exporter.default-timeout=abc"], /must be a number/],
     [["--collect.config=maybe"], /must be true or false/],
     [["--log.level=loud"], /--log.level/],

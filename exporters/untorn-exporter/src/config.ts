@@ -80,8 +80,8 @@ export const FLAGS: readonly FlagSpec[] = [
   {
     name: "exporter.max-connections",
     kind: "number",
-    default: 3,
-    help: "Connections per target (collectors share them).",
+    default: 4,
+    help: "Connections per target at most: the collectors share all but one, kept for KILL QUERY of a statement past its budget. Set the user's MAX_USER_CONNECTIONS to this.",
   },
   {
     name: "exporter.max-targets",
@@ -362,7 +362,7 @@ export function loadConfig(
     defaultTimeoutS: num("exporter.default-timeout", get("exporter.default-timeout")!, 0.1),
     timeoutOffsetS: num("exporter.timeout-offset", get("exporter.timeout-offset")!, 0),
     collectorTimeoutS: num("exporter.collector-timeout", get("exporter.collector-timeout")!, 0.05),
-    maxConnections: num("exporter.max-connections", get("exporter.max-connections")!, 1),
+    maxConnections: num("exporter.max-connections", get("exporter.max-connections")!, 2),
     maxTargets: num("exporter.max-targets", get("exporter.max-targets")!, 1),
     host: { root, proc: join(root, "proc"), sys: join(root, "sys"), dev: join(root, "dev") },
     datadirOverride: get("host.datadir"),

@@ -31,19 +31,26 @@ export function connectionOptions(t: ConnectionTarget): mysql.PoolOptions {
   return { ...base, host: m[1], port: m[2] ? Number(m[2]) : 3306, ...(ssl ? { ssl } : {}) };
 }
 
-/** A capped pool for one target, with slow-log-safe sessions and per-query budgets. */
+/**
+ * A capped pool for one target, with slow-log-safe sessions and per-query budgets. Of `maxConnections`,
+ * one is kept free for KILL QUERY, so a user limited to MAX_USER_CONNECTIONS = maxConnections can always
+ * stop a statement that ran past its budget.
+ */
 export class TargetPool {
   private readonly pool: mysql.Pool;
   lastUsed = Date.now();
+  /** Kills run one at a time on the reserved connection. */
+  private kills: Promise<void> = Promise.resolve();
 
   constructor(
     readonly target: ConnectionTarget,
     maxConnections: number,
   ) {
+    const queryConnections = Math.max(1, maxConnections - 1);
     this.pool = mysql.createPool({
       ...connectionOptions(target),
-      connectionLimit: maxConnections,
-      maxIdle: maxConnections,
+      connectionLimit: queryConnections,
+      maxIdle: queryConnections,
       idleTimeout: 60_000,
       queueLimit: 50,
       supportBigNumbers: true,
@@ -61,10 +68,18 @@ export class TargetPool {
       query: async (sql: string, params?: unknown[]): Promise<Row[]> => {
         this.lastUsed = Date.now();
         const budget = Math.max(1, deadline - Date.now());
+        const pending = this.pool.getConnection();
+        // A connection handed out after the budget ran out goes straight back, or the pool leaks it.
         const conn = await withTimeout(
-          this.pool.getConnection(),
+          pending,
           budget,
           () => new QueryTimeoutError(budget, sql),
+          () => {
+            pending.then(
+              (late) => late.release(),
+              () => undefined,
+            );
+          },
         );
         const threadId = conn.threadId;
         let broken = false;
@@ -75,7 +90,7 @@ export class TargetPool {
         } catch (err) {
           if ((err as { code?: string }).code === "PROTOCOL_SEQUENCE_TIMEOUT") {
             broken = true;
-            void this.kill(threadId);
+            this.kills = this.kills.then(() => this.kill(threadId));
             throw new QueryTimeoutError(budget, sql);
           }
           throw err;

@@ -42,6 +42,8 @@ const moduleSchema = z
   .regex(/^client(\.[A-Za-z0-9_-]+)?$/, "auth_module must be 'client' or 'client.<name>' (a my.cnf section)");
 
 const PROBE_PARAMS = new Set(["target", "auth_module", "collect[]"]);
+
+const isHostCollector = (name: string) => name.startsWith("host.");
 const CREDENTIAL_PARAMS = new Set(["user", "username", "password", "pass", "dsn"]);
 
 export interface ExporterServer {
@@ -171,7 +173,15 @@ export function createExporterServer(
       throw new BadRequest(`auth_module '${mod.data}' is not a section of the --config.my-cnf file`);
     }
     const names = url.searchParams.getAll("collect[]");
-    let collectors = cfg.collectors;
+    // Host collectors read this machine's /proc and /sys: for a remote target they would describe the
+    // exporter's disk under the database's name, so /probe never runs them.
+    const local = names.filter(isHostCollector);
+    if (local.length) {
+      throw new BadRequest(
+        `${local.join(", ")} reads the exporter's own machine and is not available through /probe; run an exporter on the database host for storage facts`,
+      );
+    }
+    let collectors = cfg.collectors.filter((c) => !isHostCollector(c.name));
     if (names.length) {
       const unknown = names.filter((n) => !cfg.collectors.some((c) => c.name === n));
       if (unknown.length) {

@@ -104,7 +104,7 @@ describe("credentials and grants", () => {
   });
 
   it("works with the documented least-privilege grants", async () => {
-    await db.query("CREATE USER 'exporter'@'localhost' IDENTIFIED BY 'pw' WITH MAX_USER_CONNECTIONS 3");
+    await db.query("CREATE USER 'exporter'@'localhost' IDENTIFIED BY 'pw' WITH MAX_USER_CONNECTIONS 4");
     await db.query("GRANT PROCESS, REPLICATION CLIENT ON *.* TO 'exporter'@'localhost'");
     await db.query("GRANT SELECT ON performance_schema.* TO 'exporter'@'localhost'");
     const exporter = await startUntornExporter({
@@ -177,6 +177,68 @@ describe("a query slower than its budget", () => {
     }
   });
 
+  it("with a user capped at MAX_USER_CONNECTIONS = the pool's cap: every runaway statement is killed, no connection leaks", async () => {
+    await db.query("CREATE USER 'capped'@'localhost' IDENTIFIED BY 'pw' WITH MAX_USER_CONNECTIONS 4");
+    await db.query("GRANT PROCESS ON *.* TO 'capped'@'localhost'");
+    const pool = new TargetPool({ address: db.socket, user: "capped", password: "pw" }, 4);
+    const running = async () =>
+      (
+        await db.query(
+          "SELECT ID FROM information_schema.PROCESSLIST WHERE USER = 'capped' AND INFO LIKE '%untorn_runaway%' AND INFO NOT LIKE '%PROCESSLIST%'",
+        )
+      ).length;
+    try {
+      // Rounds of five statements on three query connections: the running ones pass their budget, the
+      // others wait for a connection past theirs. Those connections arrive late and must go back to the
+      // pool: a leaked one is lost for good, and three rounds would leak them all.
+      for (let round = 0; round < 3; round++) {
+        const deadline = Date.now() + 600;
+        const results = await Promise.allSettled(
+          Array.from({ length: 5 }, () =>
+            pool.queryable(deadline).query("SELECT SLEEP(30) AS untorn_runaway"),
+          ),
+        );
+        for (const r of results) {
+          expect(r.status).toBe("rejected");
+          if (r.status === "rejected") expect(String(r.reason)).toMatch(/budget/);
+        }
+        // The kills went through the reserved fourth connection, whatever the user's cap.
+        await expect.poll(running, { timeout: 10_000 }).toBe(0);
+      }
+      // All three query connections are usable again: three concurrent statements within one budget.
+      const next = Date.now() + 5000;
+      const again = await Promise.all(
+        Array.from({ length: 3 }, (_, i) => pool.queryable(next).query(`SELECT ${i} + 1 AS n`)),
+      );
+      expect(again.map((rows) => Number(rows[0]?.n))).toEqual([1, 2, 3]);
+    } finally {
+      await pool.close();
+    }
+  });
+
+  it("gives back a connection the pool hands out after its statement's budget has run out", async () => {
+    // Uncapped user: nothing on the server side stops a leak from piling up over the rounds.
+    const pool = new TargetPool({ address: db.socket, user: "root", password: "" }, 4);
+    try {
+      for (let round = 0; round < 3; round++) {
+        const deadline = Date.now() + 500;
+        const results = await Promise.allSettled(
+          Array.from({ length: 5 }, () =>
+            pool.queryable(deadline).query("SELECT SLEEP(30) AS untorn_leak_probe"),
+          ),
+        );
+        expect(results.every((r) => r.status === "rejected")).toBe(true);
+      }
+      const next = Date.now() + 5000;
+      const again = await Promise.all(
+        Array.from({ length: 3 }, (_, i) => pool.queryable(next).query(`SELECT ${i} + 1 AS n`)),
+      );
+      expect(again.map((rows) => Number(rows[0]?.n))).toEqual([1, 2, 3]);
+    } finally {
+      await pool.close();
+    }
+  });
+
   it("shares one collection between concurrent scrapes (single-flight)", async () => {
     let calls = 0;
     const counting: Collector = {
@@ -234,6 +296,23 @@ describe("/probe and HTTP input", () => {
     expect(res.body).not.toContain("untorn_exporter_build_info");
   });
 
+  it("never reports the exporter's own disk for a probed target", async () => {
+    // The datadir path of a remote server may exist on the exporter's machine too: its device would be
+    // labelled as the database's storage, which the safety gate trusts.
+    const res = await exporter.get(`/probe?target=${encodeURIComponent(db.socket)}&auth_module=client.lab`);
+    expect(res.status).toBe(200);
+    expect(mustValue(res.body, "untorn_exporter_collector_success", { collector: "config" })).toBe(1);
+    expect(
+      sampleValue(res.body, "untorn_exporter_collector_success", { collector: "host.storage" }),
+    ).toBeUndefined();
+    expect(res.body).not.toMatch(/^untorn_(host|storage|device)_/m);
+    // The configured target on /metrics still has it.
+    const own = await exporter.get("/metrics");
+    expect(
+      sampleValue(own.body, "untorn_exporter_collector_success", { collector: "host.storage" }),
+    ).toBeDefined();
+  });
+
   it.each([
     ["/probe", 400, /exactly one 'target'/],
     ["/probe?target=", 400, /target is empty/],
@@ -246,6 +325,7 @@ describe("/probe and HTTP input", () => {
     ["/probe?target=db1:3306&auth_module=../../etc", 400, /auth_module must be/],
     ["/probe?target=db1:3306&collect[]=bogus", 400, /unknown or disabled collector\(s\) bogus/],
     ["/probe?target=db1:3306&colect[]=global_status", 400, /unknown parameter 'colect\[\]'/],
+    ["/probe?target=db1:3306&collect[]=host.storage", 400, /reads the exporter's own machine/],
     ["/nope", 404, /not found/],
   ])("GET %s → %i", async (path, status, message) => {
     const res = await exporter.get(path);
