@@ -5,7 +5,9 @@ import { fileURLToPath } from "node:url";
 
 const main = fileURLToPath(new URL("../dist/main.js", import.meta.url));
 if (!existsSync(main)) {
-  process.stderr.write(`untorn-exporter: ${main} is missing: build it first (npm run build -w untorn-exporter)\n`);
+  process.stderr.write(
+    `untorn-exporter: ${main} is missing: build it first (npm run build -w untorn-exporter)\n`,
+  );
   process.exit(1);
 }
 await import(main);
