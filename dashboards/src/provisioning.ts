@@ -36,7 +36,9 @@ export function datasourceProvisioning() {
         type: "prometheus",
         access: "proxy",
         url: PROMETHEUS_URL,
-        isDefault: true,
+        // Not the default: dropped into an existing Grafana it must not take over, or clash with, the
+        // organisation's default datasource. Untorn's dashboards and alerts name it by uid.
+        isDefault: false,
         editable: false,
         // timeInterval = the scrape interval, so $__rate_interval covers at least 4 scrapes.
         jsonData: { timeInterval: SCRAPE_INTERVAL, httpMethod: "POST" },

@@ -2,6 +2,7 @@
  * The recorded demo fleet: which throwaway MariaDB servers run, with which settings and which load.
  * run-fleet.ts starts them; recordings.test.ts checks the committed recording against this list.
  */
+import type { MetadataFile } from "@untorn/fleet/metadata";
 
 /** One sysbench process against an instance. */
 export interface LoadSpec {
@@ -288,4 +289,28 @@ export function describeSpec(s: InstanceSpec): string {
     vol,
     load,
   ].join(", ");
+}
+
+/**
+ * What the lab knows about each instance and no probe sees, as a metadata file (docs/schemas/
+ * metadata.schema.json) beside the recording: its cluster, that it is a standalone server, and the volume's
+ * write-IOPS cap and metering unit. The web app and `untorn --metadata` overlay it on the recorded facts.
+ */
+export function declaredMetadata(specs: readonly InstanceSpec[]): MetadataFile {
+  const instances: MetadataFile["instances"] = {};
+  for (const s of specs)
+    instances[s.name] = {
+      cluster: s.cluster,
+      role: "standalone",
+      notes: s.role,
+      storageClass: s.throttle
+        ? `lab loop volume, ${s.throttle.writeIops} write IOPS, ${s.throttle.meterKiB} KiB metering`
+        : "lab volume, uncapped",
+      storageFacts: {
+        limits: s.throttle
+          ? { writeIops: s.throttle.writeIops, ioUnitBytes: s.throttle.meterKiB * 1024 }
+          : { metered: false },
+      },
+    };
+  return { instances };
 }

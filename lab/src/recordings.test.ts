@@ -3,15 +3,18 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { metadataFileSchema } from "@untorn/fleet/metadata";
 import { profileFleet } from "@untorn/fleet/profile";
 import { decodeReplay, ReplayApi, replayFactsOptions } from "@untorn/fleet/replay";
 import { describe, expect, it } from "vitest";
 import { checkFleet, TOP } from "./expectations.js";
-import { FLEET } from "./fleet.js";
+import { declaredMetadata, FLEET } from "./fleet.js";
 
 const DIR = fileURLToPath(new URL("../recordings", import.meta.url));
 // The web app's pattern (apps/web/src/server/source.ts): *.json.gz or *.json, not *.schema.json.
-const files = readdirSync(DIR).filter((n) => /\.json(\.gz)?$/.test(n) && !n.endsWith(".schema.json"));
+const files = readdirSync(DIR).filter(
+  (n) => /\.json(\.gz)?$/.test(n) && !n.endsWith(".schema.json") && !n.endsWith(".metadata.json"),
+);
 
 describe("lab/recordings", () => {
   it("holds exactly one replay file, gzip compressed and a few MB at most", () => {
@@ -68,9 +71,30 @@ describe.each(files)("%s", (name) => {
     }
   });
 
+  const sidecar = join(DIR, name.replace(/(\.json)?(\.gz)?$/, ".metadata.json"));
+
+  it("ships the lab's declared facts beside it, as the lab writes them, valid for the web app and the CLI", () => {
+    const declared = metadataFileSchema.parse(JSON.parse(readFileSync(sidecar, "utf8")));
+    expect(declared).toEqual(declaredMetadata(specs));
+    // The capped volumes carry their cap and metering unit; cluster for every member.
+    for (const s of specs) {
+      const d = declared.instances[s.name];
+      expect(d?.cluster, s.name).toBe(s.cluster);
+      if (s.throttle)
+        expect(d?.storageFacts?.limits, s.name).toEqual({
+          writeIops: s.throttle.writeIops,
+          ioUnitBytes: s.throttle.meterKiB * 1024,
+        });
+    }
+  });
+
   let profiled: ReturnType<typeof profileFleet> | undefined;
   const profile = () => {
-    profiled ??= profileFleet(new ReplayApi(file), replayFactsOptions(m));
+    profiled ??= profileFleet(
+      new ReplayApi(file),
+      replayFactsOptions(m),
+      new Map(Object.entries(declaredMetadata(specs).instances)),
+    );
     return profiled;
   };
 

@@ -10,7 +10,7 @@
  * Needs root for the volumes (loop devices, mounts, cgroup v1 blkio); without them the throttled
  * instances are skipped and the rest run on the host's disk.
  */
-import { mkdir, readFile, stat } from "node:fs/promises";
+import { mkdir, readFile, stat, writeFile } from "node:fs/promises";
 import { join, relative, resolve } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
@@ -39,6 +39,7 @@ import { parseSysbenchOutput, prepareSysbench, type SysbenchResult } from "@unto
 import { createThrottledVolume, type ThrottledVolume, throttleAvailable } from "@untorn/testkit/throttle";
 import { checkFleet } from "./expectations.js";
 import {
+  declaredMetadata,
   describeSpec,
   FLEET,
   type InstanceSpec,
@@ -394,7 +395,7 @@ async function main(): Promise<number> {
   if (wait > 0) await abortable(sleep(wait * 1000));
   const note =
     `${members.length} MariaDB ${version} servers on one 2-core VM under sysbench oltp_write_only / ` +
-    `oltp_read_only for ${loadSeconds / 60} min, scraped every 15 s; settings per instance in lab/README.md`;
+    `oltp_read_only for ${loadSeconds / 60} min, scraped every 15 s; settings per instance in lab/src/fleet.ts and lab/README.md`;
   log(`untorn record --window ${args.window} --span ${args.span} --every ${args.every} --at ${at}`);
   const recordStart = Date.now();
   const code = await abortable(
@@ -421,12 +422,23 @@ async function main(): Promise<number> {
   if (spanSeconds + windowSeconds > loadSeconds + 60)
     log("note: the first evaluation times' windows start before the load did (their facts have gaps)");
 
-  log(`untorn --replay ${relative(process.cwd(), out)} fleet`);
-  const fleetCode = await untorn(["--replay", out, "fleet"]);
+  // What the lab knows and no probe sees (cluster, volume caps) goes beside the recording, where the web
+  // app picks it up.
+  const declared = declaredMetadata(members.map((m) => m.spec));
+  const sidecar = out.replace(/(\.json)?(\.gz)?$/, ".metadata.json");
+  await writeFile(sidecar, `${JSON.stringify(declared, null, 2)}\n`);
+  log(`${relative(process.cwd(), sidecar)}: declared facts for ${members.length} instances`);
+
+  log(`untorn --replay ${relative(process.cwd(), out)} fleet --metadata ${relative(process.cwd(), sidecar)}`);
+  const fleetCode = await untorn(["--replay", out, "fleet", "--metadata", sidecar]);
   if (fleetCode !== 0) throw new Error(`untorn fleet --replay exited ${fleetCode}`);
 
   const file = decodeReplay(await readFile(out));
-  const profile = await profileFleet(new ReplayApi(file), replayFactsOptions(file.meta));
+  const profile = await profileFleet(
+    new ReplayApi(file),
+    replayFactsOptions(file.meta),
+    new Map(Object.entries(declared.instances)),
+  );
   const problems = checkFleet(
     profile,
     members.map((m) => m.spec),

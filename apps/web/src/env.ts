@@ -22,6 +22,11 @@ export const envSchema = z.object({
   UNTORN_REPLAY: optional(z.string()),
   /** Where to look for the newest replay file when neither PROMETHEUS_URL nor UNTORN_REPLAY is set. */
   UNTORN_RECORDINGS_DIR: optional(z.string()),
+  /**
+   * Declared instance facts (docs/schemas/metadata.schema.json) overlaid on the data source's facts, under
+   * what users store. A recording's `<name>.metadata.json` beside it is used when this is unset.
+   */
+  UNTORN_METADATA_FILE: optional(z.string()),
   /** PostgreSQL store; without it the store is embedded PGlite in UNTORN_DATA_DIR. */
   DATABASE_URL: optional(
     z.string().regex(/^postgres(ql)?:\/\//, "DATABASE_URL must be a postgres:// or postgresql:// URL"),

@@ -50,6 +50,13 @@ async function FleetMeta() {
     <p className="subtle" style={{ margin: "0.2rem 0 0" }} data-testid="fleet-meta">
       Window {s.window} ending {utc(s.at)} · {num(s.queries)} queries in {seconds(s.fetchMs / 1000)}
       {v.source.kind === "recorded" ? " · recorded data" : ""}
+      {s.declared && !s.declared.problem && (
+        <>
+          {" "}
+          · declared facts for {num(s.declared.instances)} instance{s.declared.instances === 1 ? "" : "s"}{" "}
+          from <code>{s.declared.file.split("/").pop()}</code>
+        </>
+      )}
     </p>
   );
 }
@@ -64,6 +71,7 @@ async function SummarySection() {
         status={v.status}
         fetchedAt={s?.fetchedAt}
         storeProblem={s?.storeProblem}
+        declaredProblem={s?.declared?.problem}
       />
       {s && s.rows.length > 0 && <SummaryCards summary={s.summary} stale={v.status.state === "stale"} />}
       {(!s || s.rows.length === 0) && v.status.state !== "unavailable" && (

@@ -7,11 +7,14 @@ export function StatusBanner({
   status,
   fetchedAt,
   storeProblem,
+  declaredProblem,
 }: {
   source: SourceInfo;
   status: Status;
   fetchedAt?: number | null;
   storeProblem?: string | null;
+  /** Why the declared metadata file (UNTORN_METADATA_FILE or a recording's sidecar) was not used. */
+  declaredProblem?: string | null;
 }) {
   const what = source.kind === "live" ? `Prometheus at ${source.url}` : "The data source";
   return (
@@ -44,6 +47,12 @@ export function StatusBanner({
           <strong>{what} is slow.</strong>
           Reading the fleet took {seconds(status.slowMs / 1000)}. Large fleets read faster with the recording
           rules loaded.
+        </div>
+      )}
+      {declaredProblem && (
+        <div className="banner banner-warn" role="status">
+          <strong>The declared metadata file is not used: advice is computed without it.</strong>
+          {declaredProblem}
         </div>
       )}
       {storeProblem && (

@@ -164,6 +164,80 @@ describe("getInstance", () => {
   });
 });
 
+describe("declared metadata file", () => {
+  const declaredDir = () => {
+    const d = path.join(dir, `declared-${Math.random().toString(36).slice(2)}`);
+    fs.mkdirSync(d);
+    fs.copyFileSync(replayFile, path.join(d, "fleet.json.gz"));
+    return d;
+  };
+
+  it("overlays a recording's sidecar file, and what users store still wins", async () => {
+    const d = declaredDir();
+    fs.writeFileSync(
+      path.join(d, "fleet.metadata.json"),
+      JSON.stringify({
+        instances: {
+          "db-heavy-plain:9105": {
+            cluster: "lab",
+            role: "standalone",
+            storageFacts: { limits: { metered: false } },
+          },
+          "db-off:9105": { cluster: "lab" },
+        },
+      }),
+    );
+    const e = env({ UNTORN_REPLAY: path.join(d, "fleet.json.gz") });
+    const v = await getFleetView(e);
+    expect(v.snapshot?.declared).toEqual({
+      file: path.join(d, "fleet.metadata.json"),
+      instances: 2,
+      problem: null,
+    });
+    expect(v.rows.find((r) => r.instance === "db-heavy-plain:9105")).toMatchObject({
+      cluster: "lab",
+      role: "standalone",
+    });
+    const r = await getInstance("db-heavy-plain:9105", e);
+    expect(r.kind === "found" && r.view.facts.storage?.limits?.metered).toBe(false);
+    // A stored declaration for the same instance overrides the file's identity.
+    const store = await metadataStore(e);
+    const saved = await store.upsertInstanceMetadata({
+      instance: "db-heavy-plain:9105",
+      cluster: "mine",
+      actor: "test",
+    });
+    metadataChanged("db-heavy-plain:9105", saved);
+    const after = await getFleetView(e);
+    expect(after.rows.find((x) => x.instance === "db-heavy-plain:9105")?.cluster).toBe("mine");
+    await store.deleteInstanceMetadata({ instance: "db-heavy-plain:9105", actor: "test" });
+    metadataChanged("db-heavy-plain:9105", null);
+  });
+
+  it("reports a broken file with the field, and serves the fleet without it", async () => {
+    const d = declaredDir();
+    fs.writeFileSync(
+      path.join(d, "fleet.metadata.json"),
+      JSON.stringify({ instances: { "db-heavy-plain:9105": { role: "boss" } } }),
+    );
+    const v = await getFleetView(env({ UNTORN_REPLAY: path.join(d, "fleet.json.gz") }));
+    expect(v.status.state).toBe("ok");
+    expect(v.rows).toHaveLength(5);
+    expect(v.snapshot?.declared?.problem).toMatch(/instances\.db-heavy-plain:9105\.role/);
+    expect(v.rows.find((r) => r.instance === "db-heavy-plain:9105")?.role).toBeNull();
+  });
+
+  it("takes UNTORN_METADATA_FILE for a live Prometheus, and says when it is missing", async () => {
+    const file = path.join(dir, "live-metadata.json");
+    fs.writeFileSync(file, JSON.stringify({ instances: { "db-off:9105": { cluster: "live-declared" } } }));
+    const v = await getFleetView(env({ PROMETHEUS_URL: prom.url, UNTORN_METADATA_FILE: file }));
+    expect(v.rows.find((r) => r.instance === "db-off:9105")?.cluster).toBe("live-declared");
+    resetCaches();
+    const gone = await getFleetView(env({ PROMETHEUS_URL: prom.url, UNTORN_METADATA_FILE: `${file}.nope` }));
+    expect(gone.snapshot?.declared?.problem).toMatch(/file not found/);
+  });
+});
+
 describe("getInstanceCharts", () => {
   it("replays the recorded chart series over the recording or a part of it", async () => {
     const e = env({ UNTORN_REPLAY: replayFile });

@@ -11,10 +11,12 @@ import type { Advice } from "@untorn/advisor/advise";
 import type { InstanceFacts } from "@untorn/advisor/facts";
 import { type InstanceCharts, instanceCharts } from "@untorn/fleet/charts";
 import { buildFleetFacts, type ExporterPresence } from "@untorn/fleet/facts";
+import { applyMetadata } from "@untorn/fleet/profile";
 import type { InstanceMetadata, Store } from "@untorn/store/store";
 import { type Env, env } from "../env.js";
 import type { FleetRow } from "../lib/fleet-row.js";
 import { RANGE_KEYS, RANGE_SECONDS, type RangeKey } from "../lib/ranges.js";
+import { readDeclaredFile } from "./declared.js";
 import { buildSnapshot, reviseSnapshot, type Snapshot, staleRows } from "./snapshot.js";
 import { type ResolvedSource, resolveSource, type SourceInfo } from "./source.js";
 import { getStore } from "./store.js";
@@ -71,13 +73,22 @@ async function readSnapshot(e: Env, src: ResolvedSource): Promise<Snapshot> {
   if (!src.api || !src.factsOptions) throw new Error("no source");
   const t0 = performance.now();
   const fetchedAt = Date.now();
-  const fleet = await buildFleetFacts(src.api, src.factsOptions);
+  const measured = await buildFleetFacts(src.api, src.factsOptions);
   const fetchMs = performance.now() - t0;
+  // Declared facts join the measured ones first; what users store is overlaid on both.
+  const declared = src.metadataFile ? readDeclaredFile(src.metadataFile) : null;
+  const overlay = applyMetadata(measured.facts, declared?.instances ?? undefined);
+  const fleet = { ...measured, facts: overlay.facts, warnings: [...measured.warnings, ...overlay.warnings] };
   const meta = await readMetadata(e);
   return buildSnapshot({
     fleet,
     metadata: meta.rows,
     storeProblem: meta.problem,
+    declared: declared && {
+      file: declared.file,
+      instances: declared.instances?.size ?? 0,
+      problem: declared.problem,
+    },
     fetchedAt,
     fetchMs,
     window: fleet.plan.window,

@@ -25,7 +25,7 @@ export interface Snapshot {
   /** Time spent merging metadata, advising and ranking, ms. */
   readonly adviseMs: number;
   readonly queries: number;
-  /** Facts as measured, before the metadata overlay. */
+  /** Facts as measured (with the declared metadata file's facts), before the stored metadata overlay. */
   readonly measured: ReadonlyMap<string, InstanceFacts>;
   readonly merged: ReadonlyMap<string, MergeResult>;
   readonly advice: ReadonlyMap<string, Advice>;
@@ -39,12 +39,23 @@ export interface Snapshot {
   readonly summary: FleetSummary;
   /** Why the stored metadata could not be read (the advice then lacks it), or null. */
   readonly storeProblem: string | null;
+  /** The declared metadata file overlaid on the measured facts, or null when there is none. */
+  readonly declared: DeclaredInfo | null;
+}
+
+/** The declared metadata file overlaid on the facts (server/declared.ts). */
+export interface DeclaredInfo {
+  readonly file: string;
+  /** Instances it declares facts for; 0 when it could not be used. */
+  readonly instances: number;
+  readonly problem: string | null;
 }
 
 export interface SnapshotInput {
   readonly fleet: Omit<FleetFacts, "plan">;
   readonly metadata: readonly InstanceMetadata[];
   readonly storeProblem: string | null;
+  readonly declared?: DeclaredInfo | null;
   readonly fetchedAt: number;
   readonly fetchMs: number;
   readonly window: string;
@@ -80,6 +91,7 @@ export function buildSnapshot(input: SnapshotInput, clock: () => number = () => 
     rows,
     summary,
     storeProblem: input.storeProblem,
+    declared: input.declared ?? null,
   };
 }
 

@@ -33,6 +33,7 @@ describe("findRecordingsDir / newestReplay", () => {
     write(path.join(dir, "new.json.gz"), "x", 2_000);
     write(path.join(dir, "notes.txt"), "x", 3_000);
     write(path.join(dir, "replay.schema.json"), "x", 3_000);
+    write(path.join(dir, "new.metadata.json"), "{}", 4_000);
     expect(newestReplay(dir)).toBe(path.join(dir, "new.json.gz"));
     expect(newestReplay(path.join(root))).toBeNull();
   });
@@ -52,6 +53,21 @@ describe("resolveSource", () => {
     expect(s.info.kind).toBe("recorded");
     expect(s.replay?.window).toBe("1h");
     expect(s.factsOptions).toMatchObject({ window: "1h", at: s.replay?.end });
+  });
+
+  it("takes a recording's sidecar metadata file, unless UNTORN_METADATA_FILE names another", () => {
+    const rec = path.join(root, "lab", "recordings", "fleet.json.gz");
+    write(rec, encodeReplay(smallReplay()));
+    const web = path.join(root, "apps", "web");
+    expect(resolveSource(parseEnv({}), web).metadataFile).toBeNull();
+    write(path.join(root, "lab", "recordings", "fleet.metadata.json"), "{}", 1_000);
+    const s = resolveSource(parseEnv({}), web);
+    expect(s.metadataFile).toBe(path.join(root, "lab", "recordings", "fleet.metadata.json"));
+    // Editing the file changes the cache key, so the next read applies it.
+    write(path.join(root, "lab", "recordings", "fleet.metadata.json"), '{"instances":{}}', 2_000);
+    expect(resolveSource(parseEnv({}), web).key).not.toBe(s.key);
+    const named = resolveSource(parseEnv({ UNTORN_METADATA_FILE: "/etc/untorn/fleet.json" }), web);
+    expect(named.metadataFile).toBe("/etc/untorn/fleet.json");
   });
 
   it("says why there is no data", () => {

@@ -33,6 +33,24 @@ export interface ResolvedSource {
   readonly api: PromQueryApi | null;
   readonly factsOptions: FleetFactsOptions | null;
   readonly replay: ReplayMeta | null;
+  /** Declared metadata file to overlay: UNTORN_METADATA_FILE, or a recording's sidecar; null for none. */
+  readonly metadataFile: string | null;
+}
+
+/** Part of a cache key: changes when the metadata file changes, appears or goes away. */
+function metadataStamp(file: string | null): string {
+  if (!file) return "";
+  try {
+    const st = fs.statSync(file);
+    return `|metadata:${file}:${st.size}:${st.mtimeMs}`;
+  } catch {
+    return `|metadata:${file}:missing`;
+  }
+}
+
+/** `fleet.json.gz` -> `fleet.metadata.json`: the declarations a recording ships with. */
+export function sidecarMetadataFile(replayFile: string): string {
+  return replayFile.replace(/(\.json)?(\.gz)?$/, ".metadata.json");
 }
 
 export const RECORDINGS_DIR = path.join("lab", "recordings");
@@ -58,7 +76,7 @@ export function findRecordingsDir(from: string): string | null {
 export function newestReplay(dir: string): string | null {
   let best: { file: string; mtime: number } | null = null;
   for (const name of fs.readdirSync(dir)) {
-    if (!REPLAY_FILE.test(name) || name.endsWith(".schema.json")) continue;
+    if (!REPLAY_FILE.test(name) || name.endsWith(".schema.json") || name.endsWith(".metadata.json")) continue;
     const file = path.join(dir, name);
     const st = fs.statSync(file);
     if (!st.isFile()) continue;
@@ -106,14 +124,16 @@ function liveClient(url: string, timeoutMs: number): PromClient {
 }
 
 export function resolveSource(e: Env, cwd: string = process.cwd()): ResolvedSource {
+  const declaredFile = e.UNTORN_METADATA_FILE ? path.resolve(cwd, e.UNTORN_METADATA_FILE) : null;
   if (e.PROMETHEUS_URL) {
     const api = liveClient(e.PROMETHEUS_URL, e.UNTORN_PROM_TIMEOUT_MS);
     return {
       info: { kind: "live", url: api.baseUrl },
-      key: `live:${api.baseUrl}`,
+      key: `live:${api.baseUrl}${metadataStamp(declaredFile)}`,
       api,
       factsOptions: { window: e.UNTORN_WINDOW },
       replay: null,
+      metadataFile: declaredFile,
     };
   }
   let file: string | null;
@@ -136,6 +156,8 @@ export function resolveSource(e: Env, cwd: string = process.cwd()): ResolvedSour
   try {
     const { api, stamp } = loadReplay(file);
     const m = api.meta;
+    const sidecar = sidecarMetadataFile(file);
+    const metadataFile = declaredFile ?? (fs.existsSync(sidecar) ? sidecar : null);
     return {
       info: {
         kind: "recorded",
@@ -146,10 +168,11 @@ export function resolveSource(e: Env, cwd: string = process.cwd()): ResolvedSour
         end: m.end,
         note: m.note ?? null,
       },
-      key: `replay:${file}:${stamp}`,
+      key: `replay:${file}:${stamp}${metadataStamp(metadataFile)}`,
       api,
       factsOptions: replayFactsOptions(m),
       replay: m,
+      metadataFile,
     };
   } catch (err) {
     const error =
@@ -160,6 +183,7 @@ export function resolveSource(e: Env, cwd: string = process.cwd()): ResolvedSour
       api: null,
       factsOptions: null,
       replay: null,
+      metadataFile: null,
     };
   }
 }
@@ -171,5 +195,6 @@ function none(searched: string | null, reason: string): ResolvedSource {
     api: null,
     factsOptions: null,
     replay: null,
+    metadataFile: null,
   };
 }
