@@ -1,5 +1,5 @@
 /**
- * Everything the specs run against, started once: the live throwaway stack and its recording, and five
+ * Everything the specs run against, started once: the live throwaway stack and its recording, and six
  * production servers of the console, one per situation a spec needs. Their URLs reach the workers as
  * environment variables (fixtures/test.ts reads them). Returns the teardown, which stops it all.
  */
@@ -32,7 +32,11 @@ function recordedReplay(own: string): string {
   if (!wanted) return own;
   if (wanted !== "lab") return wanted;
   const dir = join(repoRoot(), "lab", "recordings");
-  const files = existsSync(dir) ? readdirSync(dir).filter((f) => /\.json(\.gz)?$/.test(f)) : [];
+  const files = existsSync(dir)
+    ? readdirSync(dir).filter(
+        (f) => /\.json(\.gz)?$/.test(f) && !f.endsWith(".metadata.json") && !f.endsWith(".schema.json"),
+      )
+    : [];
   if (files.length === 0) throw new Error(`UNTORN_E2E_REPLAY=lab, but ${dir} has no recording`);
   const newest = files
     .map((f) => ({ f: join(dir, f), t: statSync(join(dir, f)).mtimeMs }))
@@ -83,9 +87,12 @@ export default async function globalSetup(_config: FullConfig): Promise<() => Pr
   const servers: WebServer[] = [];
   let proxy: ToggleProxy | undefined;
   let stack: Awaited<ReturnType<typeof startLiveStack>> | undefined;
+  // Held open for the whole run: the "locked" console finds its data directory locked at start.
+  let held: Awaited<ReturnType<typeof openStore>> | undefined;
 
   const teardown = async () => {
     await Promise.all(servers.map((s) => s.stop().catch(() => undefined)));
+    await held?.close().catch(() => undefined);
     await proxy?.stop();
     await stack?.stop();
     if (process.env.UNTORN_E2E_KEEP) console.log(`[e2e] kept ${workDir}`);
@@ -113,8 +120,11 @@ export default async function globalSetup(_config: FullConfig): Promise<() => Pr
         UNTORN_PROM_TIMEOUT_MS: "2000",
       },
       empty: { UNTORN_RECORDINGS_DIR: join(workDir, "no-recordings") },
+      // The recorded fleet, with a data directory another process holds (startWebServer's data-locked).
+      locked: { UNTORN_REPLAY: recordedReplay(stack.replayFile) },
     };
     await seeding;
+    held = await openStore({ dataDir: join(workDir, "data-locked") });
     log("starting the console's servers");
     const all = await Promise.allSettled(
       TARGETS.map((t) =>
