@@ -263,7 +263,10 @@ export const deviceDoublewriteSharePanel = (s: PanelScope) =>
   timeseriesPanel(
     {
       title: "Doublewrite share of device writes",
-      queries: [{ signal: "device_doublewrite_bytes_share" }],
+      queries: [
+        { signal: "device_doublewrite_bytes_share", legend: "{{instance}} bytes" },
+        { signal: "device_doublewrite_write_ops_share", legend: "{{instance}} write operations" },
+      ],
       min: 0,
       span: 12,
     },

@@ -57,6 +57,7 @@ describe("signal catalog", () => {
       "device_write_iops",
       "device_utilisation",
       "device_doublewrite_bytes_share",
+      "device_doublewrite_write_ops_share",
       "free_page_waits_per_second",
       "checkpoint_age_ratio",
       "transactions_per_second",

@@ -1036,6 +1036,15 @@ const specs = {
     needs: HOST,
     build: (c) => ratio(binary(c("dblwrPages"), "*", c("pageSize")), c("deviceWrittenBytes")),
   },
+  device_doublewrite_write_ops_share: {
+    title: "Doublewrite share of device write operations",
+    description:
+      "Doublewrite write requests ÷ write requests the datadir's device completed. A batch is one or two large requests, so this stays small even when the bytes share is near half; on storage that meters each request as one I/O, it plus the flushes doublewrite causes is the IOPS budget it takes (DOMAIN.md 11). A request the block layer splits (max_sectors_kb) counts more than once on the device.",
+    unit: "ratio",
+    group: "device",
+    needs: HOST,
+    build: (c) => ratio(c("dblwrWrites"), c("deviceWrites")),
+  },
   device_flushes_per_second: {
     title: "Device flushes/s",
     description:
