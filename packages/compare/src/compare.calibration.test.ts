@@ -98,16 +98,20 @@ describe("A/A: no change, so every improved/regressed verdict is a false positiv
     const v = verdicts(make);
     const fp = falsePositives(v);
     rates[_] = fp;
-    // alpha = 0.05 per comparison; 0.075 leaves room for binomial noise at 200 pairs (SD 1.5 points).
-    expect(fp / PAIRS).toBeLessThanOrEqual(0.075);
-    // Sanity: the data is not so short that every answer is "inconclusive" by default.
+    // alpha = 0.05 per comparison, held by every scenario (the seeds are fixed: no binomial slack needed).
+    expect(fp / PAIRS).toBeLessThanOrEqual(0.05);
+    // Sanity: the data is not so short that every answer is "no data".
     expect(v.filter((x) => x === "no_data").length).toBe(0);
   });
 
-  it("stays within 5% over all 800 pairs", () => {
+  it("stays within 5% over all 800 pairs, and is not calibrated by never rejecting", () => {
     const total = Object.values(rates).reduce((a, b) => a + b, 0);
     expect(Object.keys(rates)).toHaveLength(4);
     expect(total / (4 * PAIRS)).toBeLessThanOrEqual(0.05);
+    // A 1-hour A/A pair is "inconclusive", not "unchanged": its interval is wider than the ±2% band.
+    // What keeps that honest is the other side: intervals that were too wide would never exclude 1,
+    // so a calibrated test must reject near its nominal 5%, not at 0%.
+    expect(total / (4 * PAIRS)).toBeGreaterThanOrEqual(0.02);
   });
 });
 
