@@ -4,7 +4,7 @@ import { fallbackMetricList } from "./fallback-metrics.js";
 import { metricList } from "./metrics.js";
 import { isWindow } from "./promql.js";
 import { parsePromql } from "./promql-check.js";
-import { recordingRuleNames } from "./rules.js";
+import { recordingRuleNames, recordingRules } from "./rules.js";
 import { signals } from "./signals.js";
 
 const known = new Set(
@@ -48,7 +48,14 @@ describe("alert rules", () => {
       expect(a.forReason.length).toBeGreaterThan(30);
       for (const [key, t] of Object.entries(a.thresholds)) {
         expect(t.reason.length, key).toBeGreaterThan(40);
-        expect(a.expr).toMatch(new RegExp(`[ (]${String(t.value).replace(".", "\\.")}(\\)|$| )`));
+        if (t.range) {
+          // A lookback: in the expression, or in the recording rules it reads (the baseline's).
+          const exprs = [
+            a.expr,
+            ...recordingRules.filter((r) => a.recordingRules.includes(r.record)).map((r) => r.expr),
+          ];
+          expect(exprs.join("\n"), key).toMatch(new RegExp(`(\\[|offset )${t.range}\\]?`));
+        } else expect(a.expr).toMatch(new RegExp(`[ (]${String(t.value).replace(".", "\\.")}(\\)|$| )`));
       }
     });
 

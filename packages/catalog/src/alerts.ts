@@ -21,6 +21,8 @@ export interface Threshold {
   readonly value: number;
   readonly unit: string;
   readonly reason: string;
+  /** For a lookback: the PromQL duration as the expression (or its recording rules) uses it. */
+  readonly range?: string;
 }
 
 export interface AlertRule {
@@ -77,6 +79,19 @@ export const thresholds = {
       reason:
         "Skip the 30 min after a restart: warm-up and crash-recovery flushing produce expected bursts (DESIGN.md: exclude restart warm-up).",
     },
+    baselineWindow: {
+      value: 1,
+      unit: "d of baseline",
+      range: BASELINE.window,
+      reason:
+        "A whole day, so the baseline holds the instance's busy and quiet hours alike (batch jobs, backups). A rise that lasts for hours becomes part of it: the alert flags changes of regime, and a level that stays high is fsync latency's or the dashboards' to show.",
+    },
+    baselineExclude: {
+      value: 1,
+      unit: "h before now left out",
+      range: BASELINE.exclude,
+      reason: "The last hour stays out of the baseline, so a developing spike does not raise its own bar.",
+    },
   },
   fsyncLatency: {
     flash: {
@@ -104,6 +119,38 @@ export const thresholds = {
       unit: "of scrapes",
       reason:
         "A collector that fails more than half its scrapes over 15 min leaves its panels and alerts blind; occasional timeouts under load stay below this.",
+    },
+    window: {
+      value: 15,
+      unit: "min averaged",
+      range: "15m",
+      reason:
+        "60 scrapes at a 15 s interval: one slow scrape moves the average by under 2%, a collector that keeps timing out moves it past half.",
+    },
+  },
+  exporterDown: {
+    window: {
+      value: 10,
+      unit: "min of scrapes counted",
+      range: "10m",
+      reason:
+        "The failed scrapes of the last 10 min go in the description: enough to tell an outage (40 failures at 15 s) from a blip.",
+    },
+    memory: {
+      value: 1,
+      unit: "d",
+      range: "1d",
+      reason:
+        "Only targets that served untorn-exporter metrics within the last day: a decommissioned exporter stops alerting after a day instead of forever.",
+    },
+  },
+  databaseUnreachable: {
+    window: {
+      value: 10,
+      unit: "min of connection attempts",
+      range: "10m",
+      reason:
+        "A switchover or restart drops connections for under a minute; the share of failures over 10 min tells that from an outage, and the last attempt must have failed too.",
     },
   },
 } as const satisfies Record<string, Record<string, Threshold>>;
@@ -159,19 +206,25 @@ function fsyncLatencyExpr(): string {
 function exporterDownExpr(): string {
   // Failed scrapes in the last 10 min, for targets down now that served untorn-exporter metrics in the
   // last day (whatever their job is called).
-  return `(count_over_time(up[10m]) - sum_over_time(up[10m])) and on(${INSTANCE}, job) (up == 0) and on(${INSTANCE}, job) last_over_time(${M.buildInfo.name}[1d])`;
+  const w = T.exporterDown.window.range;
+  return `(count_over_time(up[${w}]) - sum_over_time(up[${w}])) and on(${INSTANCE}, job) (up == 0) and on(${INSTANCE}, job) last_over_time(${M.buildInfo.name}[${T.exporterDown.memory.range}])`;
 }
 
 function databaseUnreachableExpr(): string {
   // Share of failed connections over 10 min, for instances whose last connection failed.
-  const failed = vec(`1 - max by (${INSTANCE}) (avg_over_time(${M.mysqlUp.name}[10m]))`, [], false);
+  const failed = vec(
+    `1 - max by (${INSTANCE}) (avg_over_time(${M.mysqlUp.name}[${T.databaseUnreachable.window.range}]))`,
+    [],
+    false,
+  );
   return onlyWhere(failed, where(signals.mysql_up.vec({ source: "untorn" }), "==", 0)).q;
 }
 
 function collectorFailingExpr(): string {
-  const success = vec(`min by (${INSTANCE}, collector) (avg_over_time(${M.collectorSuccess.name}[15m]))`, [
-    "collector",
-  ]);
+  const success = vec(
+    `min by (${INSTANCE}, collector) (avg_over_time(${M.collectorSuccess.name}[${T.collector.window.range}]))`,
+    ["collector"],
+  );
   const unreachable = where(signals.mysql_up.vec({ source: "untorn" }), "==", 0);
   return unlessWhere(where(success, "<", T.collector.successRatio.value), unreachable).q;
 }
@@ -235,7 +288,7 @@ export const alertRules: readonly AlertRule[] = [
     description:
       "Prometheus failed {{ $value }} scrapes of untorn-exporter for {{ $labels.instance }} (job {{ $labels.job }}) in the last 10 minutes and the last one failed: doublewrite panels and alerts for it are blind.",
     runbook: "untornexporterdown",
-    thresholds: {},
+    thresholds: T.exporterDown,
     signals: [],
     recordingRules: [],
   },
@@ -249,7 +302,7 @@ export const alertRules: readonly AlertRule[] = [
     description:
       "untorn-exporter runs but {{ $value | humanizePercentage }} of its connections to {{ $labels.instance }} failed over 10 minutes, the last ones included: the server is down or unreachable, or the exporter's credentials or grants changed.",
     runbook: "untorndatabaseunreachable",
-    thresholds: {},
+    thresholds: T.databaseUnreachable,
     signals: ["mysql_up"],
     recordingRules: [],
   },
