@@ -847,7 +847,7 @@ const specs = {
   doublewrite_io_wait_seconds_per_second: {
     title: "Doublewrite I/O wait",
     description:
-      "Seconds per second spent writing and syncing the doublewrite area (performance_schema write + misc timers; ≈ threads waiting). MariaDB and MySQL < 8.0.20 have no doublewrite instrument: there the system tablespace (ibdata1) stands in, which also holds undo and dictionary pages (DOMAIN.md 5.1, 5.3).",
+      "Seconds per second spent writing and syncing the doublewrite area (performance_schema write + misc timers; ≈ threads waiting). MariaDB and MySQL < 8.0.20 have no doublewrite instrument: there the system tablespace (ibdata1) stands in, which also holds undo and dictionary pages (DOMAIN.md 5.1, 5.3). The mysqld_exporter fallback has data on MySQL/Percona 8.0.20+ only: its file_events sum every data file together, so it has no ibdata1 stand-in.",
     unit: "seconds/s",
     group: "doublewrite",
     needs: PS,
@@ -856,7 +856,7 @@ const specs = {
   doublewrite_io_wait_share: {
     title: "Doublewrite share of file I/O wait",
     description:
-      "Doublewrite I/O wait ÷ write + misc (≈fsync) wait over all instrumented file classes (InnoDB, binlog, relay log).",
+      "Doublewrite I/O wait ÷ write + misc (≈fsync) wait over all instrumented file classes (InnoDB, binlog, relay log). Like the wait itself, the mysqld_exporter fallback has data on MySQL/Percona 8.0.20+ only.",
     unit: "ratio",
     group: "doublewrite",
     needs: PS,
