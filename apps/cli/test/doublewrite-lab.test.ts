@@ -18,7 +18,7 @@
 // at the same time (the throttled server is bound by its IOPS cap, not by CPU): about three minutes.
 // The thread sweep is covered by the runner's unit tests and by the full-length results in
 // bench/results/doublewrite-lab.md.
-import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { ComparisonResult } from "@untorn/compare/result";
@@ -136,6 +136,14 @@ async function compareRuns(
   return JSON.parse(io.stdout()) as ComparisonResult;
 }
 
+/** With UNTORN_LAB_RESULTS=<dir>, each scenario's bench result and comparison are kept there (BENCHMARKS.md). */
+async function keep(name: string, bench: BenchResult, comparison: ComparisonResult): Promise<void> {
+  const to = process.env.UNTORN_LAB_RESULTS;
+  if (!to) return;
+  await mkdir(to, { recursive: true });
+  await writeFile(join(to, `lab-ci-${name}.json`), `${JSON.stringify({ bench, comparison }, null, 2)}\n`);
+}
+
 const pick = (r: BenchResult, setting: "on" | "off", threads: number, repeat = 1) =>
   r.runs.find((x) => x.doublewrite === setting && x.threads === threads && x.repeat === repeat)!;
 
@@ -170,6 +178,7 @@ describe.concurrent("doublewrite lab", () => {
         "--metrics",
         "transactions_per_second",
       ]);
+      await keep("throttled", r, c);
       expect(c.overall.verdict, c.overall.reasons.join("\n")).toBe("improved");
       expect(c.overall.throughput.demandDriven).toBe(false);
       const tps = c.metrics.find((m) => m.metric === "transactions_per_second")!;
@@ -204,6 +213,7 @@ describe.concurrent("doublewrite lab", () => {
     expect(row.on!.metrics.dblwrPagesPerTrx!.min).toBeGreaterThan(0);
 
     const c = await compareRuns("lab-unthrottled", pick(r, "on", 16), pick(r, "off", 16));
+    await keep("unthrottled", r, c);
     const verdict = (id: string) => c.metrics.find((m) => m.metric === id)!.verdict;
     expect(["unchanged", "inconclusive"]).toContain(verdict("transactions_per_second"));
     expect(verdict("write_bytes_per_transaction")).toBe("improved");

@@ -1,5 +1,5 @@
 // Faults: dead or vanishing servers, bad credentials, missing grants, slow queries, bad /probe input.
-import { writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { startUntornExporter } from "@untorn/testkit/exporters";
 import { type MariaDb, startMariaDb } from "@untorn/testkit/mariadb";
@@ -51,6 +51,34 @@ describe("the server is down or goes away", () => {
       const back = (await exporter.get("/metrics")).body;
       expect(mustValue(back, "untorn_mysql_up")).toBe(1);
       expect(mustValue(back, "untorn_exporter_collector_success", { collector: "global_status" })).toBe(1);
+    } finally {
+      await exporter.stop();
+      await db.destroy();
+    }
+  });
+
+  it("survives the server being killed (SIGKILL) while scrapes are in flight", async () => {
+    const db = await startMariaDb({ performanceSchema: true });
+    const exporter = await startUntornExporter({ db });
+    try {
+      expect(mustValue((await exporter.get("/metrics")).body, "untorn_mysql_up")).toBe(1);
+      // Scrapes back to back, the kill lands in the middle of them: open connections die mid-statement.
+      const results: { status: number; up: number | undefined }[] = [];
+      let stop = false;
+      const scraping = (async () => {
+        while (!stop) {
+          const r = await exporter.get("/metrics");
+          results.push({ status: r.status, up: sampleValue(r.body, "untorn_mysql_up") });
+        }
+      })();
+      await new Promise((r) => setTimeout(r, 300));
+      process.kill(db.pid, "SIGKILL");
+      await expect.poll(() => results.at(-1)?.up, { timeout: 15_000 }).toBe(0);
+      stop = true;
+      await scraping;
+      expect(results.every((r) => r.status === 200)).toBe(true);
+      expect(results.some((r) => r.up === 1)).toBe(true);
+      expect(exporter.process.child.exitCode).toBeNull();
     } finally {
       await exporter.stop();
       await db.destroy();
@@ -352,5 +380,38 @@ describe("/probe and HTTP input", () => {
     });
     expect(tight.status).toBe(200);
     expect(exporter.process.child.exitCode).toBeNull();
+  });
+});
+
+describe("the slow query log", () => {
+  it("never holds the exporter's statements, even at long_query_time 0 with log_queries_not_using_indexes", async () => {
+    const db = await startMariaDb({
+      performanceSchema: true,
+      extra: {
+        slow_query_log: 1,
+        slow_query_log_file: "slow.log",
+        long_query_time: 0,
+        log_queries_not_using_indexes: 1,
+        log_output: "FILE",
+      },
+    });
+    const exporter = await startUntornExporter({ db: { socket: db.socket, user: "root", password: "" } });
+    try {
+      // The log works: a statement of another session is there.
+      await db.query("SELECT COUNT(*) AS untorn_control_statement FROM information_schema.PLUGINS");
+      for (let i = 0; i < 2; i++) {
+        const res = await exporter.get("/metrics");
+        expect(
+          mustValue(res.body, "untorn_exporter_collector_success", { collector: "perf_schema.file_io" }),
+        ).toBe(1);
+      }
+      const log = readFileSync(join(db.datadir, "slow.log"), "utf8");
+      expect(log).toContain("untorn_control_statement");
+      for (const statement of ["SHOW GLOBAL STATUS", "SHOW GLOBAL VARIABLES", "file_summary_by", "@@datadir"])
+        expect(log, statement).not.toContain(statement);
+    } finally {
+      await exporter.stop();
+      await db.destroy();
+    }
   });
 });

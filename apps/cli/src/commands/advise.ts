@@ -12,7 +12,7 @@ export function registerAdvise(program: Command, io: Io): void {
   program
     .command("advise")
     .description(
-      "Advise offline from InstanceFacts JSON (docs/schemas/instance-facts.schema.json): one object or an array.",
+      "Advise offline from InstanceFacts JSON (docs/schemas/advise-input.schema.json): one object or an array.",
     )
     .requiredOption("--facts <file>", "InstanceFacts JSON file, or - for stdin")
     .option("--json", "print the advice as JSON")

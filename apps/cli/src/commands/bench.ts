@@ -31,7 +31,10 @@ export function registerBench(program: Command, io: Io): void {
     .option("--port <n>", "existing server: port (default 3306)")
     .option("--user <name>", "existing server: user (default the OS user)")
     .option("--database <name>", "existing server: database for the sysbench tables (default sbtest)")
-    .option("--against <file>", "existing server: a bench.json measured with the other doublewrite setting")
+    .option(
+      "--against <file>",
+      "existing server: a bench.json measured with the other doublewrite setting (docs/schemas/bench-result.schema.json)",
+    )
     .option("--threads <list>", "thread counts (default 1,4,16,64)")
     .option("--time <duration>", "length of each measured run (default 45s)")
     .option("--warmup <duration>", "warm-up after each (re)start, not measured (default 20s)")

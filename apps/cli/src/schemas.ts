@@ -1,0 +1,35 @@
+/**
+ * JSON Schemas of the CLI's own inputs (docs/schemas/), as pure functions of the zod schemas:
+ * `advise --facts` (one InstanceFacts or an array of them) and `bench --against` (a bench.json).
+ * scripts/gen-schemas.ts writes them; schemas.test.ts fails when the committed copies are stale.
+ */
+import { z } from "zod";
+import { BenchResult } from "./bench/result.js";
+
+export const CLI_SCHEMAS = {
+  "advise-input.schema.json": () => ({
+    $schema: "https://json-schema.org/draft/2020-12/schema",
+    $id: "advise-input.schema.json",
+    title: "untorn advise --facts",
+    description:
+      "One InstanceFacts object (instance-facts.schema.json), or a non-empty array of them for several instances at once.",
+    oneOf: [
+      { $ref: "instance-facts.schema.json" },
+      { type: "array", minItems: 1, items: { $ref: "instance-facts.schema.json" } },
+    ],
+  }),
+  "bench-result.schema.json": () => ({
+    ...(z.toJSONSchema(BenchResult, { target: "draft-2020-12", io: "input" }) as Record<string, unknown>),
+    $id: "bench-result.schema.json",
+    title: "untorn bench result (bench.json)",
+    description:
+      "What `untorn bench --json` prints and writes to <out>/bench.json; `untorn bench --against` reads it back to measure the other doublewrite setting of an existing server.",
+  }),
+} as const;
+
+export type CliSchemaFile = keyof typeof CLI_SCHEMAS;
+
+/** The file's exact text (2-space JSON, trailing newline). */
+export function renderCliSchema(name: CliSchemaFile): string {
+  return `${JSON.stringify(CLI_SCHEMAS[name](), null, 2)}\n`;
+}
