@@ -1,5 +1,5 @@
 /**
- * Everything the specs run against, started once: the live throwaway stack and its recording, and six
+ * Everything the specs run against, started once: the live throwaway stack and its recording, and seven
  * production servers of the console, one per situation a spec needs. Their URLs reach the workers as
  * environment variables (fixtures/test.ts reads them). Returns the teardown, which stops it all.
  */
@@ -122,6 +122,8 @@ export default async function globalSetup(_config: FullConfig): Promise<() => Pr
       empty: { UNTORN_RECORDINGS_DIR: join(workDir, "no-recordings") },
       // The recorded fleet, with a data directory another process holds (startWebServer's data-locked).
       locked: { UNTORN_REPLAY: recordedReplay(stack.replayFile) },
+      // Nothing set: what `npm start` serves, the committed lab recording found from apps/web.
+      demo: {},
     };
     await seeding;
     held = await openStore({ dataDir: join(workDir, "data-locked") });

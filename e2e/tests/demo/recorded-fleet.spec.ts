@@ -1,0 +1,46 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { repoRoot } from "@untorn/testkit/process";
+import { expect, test } from "../../fixtures/test.js";
+
+// What `npm start` serves with no configuration: the committed lab recording (lab/recordings/) and the
+// lab's declared facts beside it, found from the app's working directory as in production.
+const declared = JSON.parse(
+  readFileSync(join(repoRoot(), "lab", "recordings", "mariadb-10.11-fleet.metadata.json"), "utf8"),
+) as { instances: Record<string, { cluster: string }> };
+const names = Object.keys(declared.instances);
+const clusters = [...new Set(Object.values(declared.instances).map((d) => d.cluster))].sort();
+
+test.describe("the recorded demo fleet on embedded defaults", () => {
+  test.use({ target: "demo" });
+
+  test("lists every lab instance as recorded data, with the declared facts named", async ({
+    fleetPage,
+    page,
+  }) => {
+    await fleetPage.goto();
+    await expect(page.getByText(/^Recorded data/).first()).toBeVisible();
+    await expect(fleetPage.count).toHaveText(`${names.length} instances`);
+    await expect(page.getByTestId("fleet-meta")).toContainText(
+      `declared facts for ${names.length} instances from mariadb-10.11-fleet.metadata.json`,
+    );
+    await expect(fleetPage.card("Instances")).toContainText(String(names.length));
+  });
+
+  test("filters by the lab's clusters", async ({ fleetPage }) => {
+    await fleetPage.goto();
+    const options = (await fleetPage.filter("Cluster").locator("option").allTextContents()).slice(1);
+    expect(options.sort()).toEqual(clusters);
+    const ebs = names.filter((n) => declared.instances[n]!.cluster === "ebs-sim");
+    await fleetPage.filter("Cluster").selectOption("ebs-sim");
+    await expect(fleetPage.rows()).toHaveCount(ebs.length);
+    expect((await fleetPage.instanceNames()).sort()).toEqual(ebs.sort());
+  });
+
+  test("flags doublewrite OFF on the unverified emulated volume as critical", async ({ instancePage }) => {
+    await instancePage.goto("db-dw-off-iops300-16k");
+    const finding = instancePage.finding("doublewrite-off-unverified-storage");
+    await expect(finding).toBeVisible();
+    await expect(finding).toContainText(/critical/i);
+  });
+});
