@@ -87,21 +87,31 @@ export async function waitFor<T>(
 const live = new Set<ChildProcess>();
 let exitHookInstalled = false;
 
+function killAll(): void {
+  for (const child of live) {
+    if (child.pid && child.exitCode === null) {
+      try {
+        process.kill(child.pid, "SIGKILL");
+      } catch {
+        // already gone
+      }
+    }
+  }
+}
+
 function installExitHook(): void {
   if (exitHookInstalled) return;
   exitHookInstalled = true;
-  // Last resort when a test run dies without calling stop(): never leave servers behind.
-  process.on("exit", () => {
-    for (const child of live) {
-      if (child.pid && child.exitCode === null) {
-        try {
-          process.kill(child.pid, "SIGKILL");
-        } catch {
-          // already gone
-        }
-      }
-    }
-  });
+  // Last resort when a test run dies without calling stop(): never leave servers behind. "exit" covers a
+  // normal end and process.exit(); a signal ends the process without it, so those are caught too, and
+  // re-raised once the children are gone unless someone else (a test runner) handles the signal.
+  process.on("exit", killAll);
+  for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) {
+    process.once(signal, () => {
+      killAll();
+      if (process.listenerCount(signal) === 0) process.kill(process.pid, signal);
+    });
+  }
 }
 
 export interface ManagedProcess {
