@@ -46,6 +46,8 @@ test.describe("Prometheus failing after a good read", () => {
       await expect(banner).toBeVisible();
       expect(await fleetPage.instanceNames()).toEqual(shown);
       await expect(fleetPage.card("Instances")).toContainText("stale");
+      // Each row says so too, not only the banner.
+      for (const row of await fleetPage.rows().all()) await expect(row).toContainText("stale");
       const api = await (await request.get("/api/v1/fleet")).json();
       expect(api.status.state).toBe("stale");
       expect(api.instances.every((r: { stale: boolean }) => r.stale)).toBe(true);
@@ -54,6 +56,7 @@ test.describe("Prometheus failing after a good read", () => {
     }
     await page.reload();
     await expect(page.getByRole("main").getByRole("alert")).toHaveCount(0);
+    await expect(fleetPage.table.locator("tr.stale")).toHaveCount(0);
   });
 });
 

@@ -50,6 +50,8 @@ export interface FleetFactsOptions {
   readonly concurrency?: number;
   /** Called after each query with (done, total). */
   readonly onProgress?: (done: number, total: number) => void;
+  /** profileFleet: called once the queries are in, before the (CPU-bound) advice and ranking. */
+  readonly onAdvising?: (instances: number) => void;
 }
 
 export interface SkippedInstance {

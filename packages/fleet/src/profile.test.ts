@@ -12,7 +12,16 @@ describe("profileFleet", () => {
     const trio = new ReplayApi(
       fakeReplay([DB_ON_LOADED, DB_OFF_LOADED, DB_IDLE], { window: "1h", times: [AT] }),
     );
-    const p = await profileFleet(trio, { window: "1h" });
+    const phases: string[] = [];
+    const p = await profileFleet(trio, {
+      window: "1h",
+      onProgress: (done, total) => {
+        if (done === total) phases.push(`queries ${total}`);
+      },
+      onAdvising: (n) => phases.push(`advising ${n}`),
+    });
+    // Progress reports the last query, then the advice phase for every instance with facts.
+    expect(phases).toEqual([`queries ${p.queries}`, "advising 3"]);
     expect(p.rows[0]!.instance).toBe("db-on:9105");
     expect(p.rows[0]!.score).toBeGreaterThan(0);
     expect(p.rows[0]!.amplification).toBeCloseTo(1);

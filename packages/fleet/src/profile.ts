@@ -125,6 +125,7 @@ export async function profileFleet(
     ...fleet.skipped.map((s) => s.instance),
   ]);
   const m = applyMetadata(fleet.facts, metadata, found);
+  opts.onAdvising?.(m.facts.length);
   const { advice, ranking, rows, failed } = profileFacts(m.facts);
   return {
     ...fleet,

@@ -43,6 +43,7 @@ export function registerFleet(program: Command, io: Io): void {
           {
             ...source.facts,
             onProgress: (done, total) => progress.step(`querying Prometheus: ${done}/${total} queries`),
+            onAdvising: (n) => progress.step(`advising and ranking ${n} instances`),
           },
           metadata,
         );

@@ -99,5 +99,12 @@ async function TableSection({ query }: { query: FleetQuery }) {
   if (v.rows.length === 0) return null;
   const clusters = [...new Set(v.rows.map((r) => r.cluster).filter((c): c is string => c !== null))].sort();
   if (query.cluster && !clusters.includes(query.cluster)) clusters.push(query.cluster);
-  return <FleetTable encoded={tableRows(v.rows)} initial={query} clusters={clusters} />;
+  return (
+    <FleetTable
+      encoded={tableRows(v.rows)}
+      initial={query}
+      clusters={clusters}
+      stale={v.status.state === "stale"}
+    />
+  );
 }

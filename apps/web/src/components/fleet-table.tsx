@@ -69,9 +69,25 @@ const COLUMNS: readonly Column[] = [
 ];
 
 /** One row; memoised so scrolling re-renders only the rows that enter the window. */
-const Row = memo(function Row({ row, index, start }: { row: TableRow; index: number; start: number }) {
+const Row = memo(function Row({
+  row,
+  index,
+  start,
+  stale,
+}: {
+  row: TableRow;
+  index: number;
+  start: number;
+  stale: boolean;
+}) {
   return (
-    <tr aria-rowindex={index + 2} data-row-index={index} style={{ transform: `translateY(${start}px)` }}>
+    <tr
+      aria-rowindex={index + 2}
+      data-row-index={index}
+      data-stale={stale || undefined}
+      className={stale ? "stale" : undefined}
+      style={{ transform: `translateY(${start}px)` }}
+    >
       <td>
         <Link
           className="instance-link"
@@ -83,6 +99,11 @@ const Row = memo(function Row({ row, index, start }: { row: TableRow; index: num
         >
           {row.instance}
         </Link>
+        {stale && (
+          <span className="stale-tag" title="From the last good read: the data source is failing">
+            stale
+          </span>
+        )}
       </td>
       <td>{row.cluster ?? <span className="subtle">–</span>}</td>
       <td>{serverLabel(row.flavor, row.version)}</td>
@@ -263,11 +284,14 @@ export function FleetTable({
   encoded,
   initial,
   clusters,
+  stale = false,
 }: {
   /** Rows as lib/table-rows.ts encodes them: compact on the wire. */
   encoded: readonly EncodedRow[];
   initial: FleetQuery;
   clusters: readonly string[];
+  /** Every row comes from the last good snapshot (the source is failing): each is marked. */
+  stale?: boolean;
 }) {
   const rows = useMemo(() => decodeRows(encoded), [encoded]);
   const [query, setQuery] = useState<FleetQuery>(initial);
@@ -363,6 +387,7 @@ export function FleetTable({
                 key={visible[item.index]!.instance}
                 row={visible[item.index]!}
                 index={item.index}
+                stale={stale}
                 start={item.start}
               />
             ))}
