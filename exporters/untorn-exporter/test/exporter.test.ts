@@ -1,6 +1,8 @@
 // untorn-exporter against real throwaway MariaDB servers under a real sysbench load.
+import { spawnSync } from "node:child_process";
 import { type RunningExporter, startUntornExporter } from "@untorn/testkit/exporters";
 import { type MariaDb, type MariaDbOptions, startMariaDb } from "@untorn/testkit/mariadb";
+import { requireBinary } from "@untorn/testkit/process";
 import { startPrometheus } from "@untorn/testkit/prometheus";
 import { prepareSysbench, runSysbench, startSysbenchLoad, targetOf } from "@untorn/testkit/sysbench";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -140,6 +142,17 @@ describe("doublewrite ON vs OFF under sysbench oltp_write_only", () => {
       expect(s.value).toBeGreaterThanOrEqual(0);
       expect(s.value).toBeLessThan(10);
     }
+  });
+
+  it("serves a full /metrics response (host storage and process metrics included) that promtool accepts", async () => {
+    // The golden files cover the SQL collectors; this is the whole live exposition of a real server.
+    const text = await scrape(on);
+    expect(text).toContain("untorn_host_storage_datadir_visible");
+    expect(text).toContain("process_resident_memory_bytes");
+    const promtool = requireBinary("promtool", "prometheus");
+    const checked = spawnSync(promtool, ["check", "metrics"], { input: text, encoding: "utf8" });
+    expect(`${checked.stdout}${checked.stderr}`).toBe("");
+    expect(checked.status).toBe(0);
   });
 
   it("describes the server and its storage", async () => {
