@@ -149,6 +149,23 @@ describe("credentials and grants", () => {
   });
 });
 
+/** Five statements that sleep far past a budget of `ms` on a pool of three query connections. */
+function runaway(pool: TargetPool, tag: string, ms: number) {
+  const deadline = Date.now() + ms;
+  return Promise.allSettled(
+    Array.from({ length: 5 }, () => pool.queryable(deadline).query(`SELECT SLEEP(30) AS ${tag}`)),
+  );
+}
+
+/** All three query connections of a 4-connection pool are usable: three concurrent statements in one budget. */
+async function expectQueryConnectionsFree(pool: TargetPool): Promise<void> {
+  const next = Date.now() + 5000;
+  const again = await Promise.all(
+    Array.from({ length: 3 }, (_, i) => pool.queryable(next).query(`SELECT ${i} + 1 AS n`)),
+  );
+  expect(again.map((rows) => Number(rows[0]?.n))).toEqual([1, 2, 3]);
+}
+
 describe("a query slower than its budget", () => {
   let db: MariaDb;
   beforeAll(async () => {
@@ -220,12 +237,7 @@ describe("a query slower than its budget", () => {
       // others wait for a connection past theirs. Those connections arrive late and must go back to the
       // pool: a leaked one is lost for good, and three rounds would leak them all.
       for (let round = 0; round < 3; round++) {
-        const deadline = Date.now() + 600;
-        const results = await Promise.allSettled(
-          Array.from({ length: 5 }, () =>
-            pool.queryable(deadline).query("SELECT SLEEP(30) AS untorn_runaway"),
-          ),
-        );
+        const results = await runaway(pool, "untorn_runaway", 600);
         for (const r of results) {
           expect(r.status).toBe("rejected");
           if (r.status === "rejected") expect(String(r.reason)).toMatch(/budget/);
@@ -233,12 +245,7 @@ describe("a query slower than its budget", () => {
         // The kills went through the reserved fourth connection, whatever the user's cap.
         await expect.poll(running, { timeout: 10_000 }).toBe(0);
       }
-      // All three query connections are usable again: three concurrent statements within one budget.
-      const next = Date.now() + 5000;
-      const again = await Promise.all(
-        Array.from({ length: 3 }, (_, i) => pool.queryable(next).query(`SELECT ${i} + 1 AS n`)),
-      );
-      expect(again.map((rows) => Number(rows[0]?.n))).toEqual([1, 2, 3]);
+      await expectQueryConnectionsFree(pool);
     } finally {
       await pool.close();
     }
@@ -249,19 +256,10 @@ describe("a query slower than its budget", () => {
     const pool = new TargetPool({ address: db.socket, user: "root", password: "" }, 4);
     try {
       for (let round = 0; round < 3; round++) {
-        const deadline = Date.now() + 500;
-        const results = await Promise.allSettled(
-          Array.from({ length: 5 }, () =>
-            pool.queryable(deadline).query("SELECT SLEEP(30) AS untorn_leak_probe"),
-          ),
-        );
+        const results = await runaway(pool, "untorn_leak_probe", 500);
         expect(results.every((r) => r.status === "rejected")).toBe(true);
       }
-      const next = Date.now() + 5000;
-      const again = await Promise.all(
-        Array.from({ length: 3 }, (_, i) => pool.queryable(next).query(`SELECT ${i} + 1 AS n`)),
-      );
-      expect(again.map((rows) => Number(rows[0]?.n))).toEqual([1, 2, 3]);
+      await expectQueryConnectionsFree(pool);
     } finally {
       await pool.close();
     }
