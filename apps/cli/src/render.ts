@@ -49,6 +49,11 @@ export function fleetNotes(
   );
   for (const r of ranking.atRisk)
     out.push(`AT RISK ${r.instance}: ${r.findings.map((f) => `${f.severity}: ${f.title}`).join("; ")}`);
+  // A gain that waits for the safety gate: what to verify first (untorn instance <name> lists it all).
+  for (const i of ranking.items.filter((x) => x.blocked && x.opportunity))
+    out.push(
+      `WAITING ${i.instance} (gate ${i.gate.status}): ${i.opportunity!.title}; first verify: ${i.gate.toVerify[0] ?? i.gate.summary}`,
+    );
   for (const s of skipped) out.push(`skipped ${s.instance}: ${s.reason}`);
   if (fallbackOnly.length)
     out.push(

@@ -51,6 +51,14 @@ describe("untorn fleet", () => {
     expect(lines[header + 2]).toMatch(/^1\s+db-on:9105\s+write-bound/);
     expect(out).toMatch(/AT RISK db-off:9105: critical: Doublewrite is off/);
     expect(out).toMatch(/skipped db-down:9105: the exporter cannot reach the database/);
+    // A gain behind the safety gate is listed with what to verify first.
+    const jio = bufferIo();
+    expect(await run(["fleet", "--replay", replayFile, "--json"], jio)).toBe(EXIT.ok);
+    const j = JSON.parse(jio.stdout());
+    const blocked = (j.rows as { instance: string; blocked: boolean }[]).filter((r) => r.blocked);
+    expect(blocked.length).toBeGreaterThan(0);
+    for (const r of blocked)
+      expect(out).toMatch(new RegExp(`WAITING ${r.instance} \\(gate \\w+\\): .+; first verify: `));
   });
 
   it("--json gives the rows, counts and the constant query count", async () => {
