@@ -3,7 +3,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { metadataFileSchema } from "@untorn/fleet/metadata";
+import { metadataFileSchema, sidecarMetadataPath } from "@untorn/fleet/metadata";
 import { profileFleet } from "@untorn/fleet/profile";
 import { decodeReplay, ReplayApi, replayFactsOptions } from "@untorn/fleet/replay";
 import { describe, expect, it } from "vitest";
@@ -71,7 +71,7 @@ describe.each(files)("%s", (name) => {
     }
   });
 
-  const sidecar = join(DIR, name.replace(/(\.json)?(\.gz)?$/, ".metadata.json"));
+  const sidecar = sidecarMetadataPath(join(DIR, name));
 
   it("ships the lab's declared facts beside it, as the lab writes them, valid for the web app and the CLI", () => {
     const declared = metadataFileSchema.parse(JSON.parse(readFileSync(sidecar, "utf8")));

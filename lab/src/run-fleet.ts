@@ -16,6 +16,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { run as untorn } from "@untorn/cli/program";
+import { sidecarMetadataPath } from "@untorn/fleet/metadata";
 import { profileFleet } from "@untorn/fleet/profile";
 import { decodeReplay, ReplayApi, replayFactsOptions } from "@untorn/fleet/replay";
 import {
@@ -425,7 +426,7 @@ async function main(): Promise<number> {
   // What the lab knows and no probe sees (cluster, volume caps) goes beside the recording, where the web
   // app picks it up.
   const declared = declaredMetadata(members.map((m) => m.spec));
-  const sidecar = out.replace(/(\.json)?(\.gz)?$/, ".metadata.json");
+  const sidecar = sidecarMetadataPath(out);
   await writeFile(sidecar, `${JSON.stringify(declared, null, 2)}\n`);
   log(`${relative(process.cwd(), sidecar)}: declared facts for ${members.length} instances`);
 

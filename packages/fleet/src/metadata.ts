@@ -43,6 +43,14 @@ export const metadataFileSchema = z
   .strict();
 export type MetadataFile = z.infer<typeof metadataFileSchema>;
 
+/**
+ * The declarations a recording ships with, beside it: `fleet.json.gz` -> `fleet.metadata.json`. The lab
+ * writes it, the web app reads it.
+ */
+export function sidecarMetadataPath(replayFile: string): string {
+  return replayFile.replace(/(\.json)?(\.gz)?$/, ".metadata.json");
+}
+
 export interface MergeResult {
   readonly facts: InstanceFacts;
   /** Fact paths set from the metadata. */

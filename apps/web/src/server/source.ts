@@ -7,6 +7,7 @@ import fs from "node:fs";
 import path from "node:path";
 import type { PromQueryApi } from "@untorn/fleet/api";
 import type { FleetFactsOptions } from "@untorn/fleet/facts";
+import { sidecarMetadataPath } from "@untorn/fleet/metadata";
 import { decodeReplay, ReplayApi, type ReplayMeta, replayFactsOptions } from "@untorn/fleet/replay";
 import { PromClient } from "@untorn/prom/client";
 import type { Env } from "../env.js";
@@ -46,11 +47,6 @@ function metadataStamp(file: string | null): string {
   } catch {
     return `|metadata:${file}:missing`;
   }
-}
-
-/** `fleet.json.gz` -> `fleet.metadata.json`: the declarations a recording ships with. */
-export function sidecarMetadataFile(replayFile: string): string {
-  return replayFile.replace(/(\.json)?(\.gz)?$/, ".metadata.json");
 }
 
 export const RECORDINGS_DIR = path.join("lab", "recordings");
@@ -156,7 +152,7 @@ export function resolveSource(e: Env, cwd: string = process.cwd()): ResolvedSour
   try {
     const { api, stamp } = loadReplay(file);
     const m = api.meta;
-    const sidecar = sidecarMetadataFile(file);
+    const sidecar = sidecarMetadataPath(file);
     const metadataFile = declaredFile ?? (fs.existsSync(sidecar) ? sidecar : null);
     return {
       info: {
