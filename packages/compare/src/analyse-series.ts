@@ -114,7 +114,13 @@ export function analyseSeries(input: SeriesAnalysisInput): SeriesResult {
   }
   if (!strata) {
     if (options.seasonality === "match") {
-      const s = seasonalStrata(tb.positions, ta.positions, blockSeconds, options.minBlocks);
+      const s = seasonalStrata(
+        tb.positions,
+        ta.positions,
+        blockSeconds,
+        options.minBlocks,
+        input.controls.length > 0,
+      );
       flags.push(...s.flags);
       if (s.matched) design = "matched-hours";
       strata = s.strata.map((st) => ({ before: pick(tb, st.before), after: pick(ta, st.after) }));

@@ -13,7 +13,7 @@ function verdicts(make: (seed: number) => ComparisonInput): Verdict[] {
   const out: Verdict[] = [];
   for (let seed = 1; seed <= PAIRS; seed++) {
     const res = compare(make(seed));
-    out.push(res.results.find((r) => r.role === "treated")!.verdict);
+    out.push(res.results.find((r) => r.role === "treated")!.verdict ?? "no_data");
   }
   return out;
 }

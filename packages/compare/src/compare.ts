@@ -93,6 +93,12 @@ export function compare(input: ComparisonInput): ComparisonResult {
       if (!pair)
         result.flags = [{ code: "no_data", severity: "error", message: "no series given for this metric" }];
       if (overlap) result.flags.push(overlap);
+      if (inst.role === "control") {
+        // A control is the reference, not a subject: no verdict, and its own hour-of-day mismatch is
+        // what the difference in differences removes, so it is not a warning to the user.
+        result.verdict = null;
+        result.flags = result.flags.filter((f) => !f.code.startsWith("seasonality_"));
+      }
       results.push(result);
     }
   }

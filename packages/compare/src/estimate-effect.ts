@@ -97,7 +97,7 @@ export function estimateEffect(
       runs.push({ positions: s.before.positions, residuals: centred(logCells[h]!.before) });
       runs.push({ positions: s.after.positions, residuals: centred(logCells[h]!.after) });
     });
-    const dep = dependence(runs, scrape);
+    const dep = dependence(runs, scrape, flags);
     const rho = dep.lag1;
     const r = hodgesLehmann(
       usable.map((s, h) => ({
@@ -126,7 +126,7 @@ export function estimateEffect(
     runs.push({ positions: s.before.positions, residuals: relativeResiduals(s.before) });
     runs.push({ positions: s.after.positions, residuals: relativeResiduals(s.after) });
   }
-  const dep = dependence(runs, scrape);
+  const dep = dependence(runs, scrape, flags);
   const rho = dep.lag1;
   if (method === "block-bootstrap") {
     const smallest = Math.min(...usable.flatMap((s) => [s.before.x.length, s.after.x.length]));
@@ -213,24 +213,50 @@ function designEffect(positions: ArrayLike<number>, dep: BlockDependence): numbe
   return n * ar1WeightedVariance(positions, new Float64Array(n).fill(1 / n), dep.lag1, dep.decay);
 }
 
+/** Below this many adjacent block pairs the block-level lag-1 correlation is not trusted at face value. */
+export const MIN_BLOCK_PAIRS = 30;
+/**
+ * Largest block-level lag-1 correlation used from fewer than MIN_BLOCK_PAIRS pairs. The estimate's
+ * standard error there is about 1/√pairs (≥ 0.18), so a value far above what the scrape-level noise
+ * implies shows that the blocks are more dependent, not by how much; near 1 it would turn the t interval's
+ * degrees of freedom below 1 and the interval into "−100% to unbounded". 0.5 triples the variance of a
+ * mean over independent blocks (design effect (1 + ρ)/(1 − ρ) = 3).
+ */
+export const SMALL_SAMPLE_RHO_CAP = 0.5;
+
 /**
  * Block-level dependence: from the scrape-level lag-1 autocorrelation when known, unless the block
- * residuals show lag-1 correlation more than two standard errors above what it implies.
+ * residuals show lag-1 correlation more than two standard errors above what it implies; then the
+ * block-level value, capped at SMALL_SAMPLE_RHO_CAP when fewer than MIN_BLOCK_PAIRS block pairs support
+ * it. Either way the interval is wider than the scrape-level noise alone gives, and a flag says why.
  */
 function dependence(
   runs: readonly ResidualRun[],
   scrape: { readonly lag1: number; readonly samplesPerBlock: number },
+  flags: Flag[],
 ): BlockDependence {
   const blockRho = lag1Autocorrelation(runs, runs.length);
-  if (!Number.isFinite(scrape.lag1)) return { lag1: blockRho, decay: blockRho };
-  const implied = blockDependence(scrape.lag1, scrape.samplesPerBlock);
   let pairs = 0;
   for (const run of runs) {
     for (let i = 1; i < run.positions.length; i++)
       if (run.positions[i]! - run.positions[i - 1]! === 1) pairs++;
   }
-  const se = Math.sqrt((1 - implied.lag1 ** 2) / Math.max(pairs, 1));
-  return blockRho > implied.lag1 + 2 * se ? { lag1: blockRho, decay: blockRho } : implied;
+  const implied = Number.isFinite(scrape.lag1) ? blockDependence(scrape.lag1, scrape.samplesPerBlock) : null;
+  const switched =
+    implied === null || blockRho > implied.lag1 + 2 * Math.sqrt((1 - implied.lag1 ** 2) / Math.max(pairs, 1));
+  if (!switched) return implied;
+  if (!Number.isFinite(blockRho)) return { lag1: blockRho, decay: blockRho };
+  const capped = pairs < MIN_BLOCK_PAIRS && blockRho > SMALL_SAMPLE_RHO_CAP;
+  const rho = capped ? Math.max(SMALL_SAMPLE_RHO_CAP, implied?.lag1 ?? 0) : blockRho;
+  if (!implied && !capped) return { lag1: rho, decay: rho };
+  const why = implied
+    ? `the blocks are more correlated (lag-1 ρ = ${blockRho.toFixed(2)} from ${pairs} block pairs) than the scrape-level noise implies (ρ = ${implied.lag1.toFixed(2)}), e.g. a slow load swing or a trend`
+    : `the blocks are correlated (lag-1 ρ = ${blockRho.toFixed(2)} from ${pairs} block pairs)`;
+  const cap = capped
+    ? `; with fewer than ${MIN_BLOCK_PAIRS} block pairs ρ was capped at ${rho.toFixed(2)} so the interval stays bounded: treat it as approximate, longer windows give a sound estimate`
+    : "";
+  flags.push({ code: "interval_widened", severity: "warning", message: `interval widened: ${why}${cap}` });
+  return { lag1: rho, decay: rho };
 }
 
 function seFromCi(low: number, high: number, z: number): number {

@@ -23,7 +23,17 @@ export const DEFAULT_DIRECTION: Record<MetricKind, Direction> = {
 export const METHODS = ["auto", "block-t", "block-bootstrap", "hodges-lehmann"] as const;
 
 const Id = z.string().min(1).max(256);
-const UnixSeconds = z.number().describe("Unix time in seconds (not milliseconds).");
+/**
+ * Timestamps at or above this are taken for milliseconds: 1e11 s is the year 5138, while a Unix time in
+ * milliseconds of any date after 1973 is above it.
+ */
+export const MILLISECONDS_THRESHOLD = 1e11;
+const msMessage = (x: number) =>
+  `${x} looks like a Unix time in milliseconds; give Unix seconds (divide by 1000)`;
+const UnixSeconds = z
+  .number()
+  .refine((x) => Math.abs(x) < MILLISECONDS_THRESHOLD, { error: (i) => msMessage(i.input as number) })
+  .describe("Unix time in seconds (not milliseconds).");
 
 export const MetricSpec = z
   .strictObject({
@@ -49,7 +59,14 @@ export type MetricSpec = z.infer<typeof MetricSpec>;
 
 export const Window = z
   .strictObject({
-    t: z.array(UnixSeconds).describe("Sample timestamps, Unix seconds."),
+    t: z
+      .array(z.number())
+      .superRefine((t, ctx) => {
+        // One issue per window, not one per sample.
+        const ms = t.find((x) => Math.abs(x) >= MILLISECONDS_THRESHOLD);
+        if (ms !== undefined) ctx.addIssue({ code: "custom", message: `timestamp ${msMessage(ms)}` });
+      })
+      .describe("Sample timestamps, Unix seconds (not milliseconds)."),
     v: z
       .array(z.number().nullable())
       .describe("Sample values; null marks a missing or NaN sample (JSON has no NaN)."),
@@ -95,6 +112,14 @@ export const Options = z
       .lt(1)
       .default(0.02)
       .describe("Relative change treated as no change: a CI inside ±margin (log-symmetric) is 'unchanged'."),
+    throughputMargin: z
+      .number()
+      .gt(0)
+      .lt(1)
+      .default(0.15)
+      .describe(
+        "Throughput within ±margin counts as held for the demand-driven question (two one-sided tests at alpha). Default ±15%: published gains of doublewrite off on write-bound servers are +20% and more, and a 1-hour window at 15 s resolution can show ±15%.",
+      ),
     blockSeconds: z
       .union([z.literal("auto"), z.number().int().min(1).max(86_400)])
       .default("auto")
@@ -219,6 +244,7 @@ export const ComparisonInput = z
         }
       }
     });
+    if (input.windows) checkDeclaredWindows(input.windows, input.instances, ctx);
     if (!input.instances.some((inst) => inst.role === "treated")) {
       ctx.addIssue({
         code: "custom",
@@ -228,6 +254,47 @@ export const ComparisonInput = z
     }
   })
   .describe("Before/after comparison input for `untorn compare` and @untorn/compare.");
+
+/**
+ * Declared windows must agree with the data: the after window may not start before the before window,
+ * and every sample lies inside its declared window (bounds included; Prometheus range queries return
+ * exactly that).
+ */
+function checkDeclaredWindows(
+  windows: { before: { start: number; end: number }; after: { start: number; end: number } },
+  instances: readonly Instance[],
+  ctx: z.RefinementCtx,
+) {
+  if (windows.after.start < windows.before.start) {
+    ctx.addIssue({
+      code: "custom",
+      message: `the after window starts before the before window (${windows.after.start} < ${windows.before.start})`,
+      path: ["windows"],
+    });
+    return;
+  }
+  instances.forEach((inst, i) => {
+    for (const [metric, pair] of Object.entries(inst.series)) {
+      for (const which of ["before", "after"] as const) {
+        const { start, end } = windows[which];
+        const t = pair[which].t;
+        let outside = 0;
+        let first: number | undefined;
+        for (const x of t) {
+          if (x >= start && x <= end) continue;
+          outside++;
+          first ??= x;
+        }
+        if (outside === 0) continue;
+        ctx.addIssue({
+          code: "custom",
+          message: `${outside} samples lie outside the declared ${which} window ${start}..${end} (first at ${first}): the windows contradict the data`,
+          path: ["instances", i, "series", metric, which, "t"],
+        });
+      }
+    }
+  });
+}
 
 /** Input as written by a user (defaults optional). */
 export type ComparisonInputJson = z.input<typeof ComparisonInput>;

@@ -1,7 +1,7 @@
 import type { Direction, MetricSpec, Options } from "./input.js";
 import { judge } from "./judge.js";
 import type { Design, MetricSummary, Overall, SeriesResult, WorkloadCheck } from "./result.js";
-import { holmAdjust } from "./stats/holm-adjust.js";
+import { normalQuantile } from "./stats/normal-quantile.js";
 import { randomEffectsPool } from "./stats/random-effects-pool.js";
 
 export interface OverallInput {
@@ -17,11 +17,13 @@ const LOAD_DEPENDENT = new Set(["throughput", "latency", "wait"]);
 
 /**
  * Pools the treated instances per metric (random effects on log ratios), adjusts the metrics that
- * carry the verdict for multiple testing (Holm), decides whether throughput is demand-driven and
- * combines everything into the overall verdict with its reasons:
+ * carry the verdict for multiple testing (simultaneous Bonferroni intervals, which the verdict is judged
+ * on), decides whether throughput is demand-driven and combines everything into the overall verdict:
  * - a workload mismatch sets throughput, latency and wait aside; efficiency metrics carry the verdict;
- * - throughput unchanged while efficiency, latency or wait moved: throughput follows demand (the
- *   instance was not capacity-bound), so it stops carrying the verdict (DESIGN, analysis principles);
+ * - throughput held within ±throughputMargin (two one-sided tests) while efficiency, latency or wait
+ *   moved: throughput follows demand (the instance was not capacity-bound), so it stops carrying the
+ *   verdict; a significant throughput change is called capacity-bound only when another metric moved
+ *   the same way with it;
  * - any carrying metric regressed: regressed (a trade-off is reported, never averaged away);
  * - else any improved: improved; all unchanged: unchanged; half or more without data (Kayenta's
  *   NodataFail rule): inconclusive; otherwise inconclusive.
@@ -41,20 +43,7 @@ export function overallVerdict(input: OverallInput): { overall: Overall; summari
   }
 
   const summaries = input.metrics.map((m) => summarise(m, input.results, options));
-  const carrying = summaries.filter((s) => s.carriesVerdict && s.pValue !== null);
-  const adjusted = holmAdjust(carrying.map((s) => s.pValue!));
-  carrying.forEach((s, i) => {
-    s.pValueAdjusted = adjusted[i]!;
-    if (s.ratio === null || s.ciLow === null) return;
-    s.verdict = judge({
-      logRatio: Math.log(s.ratio),
-      ciLow: s.ciLow > 0 ? Math.log(s.ciLow) : -Infinity,
-      ciHigh: s.ciHigh !== null ? Math.log(s.ciHigh) : Infinity,
-      significant: adjusted[i]! < options.alpha && (s.ciLow > 1 || (s.ciHigh !== null && s.ciHigh < 1)),
-      direction: s.direction,
-      margin: options.equivalenceMargin,
-    });
-  });
+  adjustForMultipleMetrics(summaries, options);
 
   const reasons: string[] = [];
   const workloadMismatch = mismatched.size > 0;
@@ -68,8 +57,12 @@ export function overallVerdict(input: OverallInput): { overall: Overall; summari
       s.carriesVerdict &&
       (s.verdict === "improved" || s.verdict === "regressed"),
   );
+  const margin = options.throughputMargin;
+  const marginText = `±${fmtPct(margin)}`;
   let demandDriven: boolean | null = null;
   let demandMessage: string;
+  const changed = throughput.find((x) => x.verdict === "improved" || x.verdict === "regressed");
+  const held = throughput.map((s) => ({ s, tost: equivalence(s, margin, options.alpha) }));
   if (throughput.length === 0) {
     demandMessage = "no throughput metric given";
   } else if (workloadMismatch) {
@@ -79,30 +72,43 @@ export function overallVerdict(input: OverallInput): { overall: Overall; summari
       s.carriesVerdict = false;
       s.note = "set aside: workload mismatch";
     }
-  } else if (throughput.some((s) => s.verdict === "improved" || s.verdict === "regressed")) {
-    demandDriven = false;
-    const s = throughput.find((x) => x.verdict === "improved" || x.verdict === "regressed")!;
-    demandMessage = `throughput ${s.verdict} (${s.metric} ${fmtEffect(s)}): the instance was capacity-bound, so the change shows in throughput`;
-  } else if (throughput.every((s) => s.verdict === "unchanged") && moved.length > 0) {
-    demandDriven = true;
-    demandMessage = `throughput unchanged (${throughput.map((s) => `${s.metric} ${fmtEffect(s)}`).join(", ")}) while ${moved.map((s) => s.metric).join(", ")} moved: throughput follows demand here (the instance was not capacity-bound), so efficiency carries the verdict`;
-    for (const s of throughput) {
-      s.carriesVerdict = false;
-      s.note = "demand-driven: unchanged throughput is expected when the instance is not saturated";
+  } else if (changed) {
+    // Capacity-bound only with corroboration: another cost moving the same way as throughput (waits or
+    // bytes per transaction down while throughput rose). A lone throughput shift can be demand.
+    const corroborating = moved.filter((m) => m.verdict === changed.verdict);
+    if (corroborating.length > 0) {
+      demandDriven = false;
+      demandMessage = `throughput ${changed.verdict} (${changed.metric} ${fmtEffect(changed)}) together with ${corroborating.map(describe).join("; ")}: the instance was capacity-bound, so the change shows in throughput`;
+    } else {
+      demandMessage = `throughput ${changed.verdict} (${changed.metric} ${fmtEffect(changed)}), but no corroborating evidence (an efficiency, latency or wait metric moving with it): not enough to call the instance capacity-bound, and the offered load may have changed`;
     }
-    for (const r of input.results) {
-      if (r.role !== "treated" || r.kind !== "throughput") continue;
-      r.carriesVerdict = false;
-      r.flags.push({
-        code: "demand_driven",
-        severity: "info",
-        message: "throughput follows demand here; efficiency metrics carry the verdict",
-      });
+  } else if (held.every((h) => h.tost.held)) {
+    const heldText = held.map((h) => `${h.s.metric} ${fmtPct1(h.s.ratio)} ${h.tost.text}`).join(", ");
+    if (moved.length > 0) {
+      demandDriven = true;
+      const kinds = [
+        ...new Set(moved.map((m) => `${m.kind === "efficiency" ? "efficiency" : m.kind} ${m.verdict}`)),
+      ];
+      demandMessage = `demand-driven: ${kinds.join(", ")}, throughput held within ${marginText} (${heldText}): the instance was not capacity-bound, so ${moved.map((s) => s.metric).join(", ")} carry the verdict`;
+      for (const s of throughput) {
+        s.carriesVerdict = false;
+        s.note = `demand-driven: throughput held within ${marginText}, as expected when the instance is not saturated`;
+      }
+      for (const r of input.results) {
+        if (r.role !== "treated" || r.kind !== "throughput") continue;
+        r.carriesVerdict = false;
+        r.flags.push({
+          code: "demand_driven",
+          severity: "info",
+          message: `throughput held within ${marginText}; it follows demand here and the other metrics carry the verdict`,
+        });
+      }
+    } else {
+      demandMessage = `throughput held within ${marginText} (${heldText}) and nothing else moved`;
     }
-  } else if (throughput.every((s) => s.verdict === "unchanged")) {
-    demandMessage = "throughput unchanged and nothing else moved";
   } else {
-    demandMessage = "the throughput change is inconclusive: cannot tell whether throughput is demand-driven";
+    const open = held.filter((h) => !h.tost.held);
+    demandMessage = `throughput neither changed significantly nor held within ${marginText} (${open.map((h) => `${h.s.metric} ${fmtPct1(h.s.ratio)} ${h.tost.text}`).join(", ")}): cannot tell whether throughput is demand-driven; longer windows or a wider throughputMargin decide it`;
   }
 
   const decisive = summaries.filter((s) => s.carriesVerdict);
@@ -151,7 +157,11 @@ export function overallVerdict(input: OverallInput): { overall: Overall; summari
     verdict = "inconclusive";
     const open = withData.filter((s) => s.verdict === "inconclusive");
     reasons.unshift(
-      `could neither show a change nor rule one out for ${open.map(describe).join("; ")}; longer windows or a control instance would help`,
+      `could neither show a change nor rule one out for ${open.map(describe).join("; ")}; ${
+        input.results.some((r) => r.role === "control")
+          ? "longer windows would help"
+          : "longer windows or a control instance would help"
+      }`,
     );
   }
   reasons.push(demandMessage);
@@ -167,7 +177,7 @@ export function overallVerdict(input: OverallInput): { overall: Overall; summari
       reasons,
       carriedBy: carriedBy.map((s) => s.metric),
       designs,
-      throughput: { demandDriven, message: demandMessage },
+      throughput: { demandDriven, margin, message: demandMessage },
       workloadMismatch,
     },
     summaries,
@@ -187,7 +197,10 @@ function summarise(
     kind: metric.kind,
     direction: metric.direction,
     ...(metric.unit !== undefined ? { unit: metric.unit } : {}),
+    vsControl: carrying.some((r) => r.design === "difference-in-differences"),
     pValueAdjusted: null,
+    ciLevel: 1 - options.alpha,
+    ciAdjustment: "none" as const,
     carriesVerdict: metric.kind !== "workload" && treated.some((r) => r.carriesVerdict),
   };
   if (carrying.length === 0) {
@@ -199,6 +212,8 @@ function summarise(
       ratio: null,
       ciLow: null,
       ciHigh: null,
+      ciLowUnadjusted: null,
+      ciHighUnadjusted: null,
       pValue: null,
       heterogeneity: null,
       verdict,
@@ -212,9 +227,11 @@ function summarise(
       ratio: r.ratio,
       ciLow: r.ciLow,
       ciHigh: r.ciHigh,
+      ciLowUnadjusted: r.ciLow,
+      ciHighUnadjusted: r.ciHigh,
       pValue: r.pValue,
       heterogeneity: null,
-      verdict: r.verdict,
+      verdict: r.verdict ?? "inconclusive",
     };
   }
   const pool = randomEffectsPool(
@@ -228,6 +245,8 @@ function summarise(
       ratio: null,
       ciLow: null,
       ciHigh: null,
+      ciLowUnadjusted: null,
+      ciHighUnadjusted: null,
       pValue: null,
       heterogeneity: null,
       verdict: "inconclusive",
@@ -239,6 +258,8 @@ function summarise(
     ratio: Math.exp(pool.estimate),
     ciLow: Math.exp(pool.ciLow),
     ciHigh: Math.exp(pool.ciHigh),
+    ciLowUnadjusted: Math.exp(pool.ciLow),
+    ciHighUnadjusted: Math.exp(pool.ciHigh),
     pValue: pool.pValue,
     heterogeneity: pool.i2,
     verdict: judge({
@@ -250,6 +271,75 @@ function summarise(
       margin: options.equivalenceMargin,
     }),
   };
+}
+
+/**
+ * Simultaneous intervals over the k metrics that carry the verdict (Bonferroni: each at 1 − alpha/k),
+ * and the verdict judged on them, so the printed interval and the verdict always agree. Each side of
+ * the metric's own interval is widened on the log scale by z(1 − alpha/2k) / z(1 − alpha/2) (normal
+ * approximation of its quantile). Reference: O. J. Dunn, "Multiple comparisons among means", JASA 56
+ * (1961).
+ */
+function adjustForMultipleMetrics(summaries: MetricSummary[], options: Options): void {
+  const carrying = summaries.filter((s) => s.carriesVerdict && s.pValue !== null);
+  const k = carrying.length;
+  const scale =
+    k > 1 ? normalQuantile(1 - options.alpha / (2 * k)) / normalQuantile(1 - options.alpha / 2) : 1;
+  for (const s of carrying) {
+    s.pValueAdjusted = Math.min(1, k * s.pValue!);
+    if (s.ratio === null || s.ciLowUnadjusted === null) continue;
+    const est = Math.log(s.ratio);
+    const lo = s.ciLowUnadjusted > 0 ? Math.log(s.ciLowUnadjusted) : -Infinity;
+    const hi = s.ciHighUnadjusted !== null ? Math.log(s.ciHighUnadjusted) : Infinity;
+    const ciLow = est - (est - lo) * scale;
+    const ciHigh = est + (hi - est) * scale;
+    if (k > 1) {
+      s.ciAdjustment = "bonferroni";
+      s.ciLevel = 1 - options.alpha / k;
+      s.ciLow = Math.exp(ciLow);
+      s.ciHigh = Number.isFinite(ciHigh) ? Math.exp(ciHigh) : null;
+    }
+    s.verdict = judge({
+      logRatio: est,
+      ciLow,
+      ciHigh,
+      significant: ciLow > 0 || ciHigh < 0,
+      direction: s.direction,
+      margin: options.equivalenceMargin,
+    });
+  }
+}
+
+/**
+ * Two one-sided tests at level alpha for |ratio − 1| within ±margin (log-symmetric): equivalent when the
+ * 1 − 2·alpha interval lies inside [1/(1+m), 1+m]. The standard error comes from the width of the
+ * metric's own 1 − alpha interval (normal approximation). Reference: D. J. Schuirmann, J. Pharmacokin.
+ * Biopharm. 15 (1987).
+ */
+function equivalence(s: MetricSummary, margin: number, alpha: number): { held: boolean; text: string } {
+  if (s.ratio === null || s.ciLowUnadjusted === null || s.ciHighUnadjusted === null || s.ciLowUnadjusted <= 0)
+    return { held: false, text: "(no bounded interval)" };
+  const se =
+    (Math.log(s.ciHighUnadjusted) - Math.log(s.ciLowUnadjusted)) / (2 * normalQuantile(1 - alpha / 2));
+  const z = normalQuantile(1 - alpha);
+  const lo = Math.log(s.ratio) - z * se;
+  const hi = Math.log(s.ratio) + z * se;
+  const band = Math.log1p(margin);
+  const level = Math.round((1 - 2 * alpha) * 100);
+  return {
+    held: lo >= -band && hi <= band,
+    text: `[${fmtPct1(Math.exp(lo))}, ${fmtPct1(Math.exp(hi))}] at ${level}%`,
+  };
+}
+
+function fmtPct(x: number): string {
+  const p = x * 100;
+  return `${Number.isInteger(p) ? p.toFixed(0) : Number(p.toPrecision(2))}%`;
+}
+
+function fmtPct1(r: number | null): string {
+  if (r === null) return "n/a";
+  return `${r >= 1 ? "+" : ""}${((r - 1) * 100).toFixed(1)}%`;
 }
 
 function fmtEffect(s: MetricSummary): string {

@@ -29,6 +29,7 @@ export const FLAG_CODES = [
   "dispersion_increased",
   "dispersion_decreased",
   "high_autocorrelation",
+  "interval_widened",
   "method_fallback",
 ] as const;
 export type FlagCode = (typeof FLAG_CODES)[number];
@@ -55,7 +56,10 @@ export const SeriesResult = z.strictObject({
   kind: z.enum(METRIC_KINDS),
   direction: z.enum(DIRECTIONS),
   unit: z.string().optional(),
-  verdict: z.enum(VERDICTS),
+  verdict: z
+    .enum(VERDICTS)
+    .nullable()
+    .describe("null on control rows: a control is the reference of the comparison, it is not judged."),
   ratio: Ratio.describe(
     "Effect as a ratio: after/before (ratio of means, or exp of the Hodges–Lehmann shift of log values); with controls, the ratio of ratios.",
   ),
@@ -68,8 +72,18 @@ export const SeriesResult = z.strictObject({
   method: z.enum(RESULT_METHODS),
   design: z.enum(DESIGNS),
   controls: z.array(z.string()).describe("Control instances used (difference in differences)."),
-  meanBefore: z.number().nullable().describe("Mean of the usable samples, before window."),
-  meanAfter: z.number().nullable().describe("Mean of the usable samples, after window."),
+  meanBefore: z
+    .number()
+    .nullable()
+    .describe(
+      "Mean of this instance's own usable samples, before window (raw level, never control-adjusted).",
+    ),
+  meanAfter: z
+    .number()
+    .nullable()
+    .describe(
+      "Mean of this instance's own usable samples, after window (raw level, never control-adjusted).",
+    ),
   nBefore: z.number().int(),
   nAfter: z.number().int(),
   blocksBefore: z.number().int(),
@@ -90,11 +104,29 @@ export const MetricSummary = z.strictObject({
   direction: z.enum(DIRECTIONS),
   unit: z.string().optional(),
   instances: z.number().int().describe("Treated instances pooled."),
+  vsControl: z
+    .boolean()
+    .describe("true: the change is relative to the control instances (difference in differences)."),
   ratio: Ratio,
-  ciLow: Ratio,
-  ciHigh: Ratio,
+  ciLow: Ratio.describe("Lower limit of the interval the verdict is based on (see ciAdjustment)."),
+  ciHigh: Ratio.describe("Upper limit of the interval the verdict is based on; null = unbounded."),
+  ciLevel: z
+    .number()
+    .describe(
+      "Confidence level of ciLow..ciHigh: 1 − alpha, or 1 − alpha/k when k metrics carry the verdict.",
+    ),
+  ciAdjustment: z
+    .enum(["none", "bonferroni"])
+    .describe(
+      "bonferroni: ciLow..ciHigh is simultaneous over the k metrics that carry the verdict (each at 1 − alpha/k).",
+    ),
+  ciLowUnadjusted: Ratio.describe("The metric's own 1 − alpha interval, before the adjustment."),
+  ciHighUnadjusted: Ratio,
   pValue: z.number().nullable(),
-  pValueAdjusted: z.number().nullable().describe("Holm-adjusted across the metrics that carry the verdict."),
+  pValueAdjusted: z
+    .number()
+    .nullable()
+    .describe("Bonferroni-adjusted (min(1, k·p)) across the k metrics that carry the verdict."),
   heterogeneity: z.number().nullable().describe("I² across treated instances (0..1)."),
   verdict: z.enum(VERDICTS),
   carriesVerdict: z.boolean(),
@@ -121,7 +153,13 @@ export const Overall = z.strictObject({
   carriedBy: z.array(z.string()).describe("Metric ids that decided the verdict."),
   designs: z.array(z.enum(DESIGNS)),
   throughput: z.strictObject({
-    demandDriven: z.boolean().nullable(),
+    demandDriven: z
+      .boolean()
+      .nullable()
+      .describe(
+        "true: throughput held within ±margin while efficiency, latency or wait moved; false: capacity-bound, with corroboration; null: not shown either way.",
+      ),
+    margin: z.number().describe("options.throughputMargin: the ±margin of the equivalence test."),
     message: z.string(),
   }),
   workloadMismatch: z.boolean(),

@@ -24,6 +24,8 @@ export function seasonalStrata(
   after: ArrayLike<number>,
   blockSeconds: number,
   minBlocks: number,
+  /** Controls were given (but could not be paired): do not advise adding one. */
+  controlsGiven = false,
 ): BlockStrata {
   const hourOf = (position: number) =>
     Math.floor((((((position + 0.5) * blockSeconds) % DAY) + DAY) % DAY) / STRATUM_SECONDS);
@@ -57,8 +59,7 @@ export function seasonalStrata(
         {
           code: "seasonality_unmatched",
           severity: "warning",
-          message:
-            "the windows cover different hours of day, so daily load seasonality may bias this before/after comparison; use windows at the same hours (or whole days) or a control instance",
+          message: `the windows cover different hours of day, so daily load seasonality may bias this before/after comparison; use windows at the same hours (or whole days)${controlsGiven ? "" : " or a control instance"}`,
         },
       ],
     };
