@@ -70,9 +70,20 @@ describe("untorn compare --input", () => {
   it("prints the full result with --json and applies option flags over the file's", async () => {
     const file = join(dir, "ok.json");
     await writeFile(file, JSON.stringify(syntheticInput()));
-    const r = await cli(["--input", file, "--json", "--alpha", "0.01", "--block-seconds", "120"]);
+    const r = await cli([
+      "--input",
+      file,
+      "--json",
+      "--alpha",
+      "0.01",
+      "--block-seconds",
+      "120",
+      "--throughput-margin",
+      "0.05",
+    ]);
     expect(r.code).toBe(EXIT.ok);
     const result = JSON.parse(r.out) as ComparisonResult;
+    expect(result.overall.throughput.margin).toBe(0.05);
     expect(result.overall.verdict).toBe("improved");
     expect(result.options.alpha).toBe(0.01);
     expect(result.options.blockSeconds).toBe(120);
@@ -102,6 +113,36 @@ describe("untorn compare --input", () => {
     const missing = await cli(["--input", join(dir, "nope.json")]);
     expect(missing.code).toBe(EXIT.invalidInput);
     expect(missing.err).toContain("cannot read comparison input file");
+  });
+
+  it("exits 3 on millisecond timestamps and on declared windows the data contradicts", async () => {
+    const file = join(dir, "ms.json");
+    const ms = syntheticInput();
+    const tps = ms.instances[0]!.series["tps"]!;
+    tps.before = { ...tps.before, t: tps.before.t.map((x) => x * 1000) };
+    await writeFile(file, JSON.stringify(ms));
+    const r = await cli(["--input", file]);
+    expect(r.code).toBe(EXIT.invalidInput);
+    expect(r.err).toMatch(/instances\[0\]\.series\.tps\.before\.t.*milliseconds/s);
+
+    const contradicted = {
+      ...syntheticInput(),
+      windows: { before: BEFORE, after: { ...AFTER, end: AFTER.start + 600 } },
+    };
+    await writeFile(file, JSON.stringify(contradicted));
+    const r2 = await cli(["--input", file]);
+    expect(r2.code).toBe(EXIT.invalidInput);
+    expect(r2.err).toMatch(/instances\[0\]\.series\.tps\.after\.t.*outside the declared after window/s);
+  });
+
+  it("prints the interval the verdict rests on, and says when it is simultaneous", async () => {
+    const file = join(dir, "ok.json");
+    await writeFile(file, JSON.stringify(syntheticInput()));
+    const r = await cli(["--input", file]);
+    // Two metrics carry the verdict: each interval is a 97.5% simultaneous one.
+    expect(r.out).toContain("97.5% CI (simultaneous)");
+    expect(r.out).toContain("p (adjusted)");
+    expect(r.out).not.toContain("Holm");
   });
 
   it("exits 4 with --fail-on when the verdict matches", async () => {
@@ -189,6 +230,10 @@ describe("untorn compare against Prometheus", () => {
       expect(r.out).toContain("restarts (warm-up of 300 s excluded): db1 2026-01-01T01:55:00Z");
       expect(r.out).toContain("Verdict: IMPROVED");
       expect(r.out).toMatch(/transactions_per_second\s+improved\s+\+(9\d|10\d)/);
+      // The change is relative to the control; the means are db1's own raw levels, and say so.
+      expect(r.out).toContain("change vs control");
+      expect(r.out).toContain("db1 mean before → after (raw)");
+      expect(r.out).not.toMatch(/control instance would help/);
       expect(r.err).toContain("note: fsyncs_per_transaction left out: no series");
       const input = JSON.parse(await readFile(saved, "utf8")) as ComparisonInputJson;
       expect(input.instances.map((i) => i.role)).toEqual(["treated", "control"]);

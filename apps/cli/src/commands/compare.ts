@@ -42,6 +42,10 @@ export function registerCompare(program: Command, io: Io): void {
     )
     .option("--alpha <p>", "two-sided significance level (default 0.05)")
     .option("--margin <fraction>", "relative change treated as no change (default 0.02)")
+    .option(
+      "--throughput-margin <fraction>",
+      "throughput within ±this counts as held for the demand-driven question (default 0.15)",
+    )
     .option("--block-seconds <n|auto>", "block length for the statistics (default auto: 300, 120 or 60 s)")
     .option("--min-samples <n>", "fewer usable samples per window: inconclusive (default 20)")
     .option("--min-blocks <n>", "fewer usable blocks per window: inconclusive (default 6)")

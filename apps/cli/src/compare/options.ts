@@ -18,6 +18,7 @@ export interface CompareFlags {
   metrics?: string;
   alpha?: string;
   margin?: string;
+  throughputMargin?: string;
   blockSeconds?: string;
   minSamples?: string;
   minBlocks?: string;
@@ -52,6 +53,7 @@ function number(flag: string, text: string, integer = false): number {
 const OPTION_FLAGS: Record<string, string> = {
   alpha: "--alpha",
   equivalenceMargin: "--margin",
+  throughputMargin: "--throughput-margin",
   blockSeconds: "--block-seconds",
   minSamples: "--min-samples",
   minBlocks: "--min-blocks",
@@ -65,6 +67,8 @@ export function optionOverrides(f: CompareFlags): Partial<ComparisonInput["optio
   const given: Record<string, unknown> = {};
   if (f.alpha !== undefined) given["alpha"] = number("--alpha", f.alpha);
   if (f.margin !== undefined) given["equivalenceMargin"] = number("--margin", f.margin);
+  if (f.throughputMargin !== undefined)
+    given["throughputMargin"] = number("--throughput-margin", f.throughputMargin);
   if (f.blockSeconds !== undefined)
     given["blockSeconds"] =
       f.blockSeconds === "auto" ? "auto" : number("--block-seconds", f.blockSeconds, true);

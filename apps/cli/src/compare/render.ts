@@ -41,15 +41,22 @@ export function renderComparison(result: ComparisonResult, ctx: RenderContext): 
   out.push(`  throughput: ${o.throughput.message}`);
   out.push("");
   const treated = result.results.filter((r) => r.role === "treated");
+  // The interval printed is the one the verdict rests on: simultaneous over the metrics that carry
+  // the verdict when there are several, else the metric's own.
+  const adjusted = result.metrics.find((m) => m.ciAdjustment !== "none");
+  const level = adjusted ? adjusted.ciLevel : 1 - result.options.alpha;
+  const levelText = `${Number(((level * 100) as number).toFixed(1))}% CI${adjusted ? " (simultaneous)" : ""}`;
+  const vsControl = result.metrics.some((m) => m.vsControl);
+  const subject = treated[0]?.instance ?? "treated";
   out.push(
     table(
       [
         "metric",
         "verdict",
-        "change",
-        `${Math.round((1 - result.options.alpha) * 100)}% CI`,
-        "p (Holm)",
-        "mean before → after",
+        vsControl ? "change vs control" : "change",
+        levelText,
+        adjusted ? "p (adjusted)" : "p",
+        vsControl ? `${subject} mean before → after (raw)` : "mean before → after",
         "blocks",
         "method",
       ],
@@ -74,7 +81,8 @@ export function renderComparison(result: ComparisonResult, ctx: RenderContext): 
     r.flags
       .filter((f) => f.severity !== "info")
       .map(
-        (f) => `  [${f.severity}] ${r.instance} ${r.metric}${f.window ? ` (${f.window})` : ""}: ${f.message}`,
+        (f) =>
+          `  [${f.severity}] ${r.role === "control" ? "control " : ""}${r.instance} ${r.metric}${f.window ? ` (${f.window})` : ""}: ${f.message}`,
       ),
   );
   if (flagged.length) out.push("", "Data quality:", ...dedupe(flagged));
