@@ -6,6 +6,7 @@
 import { type Capabilities, capabilitiesFor, formatVersion } from "./capabilities.js";
 import type { InstanceFacts } from "./facts.js";
 import { evaluateGate, type SafetyGate } from "./gate.js";
+import { type InputWarning, inputWarnings } from "./input-warnings.js";
 import { buildProfile, type Profile } from "./profile.js";
 import { type Finding, SEVERITIES } from "./rule.js";
 import { rules } from "./rules.js";
@@ -27,6 +28,8 @@ export interface Advice {
   readonly verdict: Verdict;
   readonly findings: readonly Finding[];
   readonly safetyGate: SafetyGate;
+  /** Facts that were contradicted, ignored or overridden (docs/advisor.md "Input warnings"). */
+  readonly warnings: readonly InputWarning[];
 }
 
 /**
@@ -75,5 +78,6 @@ export function advise(facts: InstanceFacts, options: AdviseOptions = {}): Advic
     verdict,
     findings,
     safetyGate,
+    warnings: inputWarnings(facts, caps),
   };
 }

@@ -3,18 +3,13 @@
  * Every rule asks this module instead of comparing version strings itself.
  */
 import type { Flavor, InstanceFacts } from "./facts.js";
+import { formatVersion, parseServerVersion, type Version } from "./server-version.js";
 
-export interface Version {
-  readonly major: number;
-  readonly minor: number;
-  readonly patch: number;
-}
+export type { Version };
 
-/** Parses the leading major.minor.patch of @@version ("10.11.6-MariaDB-log" -> 10.11.6); null if absent. */
+/** Parses the engine version of @@version (Aurora and vendor builds included, see server-version.ts). */
 export function parseVersion(version: string): Version | null {
-  const m = /^(\d+)\.(\d+)\.(\d+)/.exec(version);
-  if (!m) return null;
-  return { major: Number(m[1]), minor: Number(m[2]), patch: Number(m[3]) };
+  return parseServerVersion(version)?.version ?? null;
 }
 
 /** Negative when a < b, 0 when equal, positive when a > b. */
@@ -26,9 +21,7 @@ const v = (major: number, minor: number, patch: number): Version => ({ major, mi
 const atLeast = (x: Version, major: number, minor: number, patch: number) =>
   compareVersions(x, v(major, minor, patch)) >= 0;
 
-export function formatVersion(x: Version): string {
-  return `${x.major}.${x.minor}.${x.patch}`;
-}
+export { formatVersion };
 
 export type DoublewriteLocation = "system-tablespace" | "dblwr-files" | "percona-parallel-file";
 
@@ -145,7 +138,8 @@ export function capabilitiesOf(flavor: Flavor, version: Version): Capabilities {
 
 /** Capabilities of the server described by the facts (the schema guarantees a parsable version). */
 export function capabilitiesFor(facts: InstanceFacts): Capabilities {
-  const version = parseVersion(facts.server.version) ?? v(0, 0, 0);
+  const version =
+    parseServerVersion(facts.server.version, facts.server.versionComment)?.version ?? v(0, 0, 0);
   const caps = capabilitiesOf(facts.server.flavor, version);
   // A server that prints `fast` has the dynamic ENUM, whatever its version says.
   const printedFast =

@@ -82,8 +82,14 @@ const serverSchema = z
     flavor: z.enum(FLAVORS),
     version: z
       .string()
-      .regex(/^\d+\.\d+\.\d+/, "must start with major.minor.patch")
-      .describe("Server version as reported by @@version, e.g. 8.0.35-27 or 10.11.6-MariaDB-log."),
+      // The same forms parseServerVersion reads (server-version.ts); a pattern keeps it in the JSON Schema.
+      .regex(
+        /^\d+\.\d+\.(?:\d+|mysql_aurora\.\d+\.\d+)/,
+        "must start with major.minor.patch (8.0.35, 8.0.36-28, 10.11.6-MariaDB-log) or be an Aurora version (8.0.mysql_aurora.3.05.2)",
+      )
+      .describe(
+        "Server version as reported by @@version, e.g. 8.0.36-28 (Percona), 10.11.6-MariaDB-log, 8.0.mysql_aurora.3.05.2, 8.0.35-google.",
+      ),
     versionComment: text("@@version_comment."),
   })
   .strict();
@@ -114,7 +120,9 @@ const configSchema = z
     doublewritePages: count("innodb_doublewrite_pages (MySQL/Percona 8.0.20+)."),
     doublewriteFiles: count("innodb_doublewrite_files (MySQL/Percona 8.0.20+)."),
     pageSizeBytes: z
-      .union([z.literal(4096), z.literal(8192), z.literal(16384), z.literal(32768), z.literal(65536)])
+      .union([z.literal(4096), z.literal(8192), z.literal(16384), z.literal(32768), z.literal(65536)], {
+        error: "innodb_page_size must be one of 4096, 8192, 16384, 32768, 65536 (bytes)",
+      })
       .nullish()
       .describe("innodb_page_size."),
     flushMethod: text("innodb_flush_method (deprecated in MariaDB 11.0)."),

@@ -309,6 +309,20 @@ export function doublewriteRemovalGain(
 
 const round = (x: number) => Math.round(x * 1000) / 1000;
 
+/** The per-transaction savings of a gain, e.g. "40%-50% fewer write bytes and 0%-10% fewer fsyncs per transaction". */
+export function efficiencyText(g: GainEstimate): string | null {
+  const range = (r: GainRange) => `${pct(r.low)}-${pct(r.high)}`;
+  const parts = [
+    g.writeBytesPerTxn
+      ? `${range(g.writeBytesPerTxn)} fewer write bytes`
+      : g.writeOpsPerTxn
+        ? `${range(g.writeOpsPerTxn)} fewer write operations`
+        : null,
+    g.fsyncsPerTxn ? `${range(g.fsyncsPerTxn)} fewer fsyncs` : null,
+  ].filter((x): x is string => x !== null);
+  return parts.length ? `${parts.join(" and ")} per transaction` : null;
+}
+
 /** One sentence for a finding summary, worded by verdict so "no change" never reads as a promise. */
 export function gainSentence(g: GainEstimate, verdict: Verdict["verdict"]): string {
   const eff = g.writeBytesPerTxn
@@ -317,8 +331,10 @@ export function gainSentence(g: GainEstimate, verdict: Verdict["verdict"]): stri
       ? `${pct(g.writeOpsPerTxn.low)}-${pct(g.writeOpsPerTxn.high)} fewer write operations per transaction`
       : null;
   switch (verdict) {
-    case "not-write-bound":
-      return `no throughput change (not write-bound: throughput follows demand)${eff ? `, but ${eff}` : ""}`;
+    case "not-write-bound": {
+      const all = efficiencyText(g);
+      return `no throughput gain (not write-bound: throughput follows demand)${all ? `; efficiency only: ${all}; low priority` : ""}`;
+    }
     case "unknown":
       return `up to ${pctRange(0, g.throughput.high).replace(/^0% to /, "")} write throughput if the instance turns out write-bound${eff ? `; ${eff}` : ""}`;
     default:

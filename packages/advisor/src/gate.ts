@@ -141,17 +141,33 @@ export function evaluateGate(facts: InstanceFacts, caps: Capabilities): SafetyGa
     });
   } else if (managed === "alibaba-rds") {
     providerManaged = true;
-    const on = platform?.alibaba16kAtomicWrite === true;
+    // Like RDS: the service turns innodb_doublewrite off itself when 16K atomic write is on (MySQL
+    // 5.7/8.0), so reading OFF is the evidence unless a fact contradicts it (docs/reference/atomic-storage.md §8.3).
+    const flag = platform?.alibaba16kAtomicWrite ?? null;
+    const contradictions = [
+      flag === false && "platform.alibaba16kAtomicWrite is false",
+      caps.flavor === "mariadb" && "16K atomic write is offered for RDS for MySQL 5.7 and 8.0 only",
+      caps.mysqlLineage &&
+        !(caps.version.major === 5 && caps.version.minor === 7) &&
+        !(caps.version.major === 8 && caps.version.minor === 0) &&
+        `16K atomic write is offered for MySQL 5.7 and 8.0 only, not ${caps.version.major}.${caps.version.minor}`,
+    ].filter((x): x is string => typeof x === "string");
+    const inferred = flag === null && prot === "off" && contradictions.length === 0;
+    const on = (flag === true && contradictions.length === 0) || inferred;
     providerPass = on;
     checks.push({
       id: "alibaba-16k-atomic-write",
       path: "provider-managed",
       label: "Alibaba 16K atomic write enabled",
-      status: on ? "pass" : platform?.alibaba16kAtomicWrite === false ? "fail" : "unknown",
+      status: on ? "pass" : flag === false || contradictions.length > 0 ? "fail" : "unknown",
       blocking: true,
-      detail: on
-        ? "ApsaraDB RDS 16K atomic write is on: end-to-end 16 KiB atomicity, doublewrite disabled by the service."
-        : "The 16K atomic write feature is not known to be on.",
+      detail: inferred
+        ? "innodb_doublewrite reads OFF on ApsaraDB RDS, which the service does when 16K atomic write is on: end-to-end 16 KiB atomicity (set platform.alibaba16kAtomicWrite to record it)."
+        : on
+          ? "ApsaraDB RDS 16K atomic write is on: end-to-end 16 KiB atomicity, doublewrite disabled by the service."
+          : contradictions.length > 0
+            ? `16K atomic write cannot be active: ${contradictions.join("; ")}.`
+            : "The 16K atomic write feature is not known to be on.",
       fix: "Enable 16K atomic write in the ApsaraDB RDS console (instance restart).",
       source: "DOMAIN.md 8.3",
     });
@@ -275,6 +291,11 @@ export function evaluateGate(facts: InstanceFacts, caps: Capabilities): SafetyGa
         aw?.attributesPresent === false
           ? "The kernel exposes no atomic-write limits (before Linux 6.11): unknown, not zero."
           : "No atomic-write unit is known for the datadir's device.";
+    } else if (page === null && unit === 0) {
+      // 0 protects no page size, so the missing page size does not matter.
+      unitStatus = "fail";
+      unitDetail = `${unitSource} is 0: the device reports no atomic writes, whatever innodb_page_size is.`;
+      blockers.push("the device reports no atomic writes");
     } else if (page === null) {
       unitDetail = `${unitSource}: ${bytes(unit)}; page size unknown.`;
     } else if (unit >= page) {

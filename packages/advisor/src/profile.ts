@@ -49,6 +49,7 @@ export const INDICATOR_IDS = [
   "iopsLimitShare",
   "bandwidthLimitShare",
   "freePageWaitsRate",
+  "logWaitsRate",
   "checkpointAgeShare",
   "dblwrFlushWaitsRate",
   "dblwrMutexWaitRate",
@@ -502,6 +503,19 @@ export function buildProfile(facts: InstanceFacts, caps: Capabilities): Profile 
     [waitFreeIn],
     avgOf(waitFreeIn.stat),
     p95Of(waitFreeIn.stat),
+  );
+
+  // Innodb_log_waits: a transaction waited because the log buffer was full and had to be written
+  // first (https://dev.mysql.com/doc/refman/8.0/en/server-status-variables.html#statvar_Innodb_log_waits).
+  const logWaitsIn = S("workload.rates.logWaits", r?.logWaits);
+  put(
+    "logWaitsRate",
+    "Redo log waits",
+    "waits/s",
+    "Innodb_log_waits/s",
+    [logWaitsIn],
+    avgOf(logWaitsIn.stat),
+    p95Of(logWaitsIn.stat),
   );
 
   const ageIn = S("workload.gauges.checkpointAgeBytes", g?.checkpointAgeBytes);

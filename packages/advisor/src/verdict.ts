@@ -5,7 +5,7 @@
  * "strong". The score is the weighted mean over the signals that are present; absent signals are not
  * scored as 0, they lower the confidence instead. See docs/advisor.md for the thresholds and why.
  */
-import type { Capabilities } from "./capabilities.js";
+import { type Capabilities, compareVersions } from "./capabilities.js";
 import type { InstanceFacts } from "./facts.js";
 import { num, pct, seconds } from "./format.js";
 import type { IndicatorId, Profile, Unit } from "./profile.js";
@@ -39,6 +39,11 @@ export interface Verdict {
   readonly confidence: number;
   readonly evidence: readonly Evidence[];
   readonly context: readonly string[];
+  /**
+   * When the verdict is unknown or rests on weak evidence: the missing signals that would settle it,
+   * each with how to collect it. Empty when the verdict is settled.
+   */
+  readonly toSettle: readonly string[];
   readonly summary: string;
 }
 
@@ -104,6 +109,20 @@ export function signalDefs(facts: InstanceFacts): readonly SignalDef[] {
       saturation: true,
       why: "Innodb_buffer_pool_wait_free rises when page cleaners cannot write pages out fast enough: a classic write-bound symptom (DOMAIN.md 4, 9).",
       howToGet: "collect Innodb_buffer_pool_wait_free (untorn_innodb_buffer_pool_wait_free_total)",
+      applicable: always,
+      fmt: (x) => `${num(x)}/s`,
+    },
+    {
+      signal: "redo-log-waits",
+      label: "Redo log waits",
+      indicator: "logWaitsRate",
+      statistic: "avg",
+      partial: 0.01,
+      strong: 1,
+      weight: 2,
+      saturation: true,
+      why: "Innodb_log_waits counts transactions that waited for the redo log buffer to be written: the write path is saturated, but at the redo log, not at doublewrite (MySQL manual, Innodb_log_waits).",
+      howToGet: "collect Innodb_log_waits (untorn_innodb_log_waits_total)",
       applicable: always,
       fmt: (x) => `${num(x)}/s`,
     },
@@ -199,6 +218,8 @@ export function signalDefs(facts: InstanceFacts): readonly SignalDef[] {
   ];
 }
 
+const rotational = (facts: InstanceFacts) => facts.storage?.rotational === true;
+
 function scoreOf(value: number, partial: number, strong: number): { score: number; state: SignalState } {
   if (value >= strong) return { score: 1, state: "strong" };
   if (value >= partial)
@@ -275,7 +296,10 @@ export function judgeWriteBound(facts: InstanceFacts, caps: Capabilities, profil
       state = "partial";
       why += " Capped at partial: reads are over 80% of the device's operations.";
     }
-    evidence.push({ ...base, statistic, value, state, score, why });
+    // Zero redo waits say nothing about the data-page write path (a large log buffer hides redo
+    // pressure): the signal counts for write-bound when it fires and is shown, unweighted, when clear.
+    const weight = def.signal === "redo-log-waits" && state === "clear" ? 0 : def.weight;
+    evidence.push({ ...base, weight, statistic, value, state, score, why });
   }
 
   const applicable = evidence.filter((e) => e.state !== "not-applicable");
@@ -313,6 +337,21 @@ export function judgeWriteBound(facts: InstanceFacts, caps: Capabilities, profil
   if (idle && verdict === "not-write-bound") confidence = Math.max(confidence, 0.6 * quality.factor);
   confidence = Math.round(Math.min(1, Math.max(0, confidence)) * 100) / 100;
 
+  // Redo-bound: the redo log is a bottleneck of its own, and removing doublewrite does not relieve it.
+  const redo = present.find((e) => e.signal === "redo-log-waits" && e.state !== "clear");
+  if (redo)
+    context.push(
+      `redo log waits at ${num(redo.value ?? 0)}/s: transactions wait for the redo log buffer, so the redo log is a bottleneck, not doublewrite; removing doublewrite does not relieve it. Raise innodb_log_buffer_size${caps.mysqlLineage && compareVersions(caps.version, { major: 8, minor: 0, patch: 30 }) >= 0 ? " and innodb_redo_log_capacity" : " and the redo log size"} and check redo write latency first.`,
+    );
+
+  // Device utilisation alone: on flash it is not saturation (requests are served in parallel).
+  const util = present.find((e) => e.signal === "device-utilisation");
+  const otherLoad = present.filter((e) => e.signal !== "device-utilisation");
+  if (util && util.state !== "clear" && otherLoad.every((e) => e.state === "clear") && !rotational(facts))
+    context.push(
+      `device utilisation ${pct(util.value ?? 0)} is the only load evidence; on SSD/NVMe utilisation is not saturation (the device serves requests in parallel), so it cannot settle the verdict alone. What would: ${otherLoad.length === 0 ? "any of the signals in toSettle" : "the missing signals in toSettle"}.`,
+    );
+
   const missing = applicable.filter((e) => e.state === "missing").map((e) => e.signal);
   const lead = [...present].sort(
     (a, b) => b.score * b.weight - a.score * a.weight || (a.signal < b.signal ? -1 : 1),
@@ -326,5 +365,21 @@ export function judgeWriteBound(facts: InstanceFacts, caps: Capabilities, profil
     (top.length ? `: ${top.join(", ")}` : "") +
     (missing.length ? `; missing: ${missing.join(", ")}` : "");
 
-  return { verdict, score: Math.round(score * 1000) / 1000, confidence, evidence, context, summary };
+  const settled = verdict === "write-bound" || (verdict === "not-write-bound" && confidence >= 0.5);
+  const toSettle = settled
+    ? []
+    : applicable
+        .filter((e) => e.state === "missing")
+        .sort((a, b) => b.weight - a.weight || (a.signal < b.signal ? -1 : 1))
+        .map((e) => `${e.label}: ${e.howToGet}`);
+
+  return {
+    verdict,
+    score: Math.round(score * 1000) / 1000,
+    confidence,
+    evidence,
+    context,
+    toSettle,
+    summary,
+  };
 }

@@ -114,7 +114,9 @@ export const doublewriteShareHigh = defineRule({
         platform: "host",
         title: "Storage is verified atomic: follow atomic-storage-doublewrite-on",
         steps: [
-          "The steps, the DETECT_ONLY stage and the rollout are in the atomic-storage-doublewrite-on finding.",
+          caps.detectOnly
+            ? "The steps, the DETECT_ONLY stage and the rollout are in the atomic-storage-doublewrite-on finding."
+            : "The steps and the rollout are in the atomic-storage-doublewrite-on finding.",
         ],
         snippets: [],
         restart: false,
@@ -131,7 +133,9 @@ export const doublewriteShareHigh = defineRule({
         title: "Move the data files to storage that writes a page atomically, then re-run the advisor",
         steps: [
           ...gate.toVerify,
-          "Meanwhile keep innodb_doublewrite ON; raise innodb_doublewrite_pages if doublewrite-pages-too-small fires.",
+          caps.doublewritePagesVariable
+            ? "Meanwhile keep innodb_doublewrite ON; raise innodb_doublewrite_pages if doublewrite-pages-too-small fires."
+            : "Meanwhile keep innodb_doublewrite ON.",
         ],
         snippets: [],
         restart: false,

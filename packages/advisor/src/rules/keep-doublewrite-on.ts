@@ -6,6 +6,7 @@
 import { z } from "zod";
 import { protection } from "../config-state.js";
 import { pct } from "../format.js";
+import { doublewriteRemovalGain, efficiencyText } from "../gain.js";
 import { defineMeta, defineRule, docsPath, makeFinding } from "../rule.js";
 import { DEFAULT_MIN_SHARE, doublewriteShare } from "./doublewrite-share-high.js";
 
@@ -24,7 +25,7 @@ const meta = defineMeta({
 
 export const keepDoublewriteOn = defineRule({
   meta,
-  evaluate(facts, profile, { options, verdict, gate }) {
+  evaluate(facts, profile, { options, caps, verdict, gate }) {
     if (protection(facts) !== "full" || gate.status === "verified" || gate.providerManaged) return [];
     const share = doublewriteShare(profile);
     const pressured = verdict.verdict === "write-bound" || verdict.verdict === "likely";
@@ -35,7 +36,7 @@ export const keepDoublewriteOn = defineRule({
         ? `the storage can tear pages (${gate.blockers.join("; ")})`
         : "the storage is not verified to write pages atomically",
       verdict.verdict === "not-write-bound"
-        ? "the instance is not write-bound, so removing doublewrite would not raise throughput"
+        ? notWriteBound(efficiencyText(doublewriteRemovalGain(facts, caps, profile, verdict, "off")))
         : verdict.verdict === "unknown"
           ? "whether the instance is write-bound is unknown"
           : share.value !== null
@@ -59,3 +60,10 @@ export const keepDoublewriteOn = defineRule({
     ];
   },
 });
+
+/** What a not-write-bound instance gains: efficiency only, said as such. */
+function notWriteBound(efficiency: string | null): string {
+  return efficiency
+    ? `the instance is not write-bound: removing doublewrite would only make each transaction cheaper (${efficiency}), with no throughput gain, so it is low priority even once the storage is verified`
+    : "the instance is not write-bound: removing doublewrite would bring no throughput gain, only cheaper transactions, so it is low priority even once the storage is verified";
+}
