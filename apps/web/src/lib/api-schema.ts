@@ -124,7 +124,18 @@ export const verdictSchema = z
     confidence: z.number().min(0).max(1),
     evidence: z.array(evidenceSchema).describe("The evidence chain: one entry per signal."),
     context: z.array(z.string()),
+    toSettle: z
+      .array(z.string())
+      .describe("Missing signals that would settle an unknown or weak verdict, each with how to collect it."),
     summary: z.string(),
+  })
+  .strict();
+
+const inputWarningSchema = z
+  .object({
+    code: z.enum(["contradicted", "ignored", "overridden"]),
+    path: z.string().describe("The fact the warning is about, e.g. storage.atomicWrite.unitMaxBytes."),
+    message: z.string(),
   })
   .strict();
 
@@ -263,6 +274,9 @@ export const instanceResponseSchema = z
         verdict: verdictSchema,
         safetyGate: gateSchema,
         findings: z.array(findingSchema),
+        warnings: z
+          .array(inputWarningSchema)
+          .describe("Facts the advisor found contradicted, ignored or overridden (docs/advisor.md)."),
         profile: z
           .object({ indicators: z.record(z.string(), indicatorSchema), notes: z.array(z.string()) })
           .strict(),

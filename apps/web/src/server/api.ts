@@ -82,6 +82,7 @@ export function instanceResponse(v: InstanceView): InstanceResponse {
       verdict: a.verdict,
       safetyGate: a.safetyGate,
       findings: a.findings,
+      warnings: a.warnings,
       profile: a.profile,
     } as unknown as InstanceResponse["advice"],
     metadata: metadataBody(v.metadata),
