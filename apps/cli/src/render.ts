@@ -112,6 +112,11 @@ export function instanceView(a: Advice, missing: readonly string[] = []): string
   const out: string[] = [];
   out.push(`${a.identity.instance}  ${a.server.flavor} ${a.server.version}`);
   out.push("");
+  if (a.warnings.length > 0) {
+    out.push("Input warnings:");
+    for (const w of a.warnings) out.push(`  [${w.code}] ${w.path}: ${w.message}`);
+    out.push("");
+  }
   out.push(`Verdict: ${a.verdict.summary}`);
   const ev = a.verdict.evidence.filter((e) => e.state !== "not-applicable");
   out.push(

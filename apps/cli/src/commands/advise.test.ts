@@ -41,6 +41,34 @@ describe("untorn advise", () => {
     expect(io.stdout()).toMatch(/^Safety gate: /m);
   });
 
+  it("prints the facts it ignored, contradicted or overrode, and lists the allowed page sizes", async () => {
+    const facts = JSON.parse(await readFile(EXAMPLE, "utf8"));
+    facts.storage = {
+      ...facts.storage,
+      atomicWrite: { attributesPresent: null, unitMaxBytes: 16384 },
+      tornWriteProtection: null,
+    };
+    const io = bufferIo();
+    expect(await run(["advise", "--facts", await write("ignored.json", JSON.stringify(facts))], io)).toBe(
+      EXIT.ok,
+    );
+    expect(io.stdout()).toMatch(/^Input warnings:$/m);
+    expect(io.stdout()).toMatch(/\[ignored\] storage\.atomicWrite\.unitMaxBytes: .*attributesPresent/);
+    const j = bufferIo();
+    await run(["advise", "--facts", await write("ignored.json", JSON.stringify(facts)), "--json"], j);
+    expect(JSON.parse(j.stdout()).warnings[0]).toMatchObject({
+      code: "ignored",
+      path: "storage.atomicWrite.unitMaxBytes",
+    });
+
+    facts.config.pageSizeBytes = 12000;
+    const bad = bufferIo();
+    expect(await run(["advise", "--facts", await write("page.json", JSON.stringify(facts))], bad)).toBe(
+      EXIT.invalidInput,
+    );
+    expect(bad.stderr()).toMatch(/config\.pageSizeBytes.*4096, 8192, 16384, 32768, 65536/s);
+  });
+
   it("ranks an array of facts like the fleet table, or prints JSON", async () => {
     const io = bufferIo();
     expect(await run(["advise", "--facts", fleetFile], io)).toBe(EXIT.ok);
