@@ -35,7 +35,8 @@ export interface ServerVersion {
 }
 
 /**
- * Aurora MySQL version 3 minor → MySQL 8.0 patch it is compatible with (AWS release notes). Unlisted
+ * Aurora MySQL version 3 minor → MySQL 8.0 patch it is compatible with (AWS release notes, document
+ * history: https://docs.aws.amazon.com/AmazonRDS/latest/AuroraMySQLReleaseNotes/doc-history.html). Unlisted
  * later minors take the highest listed one below them: a lower patch only ever hides features.
  */
 const AURORA3_MYSQL_PATCH: ReadonlyArray<readonly [number, number]> = [
@@ -46,6 +47,9 @@ const AURORA3_MYSQL_PATCH: ReadonlyArray<readonly [number, number]> = [
   [5, 32],
   [6, 34],
   [7, 36],
+  [8, 39],
+  [9, 40],
+  [10, 42],
 ];
 
 function auroraMysqlPatch(auroraMinor: number): number {
