@@ -831,7 +831,7 @@ const specs = {
   doublewrite_write_bytes_share: {
     title: "Doublewrite share of write bytes",
     description:
-      "Doublewrite pages × page size ÷ bytes InnoDB wrote to data files (Innodb_data_written, doublewrite included): about 0.5 with doublewrite on. MariaDB 10.5.7-10.11.2-era releases undercount doublewrite bytes (MDEV-31124): untorn-exporter corrects that, the mysqld_exporter fallback does not and can read above 1 there (docs/reference/status-counters.md §4, docs/reference/iops-metering.md §11).",
+      "Doublewrite pages × page size ÷ bytes InnoDB wrote to data files (Innodb_data_written, doublewrite included): about 0.5 with doublewrite on. MariaDB 10.5.7-10.11.2-era releases count a doublewrite page as 1 byte there (MDEV-31124, https://jira.mariadb.org/browse/MDEV-31124): untorn-exporter and mysqld_exporter both report the counter as the server does, so this panel can read above 1 on those releases; the advisor corrects it (docs/reference/status-counters.md §4, docs/reference/iops-metering.md §11).",
     unit: "ratio",
     group: "doublewrite",
     build: (c) => ratio(binary(c("dblwrPages"), "*", c("pageSize")), c("dataWrittenBytes")),
@@ -979,7 +979,7 @@ const specs = {
   innodb_write_bytes_per_second: {
     title: "InnoDB write bytes/s",
     description:
-      "Bytes InnoDB wrote to data files per second (Innodb_data_written, doublewrite included; MariaDB 10.5.1+ excludes redo; the MDEV-31124 undercount is corrected by untorn-exporter, not by the fallback).",
+      "Bytes InnoDB wrote to data files per second (Innodb_data_written, doublewrite included; MariaDB 10.5.1+ excludes redo; reported as the server counts it, so MariaDB releases with the MDEV-31124 undercount show doublewrite pages as 1 byte each here; the advisor corrects it, docs/reference/status-counters.md §4).",
     unit: "bytes/s",
     group: "efficiency",
     build: (c) => c("dataWrittenBytes"),
