@@ -16,6 +16,7 @@ const OUTSIDE = [
   new RegExp(String.raw`\b${OUTSIDE_NAMES[0]}\s+(?:§\s*|sections?\s+)?\d`),
   new RegExp(String.raw`\b${OUTSIDE_NAMES[1]}\s+(?:[A-C]\d|section\s+\d)`),
   new RegExp(String.raw`\.\./${"shared"}/|/work/${"shared"}\b`),
+  new RegExp(String.raw`\(${OUTSIDE_NAMES[2]}\b|\b${OUTSIDE_NAMES[2]},? analysis`),
 ];
 
 // `docs/reference/<page>.md §N.N` followed by more sections of the same page (`, §N.N`).
@@ -104,6 +105,7 @@ describe("citations", () => {
     expect(lineProblems(outside, pages)).toHaveLength(1);
     expect(lineProblems(`(${OUTSIDE_NAMES[0]} 2.1)`, pages)[0]).toMatch(/outside the repository/);
     expect(lineProblems(`(${OUTSIDE_NAMES[1]} A8, A9)`, pages)[0]).toMatch(/outside the repository/);
+    expect(lineProblems(`(${OUTSIDE_NAMES[2]}: 60 s to 5 min)`, pages)[0]).toMatch(/outside the repository/);
     expect(lineProblems("(docs/reference/mariadb.md §2.9)", pages)[0]).toMatch(/§2\.9, which has no heading/);
     expect(lineProblems("(docs/reference/atomic-storage.md §8.5, §8.9)", pages)[0]).toMatch(/§8\.9/);
     expect(lineProblems("(docs/reference/nope.md §1)", pages)[0]).toMatch(/nope\.md, which does not exist/);

@@ -21,7 +21,7 @@ const LOAD_DEPENDENT = new Set(["throughput", "latency", "wait"]);
  * combines everything into the overall verdict with its reasons:
  * - a workload mismatch sets throughput, latency and wait aside; efficiency metrics carry the verdict;
  * - throughput unchanged while efficiency, latency or wait moved: throughput follows demand (the
- *   instance was not capacity-bound), so it stops carrying the verdict (DESIGN, analysis principles);
+ *   instance was not capacity-bound), so it stops carrying the verdict (docs/reference/published-results.md §9);
  * - any carrying metric regressed: regressed (a trade-off is reported, never averaged away);
  * - else any improved: improved; all unchanged: unchanged; half or more without data (Kayenta's
  *   NodataFail rule): inconclusive; otherwise inconclusive.
