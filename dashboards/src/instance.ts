@@ -55,7 +55,7 @@ export const flushMethodStat = (s: PanelScope) =>
       showName: true,
       span: 3,
       description:
-        "innodb_flush_method as the server reports it (empty on MariaDB 11.0+ where innodb_data_file_buffering replaces it). O_DIRECT matters for atomic writes (DOMAIN.md 8.7).",
+        "innodb_flush_method as the server reports it (empty on MariaDB 11.0+ where innodb_data_file_buffering replaces it). O_DIRECT matters for atomic writes (docs/reference/atomic-storage.md §8.7).",
     },
     s,
   );

@@ -3,7 +3,7 @@
  * $shift_b) next to each other, with restarts, doublewrite mode changes and rollout notes as annotations.
  * Two instances at the same time (canary vs control replica), or one instance before and after a change
  * (B = A, shift 1d or 7d to match the time of day and week). Per-transaction panels are the ones to read
- * when the instance was not saturated (DESIGN.md analysis principles).
+ * when the instance was not saturated (docs/reference/published-results.md §9).
  */
 
 import * as dashboard from "@grafana/grafana-foundation-sdk/dashboard";

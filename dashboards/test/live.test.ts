@@ -35,9 +35,9 @@ const LOAD = { tables: 2, tableSize: 5000 };
  */
 const NO_FALLBACK_DATA_ON_MARIADB: Partial<Record<string, string>> = {
   doublewrite_io_wait_seconds_per_second:
-    "MariaDB has no wait/io/file/innodb/innodb_dblwr_file instrument (DOMAIN.md 2.1); mysqld_exporter's file_events sums every data file into innodb_data_file, so there is no ibdata1-only stand-in",
+    "MariaDB has no wait/io/file/innodb/innodb_dblwr_file instrument (docs/reference/mariadb.md §2.1); mysqld_exporter's file_events sums every data file into innodb_data_file, so there is no ibdata1-only stand-in",
   doublewrite_io_wait_share:
-    "MariaDB has no wait/io/file/innodb/innodb_dblwr_file instrument (DOMAIN.md 2.1); mysqld_exporter's file_events sums every data file into innodb_data_file, so there is no ibdata1-only stand-in",
+    "MariaDB has no wait/io/file/innodb/innodb_dblwr_file instrument (docs/reference/mariadb.md §2.1); mysqld_exporter's file_events sums every data file into innodb_data_file, so there is no ibdata1-only stand-in",
 };
 
 describe("dashboards and recording rules against a live stack", () => {

@@ -12,12 +12,12 @@ export interface LoadSpec {
   readonly rate: number;
 }
 
-/** An emulated IOPS-limited volume (DOMAIN.md 11). */
+/** An emulated IOPS-limited volume (docs/reference/iops-metering.md §11). */
 export interface ThrottleSpec {
   readonly writeIops: number;
   /**
    * Largest request the loop device takes (max_sectors_kb): 16 charges every InnoDB page as one I/O, 256
-   * counts a request up to 256 KiB as one, like AWS EBS SSD volumes (DOMAIN.md 11).
+   * counts a request up to 256 KiB as one, like AWS EBS SSD volumes (docs/reference/iops-metering.md §11).
    */
   readonly meterKiB: 16 | 256;
 }
@@ -53,7 +53,7 @@ export const UNCAPPED_METER_KIB = 1024;
 const write = (threads: 1 | 2, rate: number): LoadSpec => ({ test: "oltp_write_only", threads, rate });
 const read = (threads: 1 | 2, rate: number): LoadSpec => ({ test: "oltp_read_only", threads, rate });
 
-/** 300 IOPS is "a few hundred": DOMAIN.md 11 measured the doublewrite cost at 500. */
+/** 300 IOPS is "a few hundred": docs/reference/iops-metering.md §11 measured the doublewrite cost at 500. */
 const IOPS = 300;
 
 export const FLEET: readonly InstanceSpec[] = [

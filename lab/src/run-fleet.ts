@@ -1,7 +1,7 @@
 /**
- * Records the demo fleet (DESIGN.md "Embedded default"): throwaway MariaDB servers with different
+ * Records the demo fleet (the README's embedded default): throwaway MariaDB servers with different
  * doublewrite, buffer pool, flush and performance_schema settings, some on emulated IOPS-limited volumes
- * (DOMAIN.md 11), each under its own sysbench load with its own untorn-exporter, scraped every 15 s by one
+ * (docs/reference/iops-metering.md §11), each under its own sysbench load with its own untorn-exporter, scraped every 15 s by one
  * real Prometheus with the catalog's recording rules; then `untorn record` into lab/recordings/, a check
  * of the result, and everything stopped again (also on Ctrl-C or failure).
  *

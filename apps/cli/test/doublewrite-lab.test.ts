@@ -1,4 +1,4 @@
-// The doublewrite lab (DOMAIN.md 11), short enough for CI: `untorn bench --throwaway` against real
+// The doublewrite lab (docs/reference/iops-metering.md §11), short enough for CI: `untorn bench --throwaway` against real
 // mariadbd, with a real Prometheus scraping the untorn-exporter the bench runs beside each server, and
 // `untorn compare` over that Prometheus for the same runs.
 //

@@ -4,7 +4,7 @@
 // same answer.
 //
 // - db-on: doublewrite ON, 8 MiB buffer pool, sysbench oltp_write_only at 8 threads, datadir on an
-//   emulated 16 KiB-metered volume capped at WRITE_IOPS (DOMAIN.md 11), declared with --metadata as a
+//   emulated 16 KiB-metered volume capped at WRITE_IOPS (docs/reference/iops-metering.md §11), declared with --metadata as a
 //   DBA declares a cloud volume's provisioned IOPS (no probe sees a provider's cap). On the machine's own
 //   disk the same load is not write-bound (a fast local SSD takes thousands of IOPS at under half
 //   utilisation), so without the cap there is nothing to rank first: where the machine cannot emulate the

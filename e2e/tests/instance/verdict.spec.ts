@@ -44,6 +44,31 @@ test.describe("instance page", () => {
     );
   });
 
+  test("follows a verdict's why and a gate check's source to their reference sections", async ({
+    instancePage,
+    page,
+  }) => {
+    await instancePage.goto("db-on");
+    const freePageWaits = instancePage.evidence.getByRole("row", { name: /Free-page waits/ });
+    await freePageWaits.getByRole("link", { name: "docs/reference/status-counters.md §4" }).click();
+    await expect(page).toHaveURL(/\/docs\/reference\/status-counters#s4$/);
+    await expect(page.locator('[id="s4"]')).toBeAttached();
+    await expect(page.getByRole("heading", { level: 1 })).toHaveText(/^4 Status counters/);
+    await page.goBack();
+    await instancePage.gate.getByText(/^All checks/).click();
+    const checks = instancePage.gate.getByRole("table", { name: "Safety gate checks" });
+    await checks
+      .getByRole("link", { name: /^docs\/reference\/atomic-storage\.md §8\.\d$/ })
+      .first()
+      .click();
+    await expect(page).toHaveURL(/\/docs\/reference\/atomic-storage#s8\.\d$/);
+    const section = new URL(page.url()).hash.slice(1);
+    await expect(page.locator(`[id="${section}"]`)).toBeAttached();
+    await expect(
+      page.getByRole("heading", { level: 2, name: new RegExp(`^${section.slice(1)} `) }),
+    ).toBeVisible();
+  });
+
   test("charts the write path and changes range through the URL", async ({ instancePage, page }) => {
     await instancePage.goto("db-on");
     for (const id of [

@@ -1,6 +1,6 @@
 // Golden files: the full exposition of every database collector against recorded server fixtures
 // (testdata/servers/<case>/fixture.json → expected.prom), one case per flavor/version difference that
-// DOMAIN.md documents. UPDATE_GOLDEN=1 rewrites expected.prom; review the diff before committing it.
+// docs/reference documents. UPDATE_GOLDEN=1 rewrites expected.prom; review the diff before committing it.
 import { execFile } from "node:child_process";
 import { existsSync, readdirSync } from "node:fs";
 import { readFile, writeFile } from "node:fs/promises";
@@ -71,7 +71,7 @@ const near = (actual: number, expected: number) =>
 const DB_COLLECTOR_NAMES = DB_COLLECTORS.map((c) => c.name);
 const PS_COLLECTORS = ["perf_schema.file_io", "perf_schema.waits"];
 
-/** What each fixture proves, beyond the golden comparison (DOMAIN.md section numbers in brackets). */
+/** What each fixture proves, beyond the golden comparison (docs/reference section numbers in brackets). */
 const CHECKS: Record<string, (s: Sample[], f: Fixture) => void> = {
   "mysql-5.7.44": (s, f) => {
     expect(info(s, "untorn_server_info")).toMatchObject({ flavor: "mysql", version: "5.7.44-log" });
@@ -270,7 +270,7 @@ const CHECKS: Record<string, (s: Sample[], f: Fixture) => void> = {
       Number(fileRow(f, "wait/io/file/innodb/innodb_data_file")["SUM_NUMBER_OF_BYTES_WRITE"]),
     );
     expect(info(s, "untorn_server_info")).toMatchObject({ flavor: "mariadb", managed: "none" });
-    // No innodb_log_file instrument on this release (README: differs from DOMAIN.md 5.1): no redo class.
+    // No innodb_log_file instrument on this release (README: differs from docs/reference/performance-schema.md §5.1): no redo class.
     expect(f.setup_instruments.some((r) => r.NAME === "wait/io/file/innodb/innodb_log_file")).toBe(false);
     expect(v(s, "untorn_perf_schema_file_io_instrumented", { class: "redo" })).toBe(0);
     expect(has(s, "untorn_perf_schema_file_writes_total", { class: "redo" })).toBe(false);

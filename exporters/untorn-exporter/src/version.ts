@@ -23,7 +23,7 @@ export function detectFlavor(version: string, versionComment: string): Flavor {
 
 /**
  * MDEV-31124: from 10.5.7 until 10.5.20 / 10.6.13 / 10.8.8 / 10.9.6 / 10.10.4 / 10.11.3 MariaDB added
- * doublewrite writes to Innodb_data_written without multiplying by the page size (DOMAIN.md section 4).
+ * doublewrite writes to Innodb_data_written without multiplying by the page size (docs/reference/status-counters.md §4).
  */
 export function hasMdev31124(flavor: Flavor, v: readonly [number, number, number]): boolean {
   if (flavor !== "mariadb") return false;

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { mustValue, parseExposition, sampleValue } from "./exposition.js";
 
 // Small buffer pool and no dirty-page allowance: the page cleaner flushes continuously, so a few
-// seconds of oltp_write_only produce thousands of doublewrite pages (DOMAIN.md section 11).
+// seconds of oltp_write_only produce thousands of doublewrite pages (docs/reference/iops-metering.md §11).
 const FLUSHY: MariaDbOptions["extra"] = {
   innodb_max_dirty_pages_pct: 0,
   innodb_max_dirty_pages_pct_lwm: 0,
@@ -99,7 +99,7 @@ describe("doublewrite ON vs OFF under sysbench oltp_write_only", () => {
     expect(mustValue(off1, "untorn_innodb_doublewrite_enabled")).toBe(0);
     expect(mustValue(off1, "untorn_innodb_doublewrite_mode", { mode: "off" })).toBe(1);
 
-    // Doublewrite shares ibdata1 on MariaDB: it shows in the system tablespace class (DOMAIN.md 2.1),
+    // Doublewrite shares ibdata1 on MariaDB: it shows in the system tablespace class (docs/reference/mariadb.md §2.1),
     // at least one write per batch on top of the undo and system pages both servers write there. (A
     // comparison with the OFF server's count is no test: its own undo writes follow its own throughput.)
     const sysWrites = (t: string) =>
@@ -114,7 +114,7 @@ describe("doublewrite ON vs OFF under sysbench oltp_write_only", () => {
     expect(mustValue(on1, "untorn_perf_schema_file_io_instrumented", { class: "data" })).toBe(1);
   });
 
-  it("keeps DOMAIN.md section 11's identities within one scrape", async () => {
+  it("keeps docs/reference/iops-metering.md §11's identities within one scrape", async () => {
     await runSysbench(targetOf(on.db), { ...LOAD, threads: 4, time: 2 });
     const t = await quietScrape(on);
     const flushed = mustValue(t, "untorn_innodb_buffer_pool_pages_flushed_total");

@@ -1,5 +1,5 @@
 /**
- * Exact steps per platform for the changes the rules recommend. Version rules (DOMAIN.md 1.4, 2.2, 8.1, 8.3):
+ * Exact steps per platform for the changes the rules recommend. Version rules (docs/reference/mysql.md §1.4, docs/reference/mariadb.md §2.2, docs/reference/atomic-storage.md §8.1, §8.3):
  * - MySQL/Percona: innodb_doublewrite is read-only before 8.0.30; from 8.0.30 SET GLOBAL moves only
  *   between ON / DETECT_AND_RECOVER / DETECT_ONLY, never to or from OFF, and SET PERSIST is refused.
  * - MariaDB: read-only before 11.0.6; dynamic from 11.0.6 in the 11.0 series and from 11.6; for 11.1-11.5
@@ -142,7 +142,7 @@ export function doublewriteActions(
   ];
 }
 
-/** Steps for innodb_doublewrite_pages (read-only, MySQL/Percona 8.0.20+, DOMAIN.md 1.4). */
+/** Steps for innodb_doublewrite_pages (read-only, MySQL/Percona 8.0.20+, docs/reference/mysql.md §1.4). */
 export function doublewritePagesAction(facts: InstanceFacts, pages: number): Action {
   const from = facts.config.doublewritePages == null ? null : String(facts.config.doublewritePages);
   return {
@@ -160,7 +160,7 @@ export function doublewritePagesAction(facts: InstanceFacts, pages: number): Act
   };
 }
 
-/** RDS Optimized Writes through Blue/Green (DOMAIN.md 8.1). */
+/** RDS Optimized Writes through Blue/Green (docs/reference/atomic-storage.md §8.1). */
 export function rdsOptimizedWritesAction(facts: InstanceFacts): Action {
   const upgrade = facts.platform?.rdsStorageConfigUpgradeNeeded !== false;
   return {
@@ -205,7 +205,7 @@ export function rdsOptimizedWritesAction(facts: InstanceFacts): Action {
   };
 }
 
-/** Alibaba ApsaraDB RDS 16K atomic write (DOMAIN.md 8.3). */
+/** Alibaba ApsaraDB RDS 16K atomic write (docs/reference/atomic-storage.md §8.3). */
 export function alibabaAtomicWriteAction(): Action {
   return {
     platform: "alibaba-rds",

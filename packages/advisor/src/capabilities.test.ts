@@ -34,8 +34,8 @@ describe("parseVersion", () => {
   });
 });
 
-// DOMAIN.md section 0 as a table: flavor, version, then the capabilities that change across it.
-describe("version matrix (DOMAIN.md 0)", () => {
+// docs/reference/versions.md §0 as a table: flavor, version, then the capabilities that change across it.
+describe("version matrix (docs/reference/versions.md §0)", () => {
   it.each([
     // flavor, version, location, detectOnly, runtimeOff, pagesVar, default pages, dblwr instrument
     ["mysql", "5.7.44", "system-tablespace", false, false, false, null, false],
@@ -77,7 +77,7 @@ describe("version matrix (DOMAIN.md 0)", () => {
     ["11.6.2", true, false],
     ["12.0.1", true, false],
   ] as const)(
-    "MariaDB %s: dynamic innodb_doublewrite %s, not established %s (DOMAIN.md 2.2)",
+    "MariaDB %s: dynamic innodb_doublewrite %s, not established %s (docs/reference/mariadb.md §2.2)",
     (v, yes, unknown) => {
       const c = caps("mariadb", v);
       expect(c.runtimeOff).toBe(yes);
@@ -95,9 +95,12 @@ describe("version matrix (DOMAIN.md 0)", () => {
     ["10.11.2", true],
     ["10.11.3", false],
     ["11.0.2", false],
-  ] as const)("MDEV-31124 undercount on MariaDB %s: %s (DOMAIN.md 4)", (v, affected) => {
-    expect(caps("mariadb", v).dataWrittenUndercountsDoublewrite).toBe(affected);
-  });
+  ] as const)(
+    "MDEV-31124 undercount on MariaDB %s: %s (docs/reference/status-counters.md §4)",
+    (v, affected) => {
+      expect(caps("mariadb", v).dataWrittenUndercountsDoublewrite).toBe(affected);
+    },
+  );
 
   it.each([
     ["mysql", "8.0.28", false],
@@ -111,17 +114,20 @@ describe("version matrix (DOMAIN.md 0)", () => {
     ["mariadb", "11.4.2", false],
     ["mariadb", "11.4.3", true],
     ["mariadb", "11.8.0", true],
-  ] as const)("RDS Optimized Writes on %s %s: %s (DOMAIN.md 8.1)", (flavor, v, ok) => {
-    expect(caps(flavor, v).rdsOptimizedWritesVersion).toBe(ok);
-  });
+  ] as const)(
+    "RDS Optimized Writes on %s %s: %s (docs/reference/atomic-storage.md §8.1)",
+    (flavor, v, ok) => {
+      expect(caps(flavor, v).rdsOptimizedWritesVersion).toBe(ok);
+    },
+  );
 
-  it("MariaDB 11.0.1+ has innodb_data_file_buffering (DOMAIN.md 2.5)", () => {
+  it("MariaDB 11.0.1+ has innodb_data_file_buffering (docs/reference/mariadb.md §2.5)", () => {
     expect(caps("mariadb", "11.0.0").dataFileBufferingVariable).toBe(false);
     expect(caps("mariadb", "11.0.1").dataFileBufferingVariable).toBe(true);
     expect(caps("mysql", "9.1.0").dataFileBufferingVariable).toBe(false);
   });
 
-  it("checkpoint age is observable from MariaDB 10.5 and MySQL 8.0.30 (DOMAIN.md 4)", () => {
+  it("checkpoint age is observable from MariaDB 10.5 and MySQL 8.0.30 (docs/reference/status-counters.md §4)", () => {
     expect(caps("mariadb", "10.4.30").checkpointAgeStatus).toBe(false);
     expect(caps("mariadb", "10.5.0").checkpointAgeStatus).toBe(true);
     expect(caps("mysql", "8.0.29").checkpointAgeStatus).toBe(false);

@@ -1,5 +1,5 @@
 /**
- * What a flavor/version can do about doublewrite: the version matrix of DOMAIN.md section 0 as data.
+ * What a flavor/version can do about doublewrite: the version matrix of docs/reference/versions.md §0 as data.
  * Every rule asks this module instead of comparing version strings itself.
  */
 import type { Flavor, InstanceFacts } from "./facts.js";
@@ -28,47 +28,47 @@ export type DoublewriteLocation = "system-tablespace" | "dblwr-files" | "percona
 export interface Capabilities {
   readonly flavor: Flavor;
   readonly version: Version;
-  /** MySQL-lineage (MySQL and Percona share the InnoDB doublewrite code from 8.0.20, DOMAIN.md 3). */
+  /** MySQL-lineage (MySQL and Percona share the InnoDB doublewrite code from 8.0.20, docs/reference/percona.md §3). */
   readonly mysqlLineage: boolean;
   readonly doublewriteLocation: DoublewriteLocation;
-  /** innodb_doublewrite is an ENUM with DETECT_ONLY (MySQL/Percona 8.0.30+, DOMAIN.md 1.4). */
+  /** innodb_doublewrite is an ENUM with DETECT_ONLY (MySQL/Percona 8.0.30+, docs/reference/mysql.md §1.4). */
   readonly detectOnly: boolean;
   /** SET GLOBAL between ON/DETECT_AND_RECOVER/DETECT_ONLY without restart (8.0.30+); never to/from OFF. */
   readonly runtimeBetweenEnabledModes: boolean;
   /**
-   * SET GLOBAL innodb_doublewrite works at runtime (MDEV-33545, DOMAIN.md 2.2): established for MariaDB
+   * SET GLOBAL innodb_doublewrite works at runtime (MDEV-33545, docs/reference/mariadb.md §2.2): established for MariaDB
    * 11.0.6+ in the 11.0 series and for series first released after the April 2024 merge (11.6+), or when
    * the server printed `fast` (only the dynamic ENUM has it).
    */
   readonly runtimeOff: boolean;
   /**
-   * MariaDB 11.1-11.5: which minors carry the dynamic ENUM is not established (DOMAIN.md 2.2); the
+   * MariaDB 11.1-11.5: which minors carry the dynamic ENUM is not established (docs/reference/mariadb.md §2.2); the
    * advice tells the DBA how to read it off the server instead of assuming.
    */
   readonly runtimeOffUnknown: boolean;
   /** MariaDB `fast` mode exists (same versions as runtimeOff). */
   readonly fastMode: boolean;
-  /** innodb_doublewrite is NOPERSIST on MySQL 8.0.30+: SET PERSIST is refused (DOMAIN.md 1.4). */
+  /** innodb_doublewrite is NOPERSIST on MySQL 8.0.30+: SET PERSIST is refused (docs/reference/mysql.md §1.4). */
   readonly persistRefused: boolean;
   /** innodb_doublewrite_pages exists (MySQL/Percona 8.0.20+). */
   readonly doublewritePagesVariable: boolean;
-  /** Default innodb_doublewrite_pages: innodb_write_io_threads (4) on 8.0.20-8.3, 128 on 8.4+ (DOMAIN.md 1.4, 10.3). */
+  /** Default innodb_doublewrite_pages: innodb_write_io_threads (4) on 8.0.20-8.3, 128 on 8.4+ (docs/reference/mysql.md §1.4, docs/reference/traps.md §10.3). */
   readonly defaultDoublewritePages: number | "write_io_threads" | null;
-  /** performance_schema has wait/io/file/innodb/innodb_dblwr_file (MySQL/Percona 8.0.20+, DOMAIN.md 5.1). */
+  /** performance_schema has wait/io/file/innodb/innodb_dblwr_file (MySQL/Percona 8.0.20+, docs/reference/performance-schema.md §5.1). */
   readonly dblwrFileInstrument: boolean;
-  /** INNODB_METRICS module_dblwr exists (MySQL 8.0.20+, DOMAIN.md 4). */
+  /** INNODB_METRICS module_dblwr exists (MySQL 8.0.20+, docs/reference/status-counters.md §4). */
   readonly innodbMetricsDblwr: boolean;
-  /** MariaDB 11.0.1+ innodb_data_file_buffering replaces innodb_flush_method (DOMAIN.md 2.5). */
+  /** MariaDB 11.0.1+ innodb_data_file_buffering replaces innodb_flush_method (docs/reference/mariadb.md §2.5). */
   readonly dataFileBufferingVariable: boolean;
-  /** Innodb_data_written undercounts doublewrite bytes (MDEV-31124, DOMAIN.md 4). */
+  /** Innodb_data_written undercounts doublewrite bytes (MDEV-31124, docs/reference/status-counters.md §4). */
   readonly dataWrittenUndercountsDoublewrite: boolean;
-  /** RDS Optimized Writes exists for this engine version (DOMAIN.md 8.1). */
+  /** RDS Optimized Writes exists for this engine version (docs/reference/atomic-storage.md §8.1). */
   readonly rdsOptimizedWritesVersion: boolean;
-  /** Checkpoint age is observable: MariaDB 10.5+ Innodb_checkpoint_age, MySQL 8.0.30+ redo LSNs (DOMAIN.md 4). */
+  /** Checkpoint age is observable: MariaDB 10.5+ Innodb_checkpoint_age, MySQL 8.0.30+ redo LSNs (docs/reference/status-counters.md §4). */
   readonly checkpointAgeStatus: boolean;
 }
 
-/** MDEV-31124: affected from 10.5.7 until the first fixed release of each series (DOMAIN.md 4). */
+/** MDEV-31124: affected from 10.5.7 until the first fixed release of each series (docs/reference/status-counters.md §4). */
 function mdev31124(x: Version): boolean {
   if (!atLeast(x, 10, 5, 7)) return false;
   const fixed: Record<string, number> = {
@@ -86,7 +86,7 @@ function mdev31124(x: Version): boolean {
   return series === "10.7";
 }
 
-/** RDS Optimized Writes versions: MySQL 8.0.30+ and 8.4; MariaDB 10.6.10+, 10.11.4+, 11.4.3+, 11.8+ (DOMAIN.md 8.1). */
+/** RDS Optimized Writes versions: MySQL 8.0.30+ and 8.4; MariaDB 10.6.10+, 10.11.4+, 11.4.3+, 11.8+ (docs/reference/atomic-storage.md §8.1). */
 function rdsOptimizedWrites(flavor: Flavor, x: Version): boolean {
   if (flavor !== "mariadb") return atLeast(x, 8, 0, 30);
   const series = `${x.major}.${x.minor}`;
@@ -96,7 +96,7 @@ function rdsOptimizedWrites(flavor: Flavor, x: Version): boolean {
   return atLeast(x, 11, 8, 0);
 }
 
-/** MDEV-33545 (dynamic ENUM innodb_doublewrite with `fast`): merged into 11.0 for 11.0.6 (DOMAIN.md 2.2). */
+/** MDEV-33545 (dynamic ENUM innodb_doublewrite with `fast`): merged into 11.0 for 11.0.6 (docs/reference/mariadb.md §2.2). */
 function mariadbDynamicDoublewrite(x: Version): "yes" | "no" | "unknown" {
   if (!atLeast(x, 11, 0, 6)) return "no";
   if (x.major === 11 && x.minor === 0) return "yes";
@@ -112,7 +112,7 @@ export function capabilitiesOf(flavor: Flavor, version: Version): Capabilities {
   const v84 = mysqlLineage && atLeast(version, 8, 4, 0);
   let doublewriteLocation: DoublewriteLocation = "system-tablespace";
   if (v8020) doublewriteLocation = "dblwr-files";
-  // Percona 5.7.11-4 to 8.0.19: parallel doublewrite file xb_doublewrite (DOMAIN.md 3).
+  // Percona 5.7.11-4 to 8.0.19: parallel doublewrite file xb_doublewrite (docs/reference/percona.md §3).
   else if (flavor === "percona" && atLeast(version, 5, 7, 11)) doublewriteLocation = "percona-parallel-file";
   return {
     flavor,

@@ -4,8 +4,8 @@ import type { DoublewriteMode, InstanceFacts } from "./facts.js";
 /**
  * What the doublewrite setting means for torn-page protection:
  * - full: page images are copied first and can repair a torn page (ON, DETECT_AND_RECOVER, MariaDB fast);
- * - detect-only: torn pages are detected but cannot be repaired (MySQL 8.0.30+, DOMAIN.md 1.7);
- * - off: no protection (DOMAIN.md 1.7: a torn page at recovery is unrecoverable);
+ * - detect-only: torn pages are detected but cannot be repaired (MySQL 8.0.30+, docs/reference/mysql.md §1.7);
+ * - off: no protection (docs/reference/mysql.md §1.7: a torn page at recovery is unrecoverable);
  * - unknown: the facts do not say.
  */
 export type Protection = "full" | "detect-only" | "off" | "unknown";
@@ -29,7 +29,7 @@ export function protection(facts: InstanceFacts): Protection {
   return protectionOf(facts.config.doublewrite);
 }
 
-/** Whether data pages go through the page cache: hardware atomicity needs O_DIRECT (DOMAIN.md 8.5, 8.7). */
+/** Whether data pages go through the page cache: hardware atomicity needs O_DIRECT (docs/reference/atomic-storage.md §8.5, §8.7). */
 export type IoMode = "direct" | "buffered" | "unknown";
 
 /** Flush methods that open data files with O_DIRECT (Linux) or unbuffered (Windows). */
@@ -45,7 +45,7 @@ const BUFFERED_METHODS = new Set(["fsync", "o_dsync", "littlesync", "nosync", "n
 
 export function ioModeOf(facts: InstanceFacts): IoMode {
   const c = facts.config;
-  // MariaDB 11.0+: innodb_data_file_buffering is authoritative; innodb_flush_method is deprecated (DOMAIN.md 2.5).
+  // MariaDB 11.0+: innodb_data_file_buffering is authoritative; innodb_flush_method is deprecated (docs/reference/mariadb.md §2.5).
   if (c.dataFileBuffering === true) return "buffered";
   if (c.dataFileBuffering === false) return "direct";
   const method = c.flushMethod?.trim().toLowerCase();

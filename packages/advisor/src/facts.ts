@@ -13,7 +13,7 @@ import { z } from "zod";
 export const FLAVORS = ["mysql", "mariadb", "percona"] as const;
 export type Flavor = (typeof FLAVORS)[number];
 
-/** Normalised innodb_doublewrite value; TRUE maps to on, FALSE to off (DOMAIN.md 1.4, 2.2). */
+/** Normalised innodb_doublewrite value; TRUE maps to on, FALSE to off (docs/reference/mysql.md §1.4, docs/reference/mariadb.md §2.2). */
 export const DOUBLEWRITE_MODES = ["on", "off", "detect_and_recover", "detect_only", "fast"] as const;
 export type DoublewriteMode = (typeof DOUBLEWRITE_MODES)[number];
 
@@ -25,10 +25,10 @@ export type ManagedService = (typeof MANAGED_SERVICES)[number];
 
 export const CLOUDS = ["aws", "gcp", "azure", "alibaba", "oracle", "on-prem", "other"] as const;
 
-/** Layers between the file system and the disk; each can split, merge or offset I/O (DOMAIN.md 8.2, 8.7). */
+/** Layers between the file system and the disk; each can split, merge or offset I/O (docs/reference/atomic-storage.md §8.2, §8.7). */
 export const STORAGE_LAYERS = ["partition", "lvm", "md-raid", "dm-crypt", "dm-other", "loop", "nbd"] as const;
 
-/** Who provides torn-write protection outside the database (DOMAIN.md 8.1-8.3). */
+/** Who provides torn-write protection outside the database (docs/reference/atomic-storage.md §8.1, §8.2, §8.3). */
 export const TORN_WRITE_PROVIDERS = [
   "aws-ebs",
   "aws-instance-store",
@@ -105,11 +105,15 @@ const platformSchema = z
     rdsOptimizedWrites: z
       .enum(["auto", "off"])
       .nullish()
-      .describe("RDS parameter rds.optimized_writes (not visible from SQL, DOMAIN.md 7.4, 8.1)."),
+      .describe(
+        "RDS parameter rds.optimized_writes (not visible from SQL, docs/reference/mysqld-exporter.md §7.4, docs/reference/atomic-storage.md §8.1).",
+      ),
     rdsStorageConfigUpgradeNeeded: flag(
-      "RDS: the database predates Optimized Writes support and needs a Blue/Green storage upgrade (DOMAIN.md 8.1).",
+      "RDS: the database predates Optimized Writes support and needs a Blue/Green storage upgrade (docs/reference/atomic-storage.md §8.1).",
     ),
-    alibaba16kAtomicWrite: flag("ApsaraDB RDS: the 16K atomic write feature is enabled (DOMAIN.md 8.3)."),
+    alibaba16kAtomicWrite: flag(
+      "ApsaraDB RDS: the 16K atomic write feature is enabled (docs/reference/atomic-storage.md §8.3).",
+    ),
   })
   .strict();
 
@@ -141,7 +145,9 @@ const configSchema = z
       .describe("innodb_flush_log_at_trx_commit."),
     redoLogCapacityBytes: bytes("innodb_redo_log_capacity, or log file size x files in group."),
     perfSchemaEnabled: flag("performance_schema."),
-    readOnly: flag("innodb_read_only (doublewrite is skipped in read-only mode, DOMAIN.md 1.6)."),
+    readOnly: flag(
+      "innodb_read_only (doublewrite is skipped in read-only mode, docs/reference/mysql.md §1.6).",
+    ),
   })
   .strict();
 
@@ -181,7 +187,7 @@ const limitsSchema = z
     writeIops: count("Write IOPS limit when it is separate."),
     bandwidthBytesPerSecond: count("Throughput limit of the volume."),
     ioUnitBytes: count(
-      "Largest I/O the provider meters as one operation: 16384 means every 16 KiB page costs one I/O; AWS EBS SSD counts up to 262144 as one (DOMAIN.md 11).",
+      "Largest I/O the provider meters as one operation: 16384 means every 16 KiB page costs one I/O; AWS EBS SSD counts up to 262144 as one (docs/reference/iops-metering.md §11).",
     ),
   })
   .strict();

@@ -30,7 +30,7 @@ const gainOf = (f: InstanceFacts, to: "off" | "detect_only" = "off") => {
   return { verdict, gain: doublewriteRemovalGain(f, caps, profile, verdict, to) };
 };
 
-/** The emulated IOPS-limited volume of DOMAIN.md 11: MariaDB 10.11, 124-page batches, ~10 fsyncs per batch. */
+/** The emulated IOPS-limited volume of docs/reference/iops-metering.md §11: MariaDB 10.11, 124-page batches, ~10 fsyncs per batch. */
 const limited = (ioUnitBytes: number, iops: number, flushed: number) =>
   facts(
     "cal",
@@ -50,7 +50,7 @@ const limited = (ioUnitBytes: number, iops: number, flushed: number) =>
   );
 
 describe("saturated-resource bound", () => {
-  it("is s / (1 - s), capped at +100% (RDS 'up to 2x', DOMAIN.md 8.1)", () => {
+  it("is s / (1 - s), capped at +100% (RDS 'up to 2x', docs/reference/atomic-storage.md §8.1)", () => {
     expect(saturatedBound(0)).toBe(0);
     expect(saturatedBound(0.2)).toBeCloseTo(0.25);
     expect(saturatedBound(0.5)).toBe(1);
@@ -66,7 +66,7 @@ describe("saturated-resource bound", () => {
   });
 });
 
-describe("calibration against DOMAIN.md 9 and 11", () => {
+describe("calibration against docs/reference/published-results.md §9, docs/reference/iops-metering.md §11", () => {
   it("16 KiB-metered volume at its cap: doublewrite eats half the budget; measured +57% to +84% at 16-64 threads", () => {
     const { verdict, gain } = gainOf(limited(16384, 500, 120));
     expect(verdict.verdict).toBe("write-bound");
@@ -84,7 +84,7 @@ describe("calibration against DOMAIN.md 9 and 11", () => {
     expect(verdict.verdict).toBe("write-bound");
     expect(gain.binding).toBe("iops-per-request");
     expect(gain.share).toBeLessThan(0.1);
-    // DOMAIN.md 11, 1500 IOPS with large I/Os counted as one: +38% (4), +16% (16), +12% (64 threads).
+    // docs/reference/iops-metering.md §11, 1500 IOPS with large I/Os counted as one: +38% (4), +16% (16), +12% (64 threads).
     for (const measured of [0.12, 0.16, 0.38]) {
       expect(gain.throughput.low).toBeLessThanOrEqual(measured);
       expect(gain.throughput.high).toBeGreaterThanOrEqual(measured);
@@ -101,7 +101,7 @@ describe("calibration against DOMAIN.md 9 and 11", () => {
 
   it("published write-bound figures fall inside the write-bound range for s ~ 0.5", () => {
     const { gain } = gainOf(limited(16384, 500, 120));
-    // Google Hyperdisk up to +25%, MariaDB 2013 ~+30%, Alibaba +40-48%, AWS up to 2x (DOMAIN.md 9).
+    // Google Hyperdisk up to +25%, MariaDB 2013 ~+30%, Alibaba +40-48%, AWS up to 2x (docs/reference/published-results.md §9).
     for (const published of [0.25, 0.3, 0.4, 0.48, 0.57]) {
       expect(gain.throughput.low).toBeLessThanOrEqual(published);
       expect(gain.throughput.high).toBeGreaterThanOrEqual(published);
@@ -158,13 +158,18 @@ describe("calibration against DOMAIN.md 9 and 11", () => {
       true,
     ],
     [
-      "Percona 5.7, O_DIRECT: the parallel doublewrite file is fsynced (DOMAIN.md 3)",
+      "Percona 5.7, O_DIRECT: the parallel doublewrite file is fsynced (docs/reference/percona.md §3)",
       percona57,
       "O_DIRECT",
       true,
     ],
     ["Percona 5.7, O_DIRECT_NO_FSYNC: not fsynced", percona57, "O_DIRECT_NO_FSYNC", false],
-    ["MySQL 8.0.35, O_DIRECT_NO_FSYNC: not fsynced (DOMAIN.md 1.5)", mysql8035, "O_DIRECT_NO_FSYNC", false],
+    [
+      "MySQL 8.0.35, O_DIRECT_NO_FSYNC: not fsynced (docs/reference/mysql.md §1.5)",
+      mysql8035,
+      "O_DIRECT_NO_FSYNC",
+      false,
+    ],
   ] as const)("fsyncs before and after 8.0.20: %s", (_name, server, flushMethod, adds) => {
     const f = facts(
       "fs",
@@ -207,7 +212,7 @@ describe("calibration against DOMAIN.md 9 and 11", () => {
 });
 
 describe("DETECT_ONLY", () => {
-  it("frees the bytes but not the per-batch requests (DOMAIN.md 1.3)", () => {
+  it("frees the bytes but not the per-batch requests (docs/reference/mysql.md §1.3)", () => {
     const bytesBound = gainOf(limited(16384, 500, 120), "detect_only").gain;
     const off = gainOf(limited(16384, 500, 120), "off").gain;
     expect(bytesBound.throughput.high).toBeGreaterThan(0.9 * off.throughput.high);

@@ -1,18 +1,18 @@
 /**
- * Expected-gain model (docs/advisor.md "Expected gain"), calibrated against DOMAIN.md 9 and 11.
+ * Expected-gain model (docs/advisor.md "Expected gain"), calibrated against docs/reference/published-results.md §9, docs/reference/iops-metering.md §11.
  *
  * Throughput: production throughput is demand-driven, so a change only raises it when the resource
  * doublewrite consumes is the binding one. If doublewrite takes a share s of that resource, removing it
  * raises the ceiling by at most s / (1 - s) (the saturated-resource bound). The range is
  *   write-bound:     [0.25 B, B]   likely: [0, 0.5 B]   unknown: [0, B]   not write-bound: [0, 0]
- * with B capped at +100% (RDS "up to 2x", DOMAIN.md 8.1). The low end 0.25 B matches Google's "up to 25%"
+ * with B capped at +100% (RDS "up to 2x", docs/reference/atomic-storage.md §8.1). The low end 0.25 B matches Google's "up to 25%"
  * and MariaDB 2013's ~+30% against a ~2x bound; the high end matches the emulated 16 KiB-metered volume
- * (+57% to +84% at 16-64 threads, DOMAIN.md 11).
+ * (+57% to +84% at 16-64 threads, docs/reference/iops-metering.md §11).
  *
- * The share s depends on how the binding resource is metered (DOMAIN.md 11):
+ * The share s depends on how the binding resource is metered (docs/reference/iops-metering.md §11):
  * - per request (AWS EBS SSD counts up to 256 KiB as one): a ~124-page doublewrite batch is one or two
  *   requests plus its flushes, so s is small; that is the low end, and the measured +12% to +38%
- *   (DOMAIN.md 11) the high end (PER_REQUEST_CEILING);
+ *   (docs/reference/iops-metering.md §11) the high end (PER_REQUEST_CEILING);
  * - in 16 KiB units or by bandwidth: every doublewrite page costs as much as a data page, s ~ 0.5;
  * - a local device without a provider limit: between the two (requests at the low end, bytes at the high).
  *
@@ -50,7 +50,7 @@ export interface GainEstimate {
   readonly citations: readonly string[];
 }
 
-/** Throughput ceiling for freeing share s of a saturated resource, capped at +100% (DOMAIN.md 8.1). */
+/** Throughput ceiling for freeing share s of a saturated resource, capped at +100% (docs/reference/atomic-storage.md §8.1). */
 export function saturatedBound(s: number): number {
   if (s <= 0) return 0;
   if (s >= 0.5) return 1;
@@ -59,7 +59,7 @@ export function saturatedBound(s: number): number {
 
 /**
  * Highest throughput gain measured on volumes that meter each request as one I/O: +38% at 4 threads and
- * 1500 IOPS (DOMAIN.md 11), rounded up to +40%.
+ * 1500 IOPS (docs/reference/iops-metering.md §11), rounded up to +40%.
  */
 export const PER_REQUEST_CEILING = 0.4;
 
@@ -108,10 +108,10 @@ export function bindingOf(facts: InstanceFacts, profile: Profile): Binding {
 
 /**
  * Extra flush requests doublewrite causes per second. MariaDB 10.11 issued about 10 fsyncs per batch
- * and about half of all data fsyncs at flush_log_at_trx_commit=2 were doublewrite's (DOMAIN.md 11);
- * MySQL/Percona 8.0.20+ skip the doublewrite-file fsync with O_DIRECT or O_DIRECT_NO_FSYNC (DOMAIN.md 1.5);
+ * and about half of all data fsyncs at flush_log_at_trx_commit=2 were doublewrite's (docs/reference/iops-metering.md §11);
+ * MySQL/Percona 8.0.20+ skip the doublewrite-file fsync with O_DIRECT or O_DIRECT_NO_FSYNC (docs/reference/mysql.md §1.5);
  * before 8.0.20 (system tablespace, Percona's parallel file) only O_DIRECT_NO_FSYNC skips it: Percona
- * documents an fsync of the parallel doublewrite file under O_DIRECT (DOMAIN.md 3). Else one per batch.
+ * documents an fsync of the parallel doublewrite file under O_DIRECT (docs/reference/percona.md §3). Else one per batch.
  */
 export function doublewriteFlushes(facts: InstanceFacts, caps: Capabilities, dblwrWrites: number): number {
   if (caps.flavor === "mariadb") {
@@ -142,7 +142,7 @@ function sharesOf(facts: InstanceFacts, caps: Capabilities, profile: Profile): S
   const dblwrBytes = ind.dblwrBytesRate.value;
   const dev = facts.workload?.device;
   // Metered operations: a provider that counts I/Os up to `unit` bytes as one charges a 2 MiB
-  // doublewrite batch several operations (EBS SSD: 256 KiB, DOMAIN.md 11); max(requests, bytes/unit).
+  // doublewrite batch several operations (EBS SSD: 256 KiB, docs/reference/iops-metering.md §11); max(requests, bytes/unit).
   const unit = facts.storage?.limits?.ioUnitBytes || null;
   const metered = (ops: number, b: number | null) => (unit && b !== null ? Math.max(ops, b / unit) : ops);
   let requests: number | null = null;
@@ -191,7 +191,7 @@ function sharesOf(facts: InstanceFacts, caps: Capabilities, profile: Profile): S
 
 /**
  * Gain of removing full page copies: to OFF, or to DETECT_ONLY (which still writes one small batch
- * of (space, page, LSN) entries in 8 KiB slots and keeps the per-batch requests, DOMAIN.md 1.3).
+ * of (space, page, LSN) entries in 8 KiB slots and keeps the per-batch requests, docs/reference/mysql.md §1.3).
  */
 export function doublewriteRemovalGain(
   facts: InstanceFacts,
@@ -227,7 +227,7 @@ export function doublewriteRemovalGain(
       share = to === "detect_only" ? 0 : reqShare;
       const budget = saturatedBound(share ?? 0);
       // The budget share understates it: each batch and its flushes sit on the page-flush path, and the
-      // measured gains on per-request metering ran above it (+12% to +38% at 1500 IOPS, DOMAIN.md 11;
+      // measured gains on per-request metering ran above it (+12% to +38% at 1500 IOPS, docs/reference/iops-metering.md §11;
       // +21% at 64 threads and 500 IOPS in bench/results/doublewrite-lab.md). The high end is the bytes
       // bound, at most PER_REQUEST_CEILING; DETECT_ONLY keeps every batch, so it keeps the budget bound.
       const flushPath =
@@ -235,7 +235,7 @@ export function doublewriteRemovalGain(
           ? budget
           : Math.min(saturatedBound(bytesShare), PER_REQUEST_CEILING);
       bound = { low: budget, high: Math.max(budget, flushPath) };
-      how = `IOPS metered per request: a doublewrite batch is one or two large requests plus flushes, ${share === null ? "an unknown share" : pct(share)} of the requests (${sh.requestsBasis || "unknown"}), the low end; the high end is what per-request-metered volumes measured (up to +${Math.round(PER_REQUEST_CEILING * 100)}%, DOMAIN.md 11)`;
+      how = `IOPS metered per request: a doublewrite batch is one or two large requests plus flushes, ${share === null ? "an unknown share" : pct(share)} of the requests (${sh.requestsBasis || "unknown"}), the low end; the high end is what per-request-metered volumes measured (up to +${Math.round(PER_REQUEST_CEILING * 100)}%, docs/reference/iops-metering.md §11)`;
       break;
     }
     default: {
@@ -249,9 +249,10 @@ export function doublewriteRemovalGain(
   }
   if (share === null) {
     // Unknown share is not zero: fall back to the prior that a full doublewrite is up to half of the
-    // page bytes (amplification ~1, DOMAIN.md 11), i.e. anywhere from nothing to the +100% bound.
+    // page bytes (amplification ~1, docs/reference/iops-metering.md §11), i.e. anywhere from nothing to the +100% bound.
     bound = { low: 0, high: saturatedBound(0.5) };
-    how += "; share unknown, so the range uses the prior s <= 0.5 (amplification ~1, DOMAIN.md 11)";
+    how +=
+      "; share unknown, so the range uses the prior s <= 0.5 (amplification ~1, docs/reference/iops-metering.md §11)";
   }
   const throughput = rangeFor(verdict.verdict, bound);
 
@@ -279,7 +280,7 @@ export function doublewriteRemovalGain(
         };
 
   // Flushes doublewrite adds, as a share of Innodb_data_fsyncs: up to half on MariaDB 10.11 at
-  // flush_log_at_trx_commit=2 (88 vs 44/s, DOMAIN.md 11); none with O_DIRECT on MySQL (DOMAIN.md 1.5).
+  // flush_log_at_trx_commit=2 (88 vs 44/s, docs/reference/iops-metering.md §11); none with O_DIRECT on MySQL (docs/reference/mysql.md §1.5).
   const fsyncs = facts.workload?.rates?.dataFsyncs?.avg ?? null;
   const batches = facts.workload?.rates?.dblwrWrites?.avg ?? null;
   const fsyncShare =
@@ -303,7 +304,11 @@ export function doublewriteRemovalGain(
     binding,
     share: share === null ? null : round(share),
     basis: `${verdictText}; ${how}; bound s/(1-s) capped at +100%`,
-    citations: ["DOMAIN.md 8.1", "DOMAIN.md 9", "DOMAIN.md 11"],
+    citations: [
+      "docs/reference/atomic-storage.md §8.1",
+      "docs/reference/published-results.md §9",
+      "docs/reference/iops-metering.md §11",
+    ],
   };
 }
 

@@ -1,6 +1,6 @@
 /**
  * Safety gate for turning doublewrite off (or to DETECT_ONLY, which cannot repair a torn page either,
- * DOMAIN.md 1.7): is every write of innodb_page_size verified to land atomically?
+ * docs/reference/mysql.md §1.7): is every write of innodb_page_size verified to land atomically?
  *
  * verified   - one complete evidence path passes (provider-managed, ZFS copy-on-write, or hardware
  *              atomic unit + O_DIRECT + file-system allocation + alignment);
@@ -16,7 +16,7 @@ import { bytes } from "./format.js";
 export type GateStatus = "verified" | "unverified" | "unsafe";
 export type GatePath = "provider-managed" | "zfs-copy-on-write" | "hardware-atomic-write";
 /**
- * unknown: a fact is missing (collect it); not-established: the facts are known but DOMAIN.md does not
+ * unknown: a fact is missing (collect it); not-established: the facts are known but docs/reference does not
  * establish that this layout writes pages atomically (change the layout, not the monitoring).
  */
 export type CheckStatus = "pass" | "fail" | "unknown" | "not-established" | "not-applicable";
@@ -64,7 +64,7 @@ const isPow2 = (x: number) => x > 0 && (x & (x - 1)) === 0;
 
 /**
  * Instance class families with Optimized Writes: the 2023 RDS for MySQL list, the current RDS for MariaDB
- * list and the 8th-generation Graviton families a 2026 post adds (DOMAIN.md 8.1). AWS's live list decides;
+ * list and the 8th-generation Graviton families a 2026 post adds (docs/reference/atomic-storage.md §8.1). AWS's live list decides;
  * a family outside this set is treated as unsupported only when the class is known.
  */
 const RDS_OPTIMIZED_WRITES_FAMILIES: ReadonlySet<string> = new Set([
@@ -104,7 +104,7 @@ export function evaluateGate(facts: InstanceFacts, caps: Capabilities): SafetyGa
   const storage = facts.storage;
   const prot = protection(facts);
 
-  // ---- Path 1: provider-managed (DOMAIN.md 8.1, 8.3) ----
+  // ---- Path 1: provider-managed (docs/reference/atomic-storage.md §8.1, §8.3) ----
   const managed = platform?.managed ?? null;
   let providerManaged = false;
   let providerPass = false;
@@ -137,7 +137,7 @@ export function evaluateGate(facts: InstanceFacts, caps: Capabilities): SafetyGa
           ? `Optimized Writes cannot be active: ${contradictions.join("; ")}.`
           : "Doublewrite is still on: Optimized Writes is not active on this instance (class, storage layout or parameter).",
       fix: "Enable Optimized Writes through a Blue/Green deployment; RDS then turns doublewrite off itself.",
-      source: "DOMAIN.md 8.1",
+      source: "docs/reference/atomic-storage.md §8.1",
     });
   } else if (managed === "alibaba-rds") {
     providerManaged = true;
@@ -169,7 +169,7 @@ export function evaluateGate(facts: InstanceFacts, caps: Capabilities): SafetyGa
             ? `16K atomic write cannot be active: ${contradictions.join("; ")}.`
             : "The 16K atomic write feature is not known to be on.",
       fix: "Enable 16K atomic write in the ApsaraDB RDS console (instance restart).",
-      source: "DOMAIN.md 8.3",
+      source: "docs/reference/atomic-storage.md §8.3",
     });
   } else if (managed === "aurora") {
     providerManaged = true;
@@ -180,7 +180,7 @@ export function evaluateGate(facts: InstanceFacts, caps: Capabilities): SafetyGa
       status: "not-applicable",
       blocking: true,
       detail: "Aurora uses its own storage layer; RDS Optimized Writes and doublewrite advice do not apply.",
-      source: "DOMAIN.md 8.1",
+      source: "docs/reference/atomic-storage.md §8.1",
     });
   } else if (managed === "other") {
     providerManaged = true;
@@ -193,7 +193,7 @@ export function evaluateGate(facts: InstanceFacts, caps: Capabilities): SafetyGa
       detail:
         "A managed service controls storage and innodb_doublewrite; no documented torn-write guarantee is known here.",
       fix: "Use the provider's own feature if it has one; do not change innodb_doublewrite by hand.",
-      source: "DOMAIN.md 8.1-8.3",
+      source: "docs/reference/atomic-storage.md §8.1, §8.2, §8.3",
     });
   }
 
@@ -222,12 +222,12 @@ export function evaluateGate(facts: InstanceFacts, caps: Capabilities): SafetyGa
     blocking: true,
     detail: page === null ? "innodb_page_size is unknown." : `innodb_page_size = ${bytes(page)}.`,
     fix: "collect innodb_page_size (untorn_innodb_page_size_bytes)",
-    source: "DOMAIN.md 1.4",
+    source: "docs/reference/mysql.md §1.4",
   });
 
   const fs = storage?.fsType?.toLowerCase() ?? null;
 
-  // ---- Path 2: ZFS copy-on-write (DOMAIN.md 8.4) ----
+  // ---- Path 2: ZFS copy-on-write (docs/reference/atomic-storage.md §8.4) ----
   const zfsChecks: GateCheck[] = [];
   if (fs === "zfs") {
     const rs = storage?.zfsRecordsizeBytes ?? null;
@@ -242,16 +242,16 @@ export function evaluateGate(facts: InstanceFacts, caps: Capabilities): SafetyGa
           ? "ZFS recordsize of the data files' dataset is unknown."
           : page !== null && rs === page
             ? `recordsize ${bytes(rs)} = page size: each page is one copy-on-write record, written all or nothing.`
-            : `recordsize ${bytes(rs)} differs from the page size${page ? ` ${bytes(page)}` : ""}; only recordsize = page size is established (DOMAIN.md 8.4).`,
+            : `recordsize ${bytes(rs)} differs from the page size${page ? ` ${bytes(page)}` : ""}; only recordsize = page size is established (docs/reference/atomic-storage.md §8.4).`,
       fix: `zfs set recordsize=${page ? page / 1024 : 16}K <pool>/<dataset> for the data files (applies to newly written blocks: rebuild or reload the tables)`,
-      source: "DOMAIN.md 8.4",
+      source: "docs/reference/atomic-storage.md §8.4",
     });
   }
   checks.push(...zfsChecks);
   const zfsPass =
     zfsChecks.length > 0 && page !== null && zfsChecks.every((c) => c.status === "pass" || !c.blocking);
 
-  // ---- Path 3: hardware atomic write + O_DIRECT + allocation + alignment (DOMAIN.md 8.2, 8.5, 8.7) ----
+  // ---- Path 3: hardware atomic write + O_DIRECT + allocation + alignment (docs/reference/atomic-storage.md §8.2, §8.5, §8.7) ----
   const hw: GateCheck[] = [];
   const twp = storage?.tornWriteProtection ?? null;
   const aw = storage?.atomicWrite ?? null;
@@ -268,9 +268,9 @@ export function evaluateGate(facts: InstanceFacts, caps: Capabilities): SafetyGa
       detail:
         storage?.btrfsNodatacow === true
           ? "btrfs nodatacow overwrites in place and has no established atomic page write."
-          : "btrfs copy-on-write atomicity for database pages is not established (DOMAIN.md 8.4 marks it [L]).",
+          : "btrfs copy-on-write atomicity for database pages is not established (docs/reference/atomic-storage.md §8.4 marks it [L]).",
       fix: "move the data files to ext4 (bigalloc 16 KiB) on atomic-write storage, or to ZFS with recordsize = page size",
-      source: "DOMAIN.md 8.4",
+      source: "docs/reference/atomic-storage.md §8.4",
     });
     if (storage?.btrfsNodatacow === true) blockers.push("btrfs nodatacow overwrites pages in place");
   } else {
@@ -322,10 +322,10 @@ export function evaluateGate(facts: InstanceFacts, caps: Capabilities): SafetyGa
         unitStatus === "fail" && unit === 0
           ? "if this is an AWS Nitro EBS/instance-store volume, read NTWPU with `nvme id-ns -v` (the kernel may not show it) and record tornWriteProtection; otherwise move to atomic-write storage"
           : "record the platform's torn-write protection (storage.tornWriteProtection) or run Linux 6.11+ so the exporter can read queue/atomic_write_unit_max_bytes",
-      source: "DOMAIN.md 8.2, 8.5",
+      source: "docs/reference/atomic-storage.md §8.2, §8.5",
     });
 
-    // A write crossing the device's atomic boundary is split (NVMe NABSPF, DOMAIN.md 8.5).
+    // A write crossing the device's atomic boundary is split (NVMe NABSPF, docs/reference/atomic-storage.md §8.5).
     if (!twp && aw?.attributesPresent === true && unitStatus === "pass" && page !== null) {
       const b = aw.boundaryBytes;
       const ok = b === 0 || (b != null && b >= page && b % page === 0);
@@ -342,12 +342,12 @@ export function evaluateGate(facts: InstanceFacts, caps: Capabilities): SafetyGa
               ? `boundary ${b === 0 ? "none" : bytes(b)}: aligned pages never cross it.`
               : `boundary ${bytes(b)} is not a multiple of the page size: some pages cross it.`,
         fix: "read queue/atomic_write_boundary_bytes",
-        source: "DOMAIN.md 8.5",
+        source: "docs/reference/atomic-storage.md §8.5",
       });
       if (b != null && !ok) blockers.push("pages can cross the device's atomic boundary");
     }
 
-    // Buffered I/O voids hardware atomicity (DOMAIN.md 8.7).
+    // Buffered I/O voids hardware atomicity (docs/reference/atomic-storage.md §8.7).
     const mode = ioModeOf(facts);
     hw.push({
       id: "direct-io",
@@ -364,11 +364,11 @@ export function evaluateGate(facts: InstanceFacts, caps: Capabilities): SafetyGa
       fix: caps.dataFileBufferingVariable
         ? "SET GLOBAL innodb_data_file_buffering=OFF (MariaDB 11.0+) and persist it in my.cnf"
         : "innodb_flush_method=O_DIRECT in my.cnf, then restart",
-      source: "DOMAIN.md 8.7, 2.5",
+      source: "docs/reference/atomic-storage.md §8.7, docs/reference/mariadb.md §2.5",
     });
     if (mode === "buffered") blockers.push("buffered I/O voids hardware atomicity");
 
-    // File-system allocation keeps each page in one aligned extent (DOMAIN.md 8.2, 8.4, 8.7).
+    // File-system allocation keeps each page in one aligned extent (docs/reference/atomic-storage.md §8.2, §8.4, §8.7).
     const block = storage?.fsBlockSizeBytes ?? null;
     const cluster = storage?.fsClusterSizeBytes ?? null;
     let allocStatus: CheckStatus = "unknown";
@@ -385,7 +385,7 @@ export function evaluateGate(facts: InstanceFacts, caps: Capabilities): SafetyGa
       } else if (fs === "xfs") {
         allocStatus = "not-established";
         allocDetail =
-          "XFS with blocks smaller than a page: plain (non-RWF_ATOMIC) page writes are not established as atomic; neither MySQL nor MariaDB uses RWF_ATOMIC (DOMAIN.md 8.4, 8.6).";
+          "XFS with blocks smaller than a page: plain (non-RWF_ATOMIC) page writes are not established as atomic; neither MySQL nor MariaDB uses RWF_ATOMIC (docs/reference/atomic-storage.md §8.4, §8.6).";
       } else {
         allocStatus = "not-established";
         allocDetail = `${fs}: allocation of page-sized writes not established.`;
@@ -399,10 +399,10 @@ export function evaluateGate(facts: InstanceFacts, caps: Capabilities): SafetyGa
       blocking: true,
       detail: allocDetail,
       fix: `mkfs.ext4 -O bigalloc -C ${page ?? 16384} <device> for the data files (e2fsprogs 1.46.5+), then restore the data`,
-      source: "DOMAIN.md 8.2, 8.4, 8.7",
+      source: "docs/reference/atomic-storage.md §8.2, §8.4, §8.7",
     });
 
-    // Alignment of the data area on the disk (DOMAIN.md 8.2, 8.7).
+    // Alignment of the data area on the disk (docs/reference/atomic-storage.md §8.2, §8.7).
     const layers = storage?.layers ?? null;
     const align = storage?.dataOffsetAlignmentBytes ?? null;
     let alignStatus: CheckStatus = "unknown";
@@ -411,7 +411,7 @@ export function evaluateGate(facts: InstanceFacts, caps: Capabilities): SafetyGa
       const remapping = layers.filter((l) => l !== "partition" && l !== "lvm");
       if (remapping.length > 0) {
         alignStatus = "not-established";
-        alignDetail = `${remapping.join(", ")} between the file system and the disk may split, merge or remap I/O (DOMAIN.md 8.7).`;
+        alignDetail = `${remapping.join(", ")} between the file system and the disk may split, merge or remap I/O (docs/reference/atomic-storage.md §8.7).`;
       } else if (layers.length === 0) {
         alignStatus = "pass";
         alignDetail = "File system directly on the whole disk: offset 0.";
@@ -434,10 +434,10 @@ export function evaluateGate(facts: InstanceFacts, caps: Capabilities): SafetyGa
       blocking: true,
       detail: alignDetail,
       fix: "check the partition start (/sys/block/<disk>/<part>/start x 512) and LVM pe_start; create with pvcreate --dataalignmentoffset so the data starts on a multiple of the page size",
-      source: "DOMAIN.md 8.2, 8.7",
+      source: "docs/reference/atomic-storage.md §8.2, §8.7",
     });
 
-    // I/O larger than max_sectors_kb is split; a page must fit (DOMAIN.md 8.7). Not blocking when
+    // I/O larger than max_sectors_kb is split; a page must fit (docs/reference/atomic-storage.md §8.7). Not blocking when
     // unknown: every Linux device accepts at least 128 KiB unless configured down.
     const maxIo = storage?.maxIoBytes ?? null;
     hw.push({
@@ -453,7 +453,7 @@ export function evaluateGate(facts: InstanceFacts, caps: Capabilities): SafetyGa
             ? `max I/O ${bytes(maxIo)} >= page size.`
             : `max I/O ${bytes(maxIo)} < page size: every page write is split.`,
       fix: "raise queue/max_sectors_kb to at least the page size",
-      source: "DOMAIN.md 8.7",
+      source: "docs/reference/atomic-storage.md §8.7",
     });
     if (maxIo !== null && page !== null && maxIo < page) blockers.push("the device splits page writes");
   }

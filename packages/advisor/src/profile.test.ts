@@ -17,7 +17,7 @@ import { buildProfile } from "./profile.js";
 const profile = (f: InstanceFacts) => buildProfile(f, capabilitiesFor(f));
 
 describe("buildProfile", () => {
-  // DOMAIN.md 11 (MariaDB 10.11): data_writes = flushed + dblwr_writes; data_written = (flushed + dblwr pages) x 16 KiB.
+  // docs/reference/iops-metering.md §11 (MariaDB 10.11): data_writes = flushed + dblwr_writes; data_written = (flushed + dblwr pages) x 16 KiB.
   const f = facts(
     "p",
     mariadb1011,
@@ -32,7 +32,7 @@ describe("buildProfile", () => {
   );
   const p = profile(f).indicators;
 
-  it("derives amplification, batch size and shares from the DOMAIN.md 11 identities", () => {
+  it("derives amplification, batch size and shares from the docs/reference/iops-metering.md §11 identities", () => {
     expect(p.amplification.value).toBe(1);
     expect(p.avgBatchPages.value).toBe(120);
     expect(p.batchCapacityPages.value).toBe(128);
@@ -53,7 +53,7 @@ describe("buildProfile", () => {
     }
   });
 
-  it("corrects Innodb_data_written on MDEV-31124 releases (DOMAIN.md 4)", () => {
+  it("corrects Innodb_data_written on MDEV-31124 releases (docs/reference/status-counters.md §4)", () => {
     const bad = facts(
       "m",
       mariadb1011,
@@ -74,7 +74,7 @@ describe("buildProfile", () => {
     expect(profile(fixed).indicators.dblwrShareOfInnodbWriteBytes.value).toBeGreaterThan(0.99);
   });
 
-  it("reads the batch capacity from innodb_doublewrite_pages, 0 meaning innodb_write_io_threads (DOMAIN.md 1.4)", () => {
+  it("reads the batch capacity from innodb_doublewrite_pages, 0 meaning innodb_write_io_threads (docs/reference/mysql.md §1.4)", () => {
     expect(profile(facts("a", mysql8035)).indicators.batchCapacityPages.value).toBe(4);
     const zero = facts("b", mysql8035, { config: { doublewritePages: 0, writeIoThreads: 8 } });
     expect(profile(zero).indicators.batchCapacityPages.value).toBe(8);
@@ -110,7 +110,7 @@ describe("buildProfile", () => {
     expect(q.amplification.note).toMatch(/denominator was 0/);
   });
 
-  it("computes the doublewrite share of file I/O wait only where the instrument exists (DOMAIN.md 5.1)", () => {
+  it("computes the doublewrite share of file I/O wait only where the instrument exists (docs/reference/performance-schema.md §5.1)", () => {
     const io = {
       workload: {
         fileIo: {

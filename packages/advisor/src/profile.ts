@@ -208,9 +208,9 @@ export function buildProfile(facts: InstanceFacts, caps: Capabilities): Profile 
     div(dblwrPages, dblwrWrites),
   );
 
-  // Batch capacity: innodb_doublewrite_pages on 8.0.20+ (DOMAIN.md 1.4, 1.6); the legacy area is two
-  // extents of 64 pages at 16 KiB (DOMAIN.md 0, 2.1). Other page sizes for the legacy area are not
-  // established in DOMAIN.md, so the capacity stays unknown there.
+  // Batch capacity: innodb_doublewrite_pages on 8.0.20+ (docs/reference/mysql.md §1.4, §1.6); the legacy area is two
+  // extents of 64 pages at 16 KiB (docs/reference/versions.md §0, docs/reference/mariadb.md §2.1). Other page sizes for the legacy area are not
+  // established in docs/reference, so the capacity stays unknown there.
   let capacity: number | null = null;
   let capacityBasis = "";
   const capInputs: Scalar[] = [];
@@ -219,13 +219,13 @@ export function buildProfile(facts: InstanceFacts, caps: Capabilities): Profile 
     capacity = facts.config.doublewritePages ?? null;
     capacityBasis = "innodb_doublewrite_pages";
     if (capacity === 0) {
-      // 0 is replaced at startup by innodb_write_io_threads (DOMAIN.md 1.4).
+      // 0 is replaced at startup by innodb_write_io_threads (docs/reference/mysql.md §1.4).
       capInputs.push(V("config.writeIoThreads", facts.config.writeIoThreads));
       capacity = facts.config.writeIoThreads ?? null;
       capacityBasis = "innodb_doublewrite_pages=0 means innodb_write_io_threads";
     } else if (capacity === null && caps.defaultDoublewritePages !== null) {
       // Not collected: assume the version's default (innodb_write_io_threads on 8.0.20-8.3, 128 on 8.4+,
-      // DOMAIN.md 1.4), unless the observed batches are larger than it, which proves it was changed.
+      // docs/reference/mysql.md §1.4), unless the observed batches are larger than it, which proves it was changed.
       const assumed =
         caps.defaultDoublewritePages === "write_io_threads"
           ? (facts.config.writeIoThreads ?? null)
@@ -269,7 +269,7 @@ export function buildProfile(facts: InstanceFacts, caps: Capabilities): Profile 
     dblwrBytes,
   );
 
-  // Innodb_data_written counts doublewrite pages as 1 byte on MDEV-31124 releases (DOMAIN.md 4).
+  // Innodb_data_written counts doublewrite pages as 1 byte on MDEV-31124 releases (docs/reference/status-counters.md §4).
   const dataWrittenIn = S("workload.rates.dataWrittenBytes", r?.dataWrittenBytes);
   let innodbBytes = avgOf(dataWrittenIn.stat);
   if (caps.dataWrittenUndercountsDoublewrite && innodbBytes !== null) {
@@ -277,7 +277,7 @@ export function buildProfile(facts: InstanceFacts, caps: Capabilities): Profile 
     else {
       innodbBytes += (pageSize - 1) * dblwrPages;
       notes.push(
-        "Innodb_data_written corrected for MDEV-31124: + (innodb_page_size - 1) x Innodb_dblwr_pages_written (DOMAIN.md 4).",
+        "Innodb_data_written corrected for MDEV-31124: + (innodb_page_size - 1) x Innodb_dblwr_pages_written (docs/reference/status-counters.md §4).",
       );
     }
   }
@@ -309,7 +309,7 @@ export function buildProfile(facts: InstanceFacts, caps: Capabilities): Profile 
     clamp01(div(dblwrWrites, avgOf(dataWritesIn.stat))),
   );
 
-  // File I/O wait: only MySQL/Percona 8.0.20+ has a doublewrite file instrument (DOMAIN.md 5.1).
+  // File I/O wait: only MySQL/Percona 8.0.20+ has a doublewrite file instrument (docs/reference/performance-schema.md §5.1).
   {
     const classes = io ? (Object.keys(io) as FileClass[]) : [];
     const waitOf = (c: FileClass) => {
@@ -327,7 +327,7 @@ export function buildProfile(facts: InstanceFacts, caps: Capabilities): Profile 
     let note: string | undefined;
     if (!caps.dblwrFileInstrument)
       note =
-        "no doublewrite file instrument on this flavor/version: its I/O is inside system_tablespace (DOMAIN.md 5.1)";
+        "no doublewrite file instrument on this flavor/version: its I/O is inside system_tablespace (docs/reference/performance-schema.md §5.1)";
     else if (facts.config.perfSchemaEnabled === false) note = "performance_schema is off";
     const value = caps.dblwrFileInstrument ? clamp01(div(dblwrWait, total)) : null;
     put(
@@ -543,7 +543,9 @@ export function buildProfile(facts: InstanceFacts, caps: Capabilities): Profile 
     [fwIn],
     caps.innodbMetricsDblwr ? avgOf(fwIn.stat) : null,
     caps.innodbMetricsDblwr ? p95Of(fwIn.stat) : null,
-    caps.innodbMetricsDblwr ? undefined : "module_dblwr exists on MySQL/Percona 8.0.20+ only (DOMAIN.md 4)",
+    caps.innodbMetricsDblwr
+      ? undefined
+      : "module_dblwr exists on MySQL/Percona 8.0.20+ only (docs/reference/status-counters.md §4)",
   );
   const mwIn = S("workload.rates.dblwrMutexWaitSeconds", r?.dblwrMutexWaitSeconds);
   put(
@@ -586,13 +588,15 @@ export function buildProfile(facts: InstanceFacts, caps: Capabilities): Profile 
     facts.config.readOnly !== true
   )
     notes.push(
-      "Pages were flushed but no doublewrite pages were counted: redo logging may be disabled (8.0.21+), which skips doublewrite (DOMAIN.md 1.6).",
+      "Pages were flushed but no doublewrite pages were counted: redo logging may be disabled (8.0.21+), which skips doublewrite (docs/reference/mysql.md §1.6).",
     );
   if (facts.config.readOnly === true)
-    notes.push("innodb_read_only=ON: InnoDB skips the doublewrite buffer in read-only mode (DOMAIN.md 1.6).");
+    notes.push(
+      "innodb_read_only=ON: InnoDB skips the doublewrite buffer in read-only mode (docs/reference/mysql.md §1.6).",
+    );
   if (!caps.dblwrFileInstrument && io?.system_tablespace)
     notes.push(
-      "Doublewrite file I/O is counted under system_tablespace on this flavor/version (DOMAIN.md 5.1); byte shares come from Innodb_dblwr_pages_written instead.",
+      "Doublewrite file I/O is counted under system_tablespace on this flavor/version (docs/reference/performance-schema.md §5.1); byte shares come from Innodb_dblwr_pages_written instead.",
     );
   if (ioModeOf(facts) === "buffered" && d)
     notes.push("Data files use buffered I/O: device write counts include page-cache writeback merging.");

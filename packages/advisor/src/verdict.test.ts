@@ -115,7 +115,7 @@ describe("judgeWriteBound", () => {
     expect(sig(facts("g", mysql8035, atomicNvme, l), "device-write-latency")?.state).toBe("partial");
   });
 
-  it("does not count signals the version cannot produce (DOMAIN.md 4)", () => {
+  it("does not count signals the version cannot produce (docs/reference/status-counters.md §4)", () => {
     const f = facts(
       "h",
       mysql8019,

@@ -78,7 +78,7 @@ export function signalDefs(facts: InstanceFacts): readonly SignalDef[] {
       strong: 0.9,
       weight: 3,
       saturation: true,
-      why: "A metered volume queues I/O at its limit; gains from dropping doublewrite appear only when IOPS or bandwidth sit at the limit (DOMAIN.md 9, 11).",
+      why: "A metered volume queues I/O at its limit; gains from dropping doublewrite appear only when IOPS or bandwidth sit at the limit (docs/reference/published-results.md §9, docs/reference/iops-metering.md §11).",
       howToGet:
         "set storage.limits.iops (provisioned IOPS) and ioUnitBytes, or limits.metered=false for local disks",
       applicable: (f) => f.storage?.limits?.metered !== false,
@@ -93,7 +93,7 @@ export function signalDefs(facts: InstanceFacts): readonly SignalDef[] {
       strong: 0.9,
       weight: 3,
       saturation: true,
-      why: "Doublewrite roughly doubles data bytes per transaction, so a MB/s cap costs up to 2x (DOMAIN.md 11).",
+      why: "Doublewrite roughly doubles data bytes per transaction, so a MB/s cap costs up to 2x (docs/reference/iops-metering.md §11).",
       howToGet: "set storage.limits.bandwidthBytesPerSecond, or limits.metered=false for local disks",
       applicable: (f) => f.storage?.limits?.metered !== false,
       fmt: pct,
@@ -107,7 +107,7 @@ export function signalDefs(facts: InstanceFacts): readonly SignalDef[] {
       strong: 1,
       weight: 2,
       saturation: true,
-      why: "Innodb_buffer_pool_wait_free rises when page cleaners cannot write pages out fast enough: a classic write-bound symptom (DOMAIN.md 4, 9).",
+      why: "Innodb_buffer_pool_wait_free rises when page cleaners cannot write pages out fast enough: a classic write-bound symptom (docs/reference/status-counters.md §4, docs/reference/published-results.md §9).",
       howToGet: "collect Innodb_buffer_pool_wait_free (untorn_innodb_buffer_pool_wait_free_total)",
       applicable: always,
       fmt: (x) => `${num(x)}/s`,
@@ -135,7 +135,7 @@ export function signalDefs(facts: InstanceFacts): readonly SignalDef[] {
       strong: 0.75,
       weight: 2,
       saturation: true,
-      why: "Checkpoint age near the redo capacity forces aggressive flushing; PMM's redo check alarms at 80% of the sync-flush point (DOMAIN.md 9, ANCHORS A1).",
+      why: "Checkpoint age near the redo capacity forces aggressive flushing; PMM's redo check alarms at 80% of the sync-flush point (docs/reference/published-results.md §9; PMM advisors: https://docs.percona.com/percona-monitoring-and-management/advisors/advisor-details.html).",
       howToGet:
         "collect checkpoint age and max age (MariaDB 10.5+ status, MySQL 8.0.30+ redo LSNs: untorn_innodb_checkpoint_age_bytes)",
       applicable: (_f, c) => c.checkpointAgeStatus,
@@ -150,7 +150,7 @@ export function signalDefs(facts: InstanceFacts): readonly SignalDef[] {
       strong: 10,
       weight: 2,
       saturation: true,
-      why: "dblwr_flush_wait_events counts threads that waited for a running doublewrite batch: a direct sign doublewrite is the bottleneck (DOMAIN.md 4).",
+      why: "dblwr_flush_wait_events counts threads that waited for a running doublewrite batch: a direct sign doublewrite is the bottleneck (docs/reference/status-counters.md §4).",
       howToGet: "SET GLOBAL innodb_monitor_enable='module_dblwr' (MySQL 8.0.20+; off by default)",
       applicable: (_f, c) => c.innodbMetricsDblwr,
       fmt: (x) => `${num(x)}/s`,
@@ -196,7 +196,7 @@ export function signalDefs(facts: InstanceFacts): readonly SignalDef[] {
       strong: 0.02,
       weight: 1,
       saturation: false,
-      why: "Heuristic: every doublewrite batch ends in flushes (about 10 per batch on MariaDB 10.11, DOMAIN.md 11); slow flushes stall page cleaners.",
+      why: "Heuristic: every doublewrite batch ends in flushes (about 10 per batch on MariaDB 10.11, docs/reference/iops-metering.md §11); slow flushes stall page cleaners.",
       howToGet: "Linux 5.5+ device flush counters (untorn_host_storage_flush_seconds_total)",
       applicable: always,
       fmt: seconds,
@@ -210,7 +210,7 @@ export function signalDefs(facts: InstanceFacts): readonly SignalDef[] {
       strong: 2,
       weight: 1,
       saturation: false,
-      why: "fsyncs queueing inside InnoDB (Innodb_data_pending_fsyncs, DOMAIN.md 4, 11: AWS asks users to watch it).",
+      why: "fsyncs queueing inside InnoDB (Innodb_data_pending_fsyncs, docs/reference/status-counters.md §4, docs/reference/iops-metering.md §11: AWS asks users to watch it).",
       howToGet: "collect Innodb_data_pending_fsyncs",
       applicable: always,
       fmt: num,
@@ -227,7 +227,7 @@ function scoreOf(value: number, partial: number, strong: number): { score: numbe
   return { score: 0, state: "clear" };
 }
 
-/** Confidence discount for the window itself (DESIGN.md: exclude restarts, flag gaps, one short run is no verdict). */
+/** Confidence discount for the window itself (exclude restarts, flag gaps, one short run is no verdict: docs/reference/iops-metering.md §11). */
 function windowQuality(facts: InstanceFacts): { factor: number; notes: string[] } {
   const w = facts.workload;
   const notes: string[] = [];

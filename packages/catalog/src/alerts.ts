@@ -76,8 +76,7 @@ export const thresholds = {
     minUptime: {
       value: 1800,
       unit: "s",
-      reason:
-        "Skip the 30 min after a restart: warm-up and crash-recovery flushing produce expected bursts (DESIGN.md: exclude restart warm-up).",
+      reason: "Skip the 30 min after a restart: warm-up and crash-recovery flushing produce expected bursts.",
     },
     baselineWindow: {
       value: 1,
@@ -110,7 +109,7 @@ export const thresholds = {
       value: 1,
       unit: "ops/s",
       reason:
-        "COUNT_MISC also counts open, close and stat (DOMAIN.md 5.2): under one misc operation per second, a few slow opens are not an fsync problem.",
+        "COUNT_MISC also counts open, close and stat (docs/reference/performance-schema.md §5.2): under one misc operation per second, a few slow opens are not an fsync problem.",
     },
   },
   collector: {

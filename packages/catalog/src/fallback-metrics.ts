@@ -1,6 +1,6 @@
 /**
  * Series of other exporters that signals fall back on when untorn-exporter is not scraped for an
- * instance. Names are from DOMAIN.md section 7.2 (prometheus/mysqld_exporter; the collectors used here
+ * instance. Names are from docs/reference/mysqld-exporter.md §7.2 (prometheus/mysqld_exporter; the collectors used here
  * are the same in Debian's 0.14.0 and in 0.20.0) and from node_exporter's diskstats collector.
  * The `instance` label must name the database the same way on every job (see docs/metrics.md).
  */
@@ -127,7 +127,7 @@ export const fallbackMetrics = {
     "mysqld_exporter",
     variables,
     "mysql_global_variables_innodb_doublewrite",
-    "1/0 only: DETECT_ONLY, DETECT_AND_RECOVER, TRUE, FALSE and fast produce no series (DOMAIN.md 7.2).",
+    "1/0 only: DETECT_ONLY, DETECT_AND_RECOVER, TRUE, FALSE and fast produce no series (docs/reference/mysqld-exporter.md §7.2).",
   ),
   doublewritePages: m(
     "mysqld_exporter",
@@ -224,7 +224,7 @@ export const fallbackMetricList: readonly FallbackMetric[] = Object.values(fallb
  */
 export const NODE_WHOLE_DISKS = "dm-.*|md.*|loop.*|ram.*|zram.*|sr.*|nbd.*";
 
-/** performance_schema file instruments and the untorn file class each maps to (DOMAIN.md 5.1). */
+/** performance_schema file instruments and the untorn file class each maps to (docs/reference/performance-schema.md §5.1). */
 export const FILE_EVENT_CLASSES = {
   "wait/io/file/innodb/innodb_dblwr_file": "doublewrite",
   "wait/io/file/innodb/innodb_data_file": "data",
@@ -234,5 +234,5 @@ export const FILE_EVENT_CLASSES = {
   "wait/io/file/sql/relaylog": "relay_log",
 } as const;
 
-/** Doublewrite mutex instruments: MySQL 8.0.20+ and older MySQL/MariaDB (DOMAIN.md 5.1). */
+/** Doublewrite mutex instruments: MySQL 8.0.20+ and older MySQL/MariaDB (docs/reference/performance-schema.md §5.1). */
 export const DBLWR_MUTEX_EVENTS = "wait/synch/mutex/innodb/(buf_)?dblwr_mutex";

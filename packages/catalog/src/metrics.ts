@@ -34,7 +34,7 @@ const def = <const L extends readonly string[]>(
 
 const none = [] as const;
 
-/** File classes of `perf_schema.file_io`, see DOMAIN.md section 5. */
+/** File classes of `perf_schema.file_io`, see docs/reference/performance-schema.md §5. */
 export const FILE_CLASSES = [
   "doublewrite",
   "data",
@@ -47,7 +47,7 @@ export const FILE_CLASSES = [
 ] as const;
 export type FileClass = (typeof FILE_CLASSES)[number];
 
-/** Doublewrite modes across flavors (DOMAIN.md sections 1.4 and 2.2), normalised to lower case. */
+/** Doublewrite modes across flavors (docs/reference/mysql.md §1.4, docs/reference/mariadb.md §2.2), normalised to lower case. */
 export const DOUBLEWRITE_MODES = ["on", "off", "detect_and_recover", "detect_only", "fast"] as const;
 export type DoublewriteMode = (typeof DOUBLEWRITE_MODES)[number];
 
@@ -578,7 +578,7 @@ export const metrics = {
     "host.storage",
     "gauge",
     "untorn_host_storage_max_io_bytes",
-    "queue/max_sectors_kb x 1024: larger writes are split by the block layer, which can break page atomicity (DOMAIN.md 8.7).",
+    "queue/max_sectors_kb x 1024: larger writes are split by the block layer, which can break page atomicity (docs/reference/atomic-storage.md §8.7).",
     none,
   ),
   storagePartitionStart: def(

@@ -259,7 +259,7 @@ export const components = {
     metrics: ["fileWriteSeconds", "fileMiscSeconds", "fileIoInstrumented"],
     // MySQL 8.0.20+ times doublewrite file I/O under its own instrument. MariaDB and MySQL < 8.0.20 keep
     // the doublewrite area in ibdata1, so the system tablespace class is the (contaminated) proxy
-    // there (DOMAIN.md 2.1, 5.1, 5.3).
+    // there (docs/reference/mariadb.md §2.1, docs/reference/performance-schema.md §5.1, §5.3).
     untorn: (s) =>
       orElse(
         onlyWhere(writeAndMiscSeconds(s, [{ class: "doublewrite" }]), dblwrClassInstrumented(s)),
@@ -381,7 +381,7 @@ export const components = {
     untorn: (s) => gaugeOf(s, M.checkpointAgeBytes.name),
     fallback: {
       metrics: ["checkpointAge", "redoCurrentLsn", "redoCheckpointLsn"],
-      // MariaDB 10.5+ reports the age; MySQL 8.0.30+ reports the two LSNs (DOMAIN.md 4).
+      // MariaDB 10.5+ reports the age; MySQL 8.0.30+ reports the two LSNs (docs/reference/status-counters.md §4).
       render: (s) =>
         orElse(
           gaugeOf(s, F.checkpointAge.name),
@@ -406,8 +406,8 @@ export const components = {
     labels: [],
     windowed: false,
     metrics: ["doublewritePages", "pageSizeBytes", "serverInfo"],
-    // MySQL 8.0.20+: innodb_doublewrite_pages (DOMAIN.md 1.6). MariaDB: one batch fills both ibdata1
-    // blocks of FSP_EXTENT_SIZE pages, 2 x max(64, 1 MiB / page size) = 128 at 16 KiB (DOMAIN.md 2.1;
+    // MySQL 8.0.20+: innodb_doublewrite_pages (docs/reference/mysql.md §1.6). MariaDB: one batch fills both ibdata1
+    // blocks of FSP_EXTENT_SIZE pages, 2 x max(64, 1 MiB / page size) = 128 at 16 KiB (docs/reference/mariadb.md §2.1;
     // maria-src buf0dblwr.cc add_to_batch, buf_size = 2 * block_size). MySQL < 8.0.20: unknown, absent.
     untorn: (s) =>
       orElse(
@@ -773,7 +773,7 @@ const specs = {
   doublewrite_pages_per_second: {
     title: "Doublewrite pages/s",
     description:
-      "Pages written to the doublewrite area per second (Innodb_dblwr_pages_written). MySQL 8.0.20+ adds a batch when its last page completes; single-page flushes are not counted (DOMAIN.md 1.6).",
+      "Pages written to the doublewrite area per second (Innodb_dblwr_pages_written). MySQL 8.0.20+ adds a batch when its last page completes; single-page flushes are not counted (docs/reference/mysql.md §1.6).",
     unit: "pages/s",
     group: "doublewrite",
     build: (c) => c("dblwrPages"),
@@ -781,7 +781,7 @@ const specs = {
   doublewrite_batches_per_second: {
     title: "Doublewrite batches/s",
     description:
-      "Doublewrite writes per second (Innodb_dblwr_writes): batches on MySQL; doublewrite I/Os on MariaDB, one per batch unless it spans both ibdata1 blocks (DOMAIN.md 1.6, 2.1).",
+      "Doublewrite writes per second (Innodb_dblwr_writes): batches on MySQL; doublewrite I/Os on MariaDB, one per batch unless it spans both ibdata1 blocks (docs/reference/mysql.md §1.6, docs/reference/mariadb.md §2.1).",
     unit: "batches/s",
     group: "doublewrite",
     build: (c) => c("dblwrWrites"),
@@ -797,7 +797,7 @@ const specs = {
   doublewrite_pages_per_batch: {
     title: "Pages per doublewrite batch",
     description:
-      "Average doublewrite batch size: doublewrite pages ÷ doublewrite writes. Capped by the batch capacity; stuck near it under load means batches are full (DOMAIN.md 1.6).",
+      "Average doublewrite batch size: doublewrite pages ÷ doublewrite writes. Capped by the batch capacity; stuck near it under load means batches are full (docs/reference/mysql.md §1.6).",
     unit: "pages/batch",
     group: "doublewrite",
     build: (c) => ratio(c("dblwrPages"), c("dblwrWrites")),
@@ -814,7 +814,7 @@ const specs = {
   doublewrite_batch_fill: {
     title: "Doublewrite batch fill",
     description:
-      "Pages per batch ÷ batch capacity (0-1). Near 1 under load: batches are full and a larger innodb_doublewrite_pages (MySQL 8.0.20-8.3) may help (DOMAIN.md 1.4, 9).",
+      "Pages per batch ÷ batch capacity (0-1). Near 1 under load: batches are full and a larger innodb_doublewrite_pages (MySQL 8.0.20-8.3) may help (docs/reference/mysql.md §1.4, docs/reference/published-results.md §9).",
     unit: "ratio",
     group: "doublewrite",
     needs: DBLWR_CAPACITY,
@@ -831,7 +831,7 @@ const specs = {
   doublewrite_write_bytes_share: {
     title: "Doublewrite share of write bytes",
     description:
-      "Doublewrite pages × page size ÷ bytes InnoDB wrote to data files (Innodb_data_written, doublewrite included): about 0.5 with doublewrite on. MariaDB 10.5.7-10.11.2-era releases undercount doublewrite bytes (MDEV-31124): untorn-exporter corrects that, the mysqld_exporter fallback does not and can read above 1 there (DOMAIN.md 4, 11).",
+      "Doublewrite pages × page size ÷ bytes InnoDB wrote to data files (Innodb_data_written, doublewrite included): about 0.5 with doublewrite on. MariaDB 10.5.7-10.11.2-era releases count a doublewrite page as 1 byte there (MDEV-31124, https://jira.mariadb.org/browse/MDEV-31124): untorn-exporter and mysqld_exporter both report the counter as the server does, so this panel can read above 1 on those releases; the advisor corrects it (docs/reference/status-counters.md §4, docs/reference/iops-metering.md §11).",
     unit: "ratio",
     group: "doublewrite",
     build: (c) => ratio(binary(c("dblwrPages"), "*", c("pageSize")), c("dataWrittenBytes")),
@@ -839,7 +839,7 @@ const specs = {
   doublewrite_write_ops_share: {
     title: "Doublewrite share of write operations",
     description:
-      "Doublewrite writes ÷ InnoDB data-file write operations (Innodb_data_writes counts one per doublewrite batch I/O, DOMAIN.md 11): small, because a batch is one large sequential write (DOMAIN.md 1.1).",
+      "Doublewrite writes ÷ InnoDB data-file write operations (Innodb_data_writes counts one per doublewrite batch I/O, docs/reference/iops-metering.md §11): small, because a batch is one large sequential write (docs/reference/mysql.md §1.1).",
     unit: "ratio",
     group: "doublewrite",
     build: (c) => ratio(c("dblwrWrites"), c("dataWrites")),
@@ -847,7 +847,7 @@ const specs = {
   doublewrite_io_wait_seconds_per_second: {
     title: "Doublewrite I/O wait",
     description:
-      "Seconds per second spent writing and syncing the doublewrite area (performance_schema write + misc timers; ≈ threads waiting). MariaDB and MySQL < 8.0.20 have no doublewrite instrument: there the system tablespace (ibdata1) stands in, which also holds undo and dictionary pages (DOMAIN.md 5.1, 5.3). The mysqld_exporter fallback has data on MySQL/Percona 8.0.20+ only: its file_events sum every data file together, so it has no ibdata1 stand-in.",
+      "Seconds per second spent writing and syncing the doublewrite area (performance_schema write + misc timers; ≈ threads waiting). MariaDB and MySQL < 8.0.20 have no doublewrite instrument: there the system tablespace (ibdata1) stands in, which also holds undo and dictionary pages (docs/reference/performance-schema.md §5.1, §5.3). The mysqld_exporter fallback has data on MySQL/Percona 8.0.20+ only: its file_events sum every data file together, so it has no ibdata1 stand-in.",
     unit: "seconds/s",
     group: "doublewrite",
     needs: PS,
@@ -865,7 +865,7 @@ const specs = {
   doublewrite_mutex_waits_per_second: {
     title: "Doublewrite mutex waits/s",
     description:
-      "Waits on the doublewrite mutex per second (dblwr_mutex on MySQL 8.0.20+, buf_dblwr_mutex on MariaDB and older MySQL). InnoDB mutex instruments are off by default (DOMAIN.md 5.1): 0 unless enabled.",
+      "Waits on the doublewrite mutex per second (dblwr_mutex on MySQL 8.0.20+, buf_dblwr_mutex on MariaDB and older MySQL). InnoDB mutex instruments are off by default (docs/reference/performance-schema.md §5.1): 0 unless enabled.",
     unit: "waits/s",
     group: "doublewrite",
     needs: MUTEX,
@@ -892,7 +892,7 @@ const specs = {
   doublewrite_flush_wait_events_per_second: {
     title: "Doublewrite flush waits/s",
     description:
-      "Threads per second that had to wait for a running doublewrite batch (INNODB_METRICS dblwr_flush_wait_events): a direct 'doublewrite is the bottleneck' signal. MySQL 8.0.20+, needs innodb_monitor_enable='module_dblwr' (DOMAIN.md 4).",
+      "Threads per second that had to wait for a running doublewrite batch (INNODB_METRICS dblwr_flush_wait_events): a direct 'doublewrite is the bottleneck' signal. MySQL 8.0.20+, needs innodb_monitor_enable='module_dblwr' (docs/reference/status-counters.md §4).",
     unit: "waits/s",
     group: "doublewrite",
     needs: { flavors: ["mysql", "percona"], minVersion: MYSQL_8020, innodbMetricsDblwr: true },
@@ -928,7 +928,7 @@ const specs = {
   file_misc_ops_per_second: {
     title: "Misc (≈fsync) ops/s by file class",
     description:
-      "Misc operations per second per file class (COUNT_MISC): mostly fsync for InnoDB files, but also open, close, stat: not an fsync count (DOMAIN.md 5.2).",
+      "Misc operations per second per file class (COUNT_MISC): mostly fsync for InnoDB files, but also open, close, stat: not an fsync count (docs/reference/performance-schema.md §5.2).",
     unit: "ops/s",
     group: "file_io",
     needs: PS,
@@ -937,7 +937,7 @@ const specs = {
   file_misc_latency_seconds: {
     title: "Misc (≈fsync) latency by file class",
     description:
-      "Average time per misc operation per file class (SUM_TIMER_MISC ÷ COUNT_MISC): a proxy for fsync latency on InnoDB files, labelled misc because it also covers open/close/stat (DOMAIN.md 5.2).",
+      "Average time per misc operation per file class (SUM_TIMER_MISC ÷ COUNT_MISC): a proxy for fsync latency on InnoDB files, labelled misc because it also covers open/close/stat (docs/reference/performance-schema.md §5.2).",
     unit: "seconds",
     group: "file_io",
     needs: PS,
@@ -948,7 +948,7 @@ const specs = {
   fsyncs_per_second: {
     title: "fsyncs/s",
     description:
-      "fsync()/fdatasync() calls InnoDB made per second (Innodb_data_fsyncs). With doublewrite on, MariaDB 10.11 issues about 10 per doublewrite batch (DOMAIN.md 11).",
+      "fsync()/fdatasync() calls InnoDB made per second (Innodb_data_fsyncs). With doublewrite on, MariaDB 10.11 issues about 10 per doublewrite batch (docs/reference/iops-metering.md §11).",
     unit: "fsyncs/s",
     group: "efficiency",
     build: (c) => c("dataFsyncs"),
@@ -979,7 +979,7 @@ const specs = {
   innodb_write_bytes_per_second: {
     title: "InnoDB write bytes/s",
     description:
-      "Bytes InnoDB wrote to data files per second (Innodb_data_written, doublewrite included; MariaDB 10.5.1+ excludes redo; the MDEV-31124 undercount is corrected by untorn-exporter, not by the fallback).",
+      "Bytes InnoDB wrote to data files per second (Innodb_data_written, doublewrite included; MariaDB 10.5.1+ excludes redo; reported as the server counts it, so MariaDB releases with the MDEV-31124 undercount show doublewrite pages as 1 byte each here; the advisor corrects it, docs/reference/status-counters.md §4).",
     unit: "bytes/s",
     group: "efficiency",
     build: (c) => c("dataWrittenBytes"),
@@ -987,7 +987,7 @@ const specs = {
   write_bytes_per_transaction: {
     title: "Write bytes per transaction",
     description:
-      "InnoDB data-file bytes written ÷ transactions: roughly doubles with doublewrite on (DOMAIN.md 11).",
+      "InnoDB data-file bytes written ÷ transactions: roughly doubles with doublewrite on (docs/reference/iops-metering.md §11).",
     unit: "bytes/transaction",
     group: "efficiency",
     build: (c) => ratio(c("dataWrittenBytes"), c("transactions")),
@@ -1030,7 +1030,7 @@ const specs = {
   device_doublewrite_bytes_share: {
     title: "Doublewrite share of device writes",
     description:
-      "Doublewrite pages × page size ÷ bytes the device wrote. How much IOPS that is depends on how the storage meters I/O: a volume that counts each request barely notices a doublewrite batch, one that meters in 16 KiB units pays one I/O per page (DOMAIN.md 11).",
+      "Doublewrite pages × page size ÷ bytes the device wrote. How much IOPS that is depends on how the storage meters I/O: a volume that counts each request barely notices a doublewrite batch, one that meters in 16 KiB units pays one I/O per page (docs/reference/iops-metering.md §11).",
     unit: "ratio",
     group: "device",
     needs: HOST,
@@ -1039,7 +1039,7 @@ const specs = {
   device_doublewrite_write_ops_share: {
     title: "Doublewrite share of device write operations",
     description:
-      "Doublewrite write requests ÷ write requests the datadir's device completed. A batch is one or two large requests, so this stays small even when the bytes share is near half; on storage that meters each request as one I/O, it plus the flushes doublewrite causes is the IOPS budget it takes (DOMAIN.md 11). A request the block layer splits (max_sectors_kb) counts more than once on the device.",
+      "Doublewrite write requests ÷ write requests the datadir's device completed. A batch is one or two large requests, so this stays small even when the bytes share is near half; on storage that meters each request as one I/O, it plus the flushes doublewrite causes is the IOPS budget it takes (docs/reference/iops-metering.md §11). A request the block layer splits (max_sectors_kb) counts more than once on the device.",
     unit: "ratio",
     group: "device",
     needs: HOST,
@@ -1048,7 +1048,7 @@ const specs = {
   device_flushes_per_second: {
     title: "Device flushes/s",
     description:
-      "Cache flush requests completed per second by the device (Linux 5.5+); fsyncs become flushes one for one (DOMAIN.md 11).",
+      "Cache flush requests completed per second by the device (Linux 5.5+); fsyncs become flushes one for one (docs/reference/iops-metering.md §11).",
     unit: "ops/s",
     group: "device",
     needs: HOST,
@@ -1067,7 +1067,7 @@ const specs = {
   free_page_waits_per_second: {
     title: "Free-page waits/s",
     description:
-      "Times per second a thread waited for a clean buffer pool page (Innodb_buffer_pool_wait_free): flushing cannot keep up, a write-bound symptom (DOMAIN.md 4, 9).",
+      "Times per second a thread waited for a clean buffer pool page (Innodb_buffer_pool_wait_free): flushing cannot keep up, a write-bound symptom (docs/reference/status-counters.md §4, docs/reference/published-results.md §9).",
     unit: "waits/s",
     group: "pressure",
     build: (c) => c("freePageWaits"),
@@ -1119,7 +1119,7 @@ const directSpecs = {
   doublewrite_mode: {
     title: "Doublewrite mode",
     description:
-      "innodb_doublewrite as label `mode`: on, off, detect_and_recover, detect_only (MySQL 8.0.30+), fast (MariaDB 11.0.6+). The mysqld_exporter fallback only knows on and off (DOMAIN.md 7.2).",
+      "innodb_doublewrite as label `mode`: on, off, detect_and_recover, detect_only (MySQL 8.0.30+), fast (MariaDB 11.0.6+). The mysqld_exporter fallback only knows on and off (docs/reference/mysqld-exporter.md §7.2).",
     unit: "info",
     group: "config",
     metrics: ["doublewriteMode"],
@@ -1172,7 +1172,7 @@ const directSpecs = {
     "innodb_doublewrite_pages",
     "pages",
     "config",
-    "innodb_doublewrite_pages (MySQL 8.0.20+): 4 by default before 8.4, 128 from 8.4 (DOMAIN.md 1.4).",
+    "innodb_doublewrite_pages (MySQL 8.0.20+): 4 by default before 8.4, 128 from 8.4 (docs/reference/mysql.md §1.4).",
     "doublewritePages",
     MYSQL_ONLY_8020,
   ),
@@ -1198,7 +1198,7 @@ const directSpecs = {
     "flush_log_at_trx_commit",
     "count",
     "config",
-    "innodb_flush_log_at_trx_commit: 1 syncs redo at every commit, which hides doublewrite's extra fsyncs (DOMAIN.md 11).",
+    "innodb_flush_log_at_trx_commit: 1 syncs redo at every commit, which hides doublewrite's extra fsyncs (docs/reference/iops-metering.md §11).",
     "flushLogAtTrxCommit",
   ),
   io_capacity: gaugeSignal(
@@ -1235,7 +1235,7 @@ const directSpecs = {
     "innodb_use_atomic_writes",
     "bool",
     "config",
-    "MariaDB innodb_use_atomic_writes; only Fusion-io, Shannon and ScaleFlux devices honour it (DOMAIN.md 2.3).",
+    "MariaDB innodb_use_atomic_writes; only Fusion-io, Shannon and ScaleFlux devices honour it (docs/reference/mariadb.md §2.3).",
     undefined,
     { flavors: ["mariadb"] },
   ),
@@ -1244,7 +1244,7 @@ const directSpecs = {
     "performance_schema",
     "bool",
     "config",
-    "Whether performance_schema is on; MariaDB ships it off and enables it only at startup (DOMAIN.md 5.1).",
+    "Whether performance_schema is on; MariaDB ships it off and enables it only at startup (docs/reference/performance-schema.md §5.1).",
     "perfSchema",
   ),
   uptime_seconds: gaugeSignal(
@@ -1279,7 +1279,7 @@ const directSpecs = {
     "FS cluster size",
     "bytes",
     "storage",
-    "ext4 bigalloc cluster size (16 KiB for atomic 16 KiB pages, DOMAIN.md 8.2).",
+    "ext4 bigalloc cluster size (16 KiB for atomic 16 KiB pages, docs/reference/atomic-storage.md §8.2).",
     undefined,
     HOST,
   ),
@@ -1306,7 +1306,7 @@ const directSpecs = {
     "Atomic write unit max",
     "bytes",
     "storage",
-    "Largest single atomic write the device offers (Linux 6.11+ sysfs); must be ≥ innodb_page_size (DOMAIN.md 8.5).",
+    "Largest single atomic write the device offers (Linux 6.11+ sysfs); must be ≥ innodb_page_size (docs/reference/atomic-storage.md §8.5).",
     undefined,
     { hostStorage: true, atomicWriteAttributes: true },
   ),
@@ -1315,7 +1315,7 @@ const directSpecs = {
     "Atomic write attributes",
     "bool",
     "storage",
-    "1 when the kernel exposes atomic write limits; 0: unknown, not 'no' (DOMAIN.md 8.5).",
+    "1 when the kernel exposes atomic write limits; 0: unknown, not 'no' (docs/reference/atomic-storage.md §8.5).",
     undefined,
     HOST,
   ),
@@ -1440,7 +1440,7 @@ const directSpecs = {
 const atomicWriteCapable: SignalSpec = {
   title: "Device atomic unit ≥ page size",
   description:
-    "1 when the datadir device's atomic write unit is at least innodb_page_size, 0 when it is smaller, absent when the kernel does not say (pre-6.11). Necessary, not sufficient: O_DIRECT, file system allocation and alignment also decide (DOMAIN.md 8.5, 8.7).",
+    "1 when the datadir device's atomic write unit is at least innodb_page_size, 0 when it is smaller, absent when the kernel does not say (pre-6.11). Necessary, not sufficient: O_DIRECT, file system allocation and alignment also decide (docs/reference/atomic-storage.md §8.5, §8.7).",
   unit: "bool",
   group: "storage",
   needs: { hostStorage: true, atomicWriteAttributes: true },

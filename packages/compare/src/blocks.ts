@@ -57,7 +57,7 @@ export function aggregateBlocks(
   };
 }
 
-/** Block lengths tried by blockSeconds "auto", longest first (DESIGN: 60 s to 5 min). */
+/** Block lengths tried by blockSeconds "auto", longest first (60 s to 5 min). */
 export const AUTO_BLOCK_SECONDS = [300, 120, 60] as const;
 /** auto wants at least this many blocks per window so the within-window variance has some df. */
 export const AUTO_MIN_BLOCKS = 12;

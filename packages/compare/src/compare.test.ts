@@ -11,7 +11,7 @@ const find = (res: ComparisonResult, instance: string, metric: string) =>
 
 describe("compare: demand-driven throughput", () => {
   // An unsaturated replica: the same demand before and after (TPS unchanged), while turning doublewrite
-  // off halves the bytes written and cuts fsyncs per transaction (DOMAIN.md section 11, fast disk).
+  // off halves the bytes written and cuts fsyncs per transaction (docs/reference/iops-metering.md §11, fast disk).
   const two = 2 * DAY;
   const input = buildInput(
     7,

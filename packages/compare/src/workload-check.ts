@@ -9,7 +9,7 @@ import type { RatioStratum } from "./stats/ratio-cell.js";
 import { totalVariationDistance } from "./stats/total-variation-distance.js";
 
 /**
- * Statsig alerts on sample-ratio mismatch at p < 0.001 and warns at p < 0.01 (ANCHORS B4); a workload
+ * Statsig alerts on sample-ratio mismatch at p < 0.001 and warns at p < 0.01 (https://docs.statsig.com/experiments/monitor); a workload
  * shift needs the stricter of the usual levels plus a practical size before it sets throughput aside.
  */
 const VOLUME_P = 0.01;

@@ -343,7 +343,7 @@ function setPath(root: Record<string, unknown>, path: string, value: unknown): v
   o[parts.at(-1)!] = value;
 }
 
-/** Layers between the file system and the disks, where the device name says so (DOMAIN.md 8.7). */
+/** Layers between the file system and the disks, where the device name says so (docs/reference/atomic-storage.md §8.7). */
 function layersOf(device: string | undefined, disks: readonly string[]): string[] | undefined {
   if (!device || disks.length === 0) return undefined;
   if (disks.includes(device)) return [];

@@ -96,7 +96,7 @@ export interface WindowedSpec {
   readonly split?: "class" | "operation";
   /** For split = "operation": label value → rates field. */
   readonly fields?: Readonly<Record<string, string>>;
-  /** Kept only where the instrument is on (the series exist at 0 otherwise, DOMAIN.md 4, 5.1). */
+  /** Kept only where the instrument is on (the series exist at 0 otherwise, docs/reference/status-counters.md §4, docs/reference/performance-schema.md §5.1). */
   readonly gate?: "innodbMetricsDblwr" | "dblwrMutex";
   /** Read from untorn-exporter only: the catalog has no signal (and no fallback) for it yet. */
   readonly untornOnly?: true;

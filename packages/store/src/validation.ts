@@ -74,17 +74,19 @@ export const storageFactsSchema = z
     rdsOptimizedWrites: z
       .enum(["auto", "off"])
       .optional()
-      .describe("RDS parameter rds.optimized_writes; not visible from SQL (DOMAIN.md 8.1)."),
+      .describe(
+        "RDS parameter rds.optimized_writes; not visible from SQL (docs/reference/atomic-storage.md §8.1).",
+      ),
     rdsStorageConfigUpgradeNeeded: z
       .boolean()
       .optional()
       .describe(
-        "RDS database predates Optimized Writes and needs a Blue/Green storage upgrade (DOMAIN.md 8.1).",
+        "RDS database predates Optimized Writes and needs a Blue/Green storage upgrade (docs/reference/atomic-storage.md §8.1).",
       ),
     alibaba16kAtomicWrite: z
       .boolean()
       .optional()
-      .describe("ApsaraDB RDS 16K atomic write is on (DOMAIN.md 8.3)."),
+      .describe("ApsaraDB RDS 16K atomic write is on (docs/reference/atomic-storage.md §8.3)."),
     fsType: z
       .string()
       .trim()
@@ -96,16 +98,16 @@ export const storageFactsSchema = z
     zfsRecordsizeBytes: powerOfTwoBytes(
       512,
       16 * MiB,
-      "ZFS recordsize of the data files' dataset; 16384 matches the default page size (DOMAIN.md 8.4).",
+      "ZFS recordsize of the data files' dataset; 16384 matches the default page size (docs/reference/atomic-storage.md §8.4).",
     ).optional(),
     btrfsNodatacow: z
       .boolean()
       .optional()
-      .describe("nodatacow removes btrfs's all-or-nothing writes (DOMAIN.md 8.4)."),
+      .describe("nodatacow removes btrfs's all-or-nothing writes (docs/reference/atomic-storage.md §8.4)."),
     dataOffsetAlignmentBytes: powerOfTwoBytes(
       512,
       1024 * MiB,
-      "Alignment of the data area's start on the disk (partition, LVM); must be a multiple of the page size (DOMAIN.md 8.2).",
+      "Alignment of the data area's start on the disk (partition, LVM); must be a multiple of the page size (docs/reference/atomic-storage.md §8.2).",
     ).optional(),
     tornWriteProtection: z
       .object({
@@ -115,7 +117,9 @@ export const storageFactsSchema = z
       })
       .strict()
       .optional()
-      .describe("Platform torn-write protection the operator verified (DOMAIN.md 8.1-8.3)."),
+      .describe(
+        "Platform torn-write protection the operator verified (docs/reference/atomic-storage.md §8.1, §8.2, §8.3).",
+      ),
     limits: z
       .object({
         metered: z

@@ -8,7 +8,7 @@ import { MissingBinaryError, makeTempDir, removeDir, requireBinary } from "./pro
 const run = promisify(execFile);
 
 /**
- * An IOPS-limited volume, emulated as in DOMAIN.md section 11: a sparse image file on a loop device,
+ * An IOPS-limited volume, emulated as in docs/reference/iops-metering.md §11: a sparse image file on a loop device,
  * ext4 with 16 KiB bigalloc clusters, mounted in a temp dir, and a cgroup v1 blkio group that caps the
  * IOPS of the processes started in it on that loop device.
  */
@@ -20,7 +20,7 @@ export interface ThrottleOptions {
   /**
    * The loop device's max_sectors_kb: the largest request the device takes, larger ones are split. The
    * cap charges every piece, so 16 meters every 16 KiB (one I/O per InnoDB page) and 256 counts requests up
-   * to 256 KiB as one, like AWS EBS SSD volumes (DOMAIN.md 11). Default 16.
+   * to 256 KiB as one, like AWS EBS SSD volumes (docs/reference/iops-metering.md §11). Default 16.
    */
   meterKiB?: number;
   /** Size of the sparse image file in MiB. Default 4096. */
@@ -50,7 +50,7 @@ export interface ThrottledVolume {
   /**
    * Prefix that starts a command inside the cgroup: the shell writes its own PID to cgroup.procs and
    * execs the command, so the command keeps that PID and every thread it creates (io_uring `iou-wrk`
-   * workers included) is in the cgroup from the start (DOMAIN.md 11).
+   * workers included) is in the cgroup from the start (docs/reference/iops-metering.md §11).
    */
   readonly spawnPrefix: readonly string[];
   /** Changes the caps; 0 lifts one. */

@@ -3,7 +3,7 @@ import type { SysbenchResult } from "@untorn/testkit/sysbench";
 import type { DiskCounters } from "./device.js";
 import type { ServerInfo } from "./server-info.js";
 
-/** The counters read before and after every run (DOMAIN.md 4, 11). */
+/** The counters read before and after every run (docs/reference/status-counters.md §4, docs/reference/iops-metering.md §11). */
 export const STATUS_COUNTERS = [
   "Innodb_data_writes",
   "Innodb_data_written",
@@ -77,7 +77,7 @@ export function runMetrics(
   const perSec = (v: number | null) => (v === null ? null : v / seconds);
   let written = delta("Innodb_data_written");
   const dblwrPages = delta("Innodb_dblwr_pages_written");
-  // MDEV-31124: doublewrite pages were added as 1 byte instead of page size (DOMAIN.md 4).
+  // MDEV-31124: doublewrite pages were added as 1 byte instead of page size (docs/reference/status-counters.md §4).
   if (server.mdev31124 && written !== null && dblwrPages !== null)
     written += (server.pageSize - 1) * dblwrPages;
   const d = before.disk && after.disk ? after.disk : undefined;

@@ -3,7 +3,7 @@ import { CliError, EXIT } from "../errors.js";
 import { type BenchFlags, benchConfig, parseMeter, parseThreads } from "./options.js";
 
 describe("benchConfig", () => {
-  it("fills the DOMAIN.md 11 defaults for a throwaway server", () => {
+  it("fills the docs/reference/iops-metering.md §11 defaults for a throwaway server", () => {
     const c = benchConfig({ throwaway: true }, {});
     expect(c.threads).toEqual([1, 4, 16, 64]);
     expect(c).toMatchObject({ seconds: 45, warmupSeconds: 20, repeats: 2 });

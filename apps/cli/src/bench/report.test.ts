@@ -93,7 +93,7 @@ describe("reports", () => {
     run("on", 16, 2, 70),
   ]);
 
-  it("puts ON → OFF side by side per thread count, like DOMAIN.md 11", () => {
+  it("puts ON → OFF side by side per thread count, like docs/reference/iops-metering.md §11", () => {
     const md = markdownReport(both, "tps.svg");
     expect(md).toContain("| threads | TPS ON → OFF | TPS change (range) |");
     expect(md).toMatch(/\| 16 \| 72 → 132\.5 \| \+84% \(\+76% to \+93%\) \|/);

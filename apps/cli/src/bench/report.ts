@@ -1,4 +1,4 @@
-/** The bench result as a terminal table and as Markdown (the layout of DOMAIN.md section 11). */
+/** The bench result as a terminal table and as Markdown (the layout of docs/reference/iops-metering.md §11). */
 import { formatNumber, table } from "../io.js";
 import type { BenchResult, Change, Group, Range, SummaryMetric, SummaryRow } from "./result.js";
 

@@ -93,7 +93,9 @@ export const BenchResult = z
       mdev31124: z.boolean(),
       restartsBetweenRepeats: z
         .boolean()
-        .describe("Whether repeats crossed server restarts (throwaway only; DOMAIN.md 11)."),
+        .describe(
+          "Whether repeats crossed server restarts (throwaway only; docs/reference/iops-metering.md §11).",
+        ),
     }),
     volume: z
       .strictObject({ writeIops: n, meterKiB: n, sizeMiB: n, device: z.string() })

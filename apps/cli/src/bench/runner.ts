@@ -38,7 +38,7 @@ export function settingOf(mode: string): Setting {
   if (mode === "on" || mode === "detect_and_recover") return "on";
   if (mode === "off") return "off";
   throw new CliError(
-    `innodb_doublewrite is ${mode.toUpperCase()} here: untorn bench compares ON and OFF (DETECT_ONLY writes no page copies, MariaDB's fast skips data-file syncs; DOMAIN.md 1.4, 2.2)`,
+    `innodb_doublewrite is ${mode.toUpperCase()} here: untorn bench compares ON and OFF (DETECT_ONLY writes no page copies, MariaDB's fast skips data-file syncs; docs/reference/mysql.md §1.4, docs/reference/mariadb.md §2.2)`,
     EXIT.failure,
   );
 }

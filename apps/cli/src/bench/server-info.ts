@@ -12,7 +12,7 @@ export interface ServerInfo {
   flushLogAtTrxCommit: number;
   flushMethod: string;
   datadir: string;
-  /** Innodb_data_written undercounts doublewrite bytes on this version (MDEV-31124, DOMAIN.md 4). */
+  /** Innodb_data_written undercounts doublewrite bytes on this version (MDEV-31124, docs/reference/status-counters.md §4). */
   mdev31124: boolean;
 }
 
@@ -38,7 +38,7 @@ export function detectFlavor(version: string, comment: string): Flavor {
 
 /**
  * MDEV-31124: from 10.5.7 until 10.5.20 / 10.6.13 / 10.8.8 / 10.9.6 / 10.10.4 / 10.11.3 MariaDB added
- * doublewrite writes to Innodb_data_written without multiplying by the page size (DOMAIN.md 4; the
+ * doublewrite writes to Innodb_data_written without multiplying by the page size (docs/reference/status-counters.md §4; the
  * advisor's capabilities use the same table). The bench reads the counter itself, so it corrects it.
  */
 export function hasMdev31124(flavor: Flavor, version: string): boolean {

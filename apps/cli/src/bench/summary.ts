@@ -1,6 +1,6 @@
 /**
  * ON vs OFF per thread count: medians and ranges over the repeats, and the change with its noise range.
- * A verdict from one run is not a verdict (DOMAIN.md 11: pages flushed per transaction varied 3-10
+ * A verdict from one run is not a verdict (docs/reference/iops-metering.md §11: pages flushed per transaction varied 3-10
  * across restarts), so the range is the widest the repeats allow: min OFF ÷ max ON to max OFF ÷ min ON.
  * A change is called up or down only when that range excludes no change and the change is larger than
  * the run-to-run spread of either setting ((max − min) ÷ median): with two repeats a range can exclude

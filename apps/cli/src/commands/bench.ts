@@ -196,10 +196,12 @@ function assemble(
     runs = [...previous.runs, ...runs];
   }
   if (cfg.repeats < 2)
-    notes.push("one repeat: a verdict from one run is not a verdict (DOMAIN.md 11); use --repeats 2 or more");
+    notes.push(
+      "one repeat: a verdict from one run is not a verdict (docs/reference/iops-metering.md §11); use --repeats 2 or more",
+    );
   if (server.kind === "existing")
     notes.push(
-      "repeats ran back to back without restarts (untorn does not restart a server it does not own); noise across restarts is larger (DOMAIN.md 11)",
+      "repeats ran back to back without restarts (untorn does not restart a server it does not own); noise across restarts is larger (docs/reference/iops-metering.md §11)",
     );
   if (prepared === "present")
     notes.push(`used the sysbench tables already in ${server.target.database}; their size was not checked`);
@@ -208,14 +210,15 @@ function assemble(
       `datadir on ${server.volume.device} (ext4, 16 KiB bigalloc clusters), writes capped at ${server.writeIops} IOPS for mariadbd and its io_uring workers; the cap is lifted while tables load and while the server restarts`,
     );
   if (out.device === undefined) notes.push("device counters unavailable (the datadir is not on this host)");
-  if (info.mdev31124) notes.push("Innodb_data_written corrected for MDEV-31124 (DOMAIN.md 4)");
+  if (info.mdev31124)
+    notes.push("Innodb_data_written corrected for MDEV-31124 (docs/reference/status-counters.md §4)");
   if (cfg.workload.rate > 0)
     notes.push(
       `fixed offered load of ${cfg.workload.rate} transactions/s: TPS follows demand, the per-transaction costs show the effect`,
     );
   if (info.flushLogAtTrxCommit === 1)
     notes.push(
-      "flush_log_at_trx_commit=1: redo fsyncs at every commit dominate fsyncs/trx and hide doublewrite's (DOMAIN.md 11)",
+      "flush_log_at_trx_commit=1: redo fsyncs at every commit dominate fsyncs/trx and hide doublewrite's (docs/reference/iops-metering.md §11)",
     );
   return {
     version: 1,

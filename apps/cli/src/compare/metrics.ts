@@ -12,7 +12,7 @@ export interface CompareMetric {
 
 /**
  * What `untorn compare` reads from Prometheus. Throughput shows a gain only on a saturated instance;
- * the per-transaction costs show it on any (DESIGN analysis principles, DOMAIN.md 11). Rates that rise
+ * the per-transaction costs show it on any (docs/reference/published-results.md §9, docs/reference/iops-metering.md §11). Rates that rise
  * with load (free-page waits/s, device IOPS) are opt-in: on a closed-loop benchmark more throughput
  * raises them even when each transaction got cheaper.
  */

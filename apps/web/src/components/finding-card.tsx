@@ -3,6 +3,7 @@ import { withUnit } from "../lib/format.js";
 import { gainText } from "../lib/gain.js";
 import { ruleDocsHref } from "../lib/paths.js";
 import { SeverityBadge } from "./badges.js";
+import { Cited } from "./cited.js";
 import { CopyButton } from "./copy-button.js";
 
 const PLATFORMS: Record<string, string> = {
@@ -31,18 +32,22 @@ export function FindingCard({ finding, headingLevel = 3 }: { finding: Finding; h
         <code className="subtle">{finding.ruleId}</code>
         <a href={ruleDocsHref(finding.docs)}>Rule documentation</a>
       </div>
-      <p>{finding.summary}</p>
+      <p>
+        <Cited text={finding.summary} />
+      </p>
       {finding.blocked && (
         <div className="banner banner-warn">
           <strong>Waiting for the safety gate ({finding.blocked.gate}).</strong>
-          {finding.blocked.reason}
+          <Cited text={finding.blocked.reason} />
           {finding.blocked.toVerify.length > 0 && (
             <>
               {" "}
               To verify:
               <ul>
                 {finding.blocked.toVerify.map((t) => (
-                  <li key={t}>{t}</li>
+                  <li key={t}>
+                    <Cited text={t} />
+                  </li>
                 ))}
               </ul>
             </>
@@ -55,7 +60,21 @@ export function FindingCard({ finding, headingLevel = 3 }: { finding: Finding; h
           {finding.expectedGain ? (
             <>
               {gainText(finding.expectedGain)}
-              <span className="subtle"> ({finding.expectedGain.basis})</span>
+              <span className="subtle">
+                {" "}
+                (<Cited text={finding.expectedGain.basis} />)
+              </span>
+              {finding.expectedGain.citations.length > 0 && (
+                <div className="subtle">
+                  Sources:{" "}
+                  {finding.expectedGain.citations.map((c, i) => (
+                    <span key={c}>
+                      {i > 0 && "; "}
+                      <Cited text={c} />
+                    </span>
+                  ))}
+                </div>
+              )}
             </>
           ) : (
             "none (no change to the write path)"
@@ -63,7 +82,7 @@ export function FindingCard({ finding, headingLevel = 3 }: { finding: Finding; h
         </dd>
         <dt>Risk</dt>
         <dd>
-          {finding.risk.level}: {finding.risk.text}
+          {finding.risk.level}: <Cited text={finding.risk.text} />
         </dd>
         <dt>Confidence</dt>
         <dd>{withUnit(finding.confidence, "ratio")}</dd>
@@ -76,7 +95,9 @@ export function FindingCard({ finding, headingLevel = 3 }: { finding: Finding; h
           <h4>Before you start</h4>
           <ul>
             {finding.prerequisites.map((p) => (
-              <li key={p}>{p}</li>
+              <li key={p}>
+                <Cited text={p} />
+              </li>
             ))}
           </ul>
         </>
@@ -90,7 +111,9 @@ export function FindingCard({ finding, headingLevel = 3 }: { finding: Finding; h
           </summary>
           <ol>
             {a.steps.map((s) => (
-              <li key={s}>{s}</li>
+              <li key={s}>
+                <Cited text={s} />
+              </li>
             ))}
           </ol>
           {a.snippets.map((s) => (

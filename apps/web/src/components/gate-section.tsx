@@ -1,5 +1,6 @@
 import type { SafetyGate } from "@untorn/advisor/gate";
 import { GateBadge } from "./badges.js";
+import { Cited } from "./cited.js";
 
 const CHECK: Record<string, string> = {
   pass: "badge-ok",
@@ -25,13 +26,17 @@ export function GateSection({ gate }: { gate: SafetyGate }) {
         {gate.path && <span className="subtle"> via {PATHS[gate.path] ?? gate.path}</span>}
         {gate.providerManaged && <span className="badge badge-info">managed by the platform</span>}
       </p>
-      <p data-testid="gate-summary">{gate.summary}</p>
+      <p data-testid="gate-summary">
+        <Cited text={gate.summary} />
+      </p>
       {gate.blockers.length > 0 && (
         <>
           <h3>Why it is unsafe</h3>
           <ul>
             {gate.blockers.map((b) => (
-              <li key={b}>{b}</li>
+              <li key={b}>
+                <Cited text={b} />
+              </li>
             ))}
           </ul>
         </>
@@ -41,7 +46,9 @@ export function GateSection({ gate }: { gate: SafetyGate }) {
           <h3>To verify</h3>
           <ol>
             {gate.toVerify.map((t) => (
-              <li key={t}>{t}</li>
+              <li key={t}>
+                <Cited text={t} />
+              </li>
             ))}
           </ol>
         </>
@@ -70,9 +77,15 @@ export function GateSection({ gate }: { gate: SafetyGate }) {
                     <span className={`badge ${CHECK[c.status] ?? ""}`}>{c.status}</span>
                   </td>
                   <td>
-                    {c.detail}
-                    {c.fix && <div className="subtle">Fix: {c.fix}</div>}
-                    <div className="subtle">{c.source}</div>
+                    <Cited text={c.detail} />
+                    {c.fix && (
+                      <div className="subtle">
+                        Fix: <Cited text={c.fix} />
+                      </div>
+                    )}
+                    <div className="subtle">
+                      <Cited text={c.source} />
+                    </div>
                   </td>
                 </tr>
               ))}

@@ -1,5 +1,6 @@
 import type { Indicator, Profile } from "@untorn/advisor/profile";
 import { withUnit } from "../lib/format.js";
+import { Cited } from "./cited.js";
 
 function Row({ i }: { i: Indicator }) {
   return (
@@ -9,7 +10,11 @@ function Row({ i }: { i: Indicator }) {
       <td className="num">{i.peak === null ? "–" : withUnit(i.peak, i.unit)}</td>
       <td>
         <code>{i.basis}</code>
-        {i.note && <div className="subtle">{i.note}</div>}
+        {i.note && (
+          <div className="subtle">
+            <Cited text={i.note} />
+          </div>
+        )}
         {i.missing.length > 0 && <div className="subtle">Missing: {i.missing.join(", ")}</div>}
       </td>
     </tr>
@@ -60,7 +65,9 @@ export function ProfileSection({ profile }: { profile: Profile }) {
       {profile.notes.length > 0 && (
         <ul>
           {profile.notes.map((n) => (
-            <li key={n}>{n}</li>
+            <li key={n}>
+              <Cited text={n} />
+            </li>
           ))}
         </ul>
       )}

@@ -1,6 +1,7 @@
 import type { Verdict } from "@untorn/advisor/verdict";
 import { num, pct, withUnit } from "../lib/format.js";
 import { VerdictBadge } from "./badges.js";
+import { Cited } from "./cited.js";
 
 const STATE: Record<string, { label: string; cls: string }> = {
   strong: { label: "strong", cls: "badge-bad" },
@@ -56,9 +57,11 @@ export function VerdictSection({ verdict }: { verdict: Verdict }) {
                   </td>
                   <td className="num">{num(e.weight)}</td>
                   <td>
-                    {e.why}
+                    <Cited text={e.why} />
                     {e.state === "missing" && e.howToGet && (
-                      <div className="subtle">To collect: {e.howToGet}</div>
+                      <div className="subtle">
+                        To collect: <Cited text={e.howToGet} />
+                      </div>
                     )}
                   </td>
                 </tr>
@@ -72,7 +75,9 @@ export function VerdictSection({ verdict }: { verdict: Verdict }) {
           <h3>Context</h3>
           <ul>
             {verdict.context.map((c) => (
-              <li key={c}>{c}</li>
+              <li key={c}>
+                <Cited text={c} />
+              </li>
             ))}
           </ul>
         </>

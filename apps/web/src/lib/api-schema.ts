@@ -176,7 +176,11 @@ const gainSchema = z
     binding: z.enum(["iops-per-request", "iops-16k", "bandwidth", "device", "unknown"]),
     share: z.number().nullable(),
     basis: z.string(),
-    citations: z.array(z.string()),
+    citations: z
+      .array(z.string())
+      .describe(
+        "Sections of the domain reference the estimate rests on, as docs/reference/<page>.md §N; the console serves each at /docs/reference/<page>#sN.",
+      ),
   })
   .strict();
 

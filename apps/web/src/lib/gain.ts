@@ -9,7 +9,7 @@ export interface GainLike {
 
 /**
  * Throughput when it may change ("+10% to +40% write TPS"); otherwise the per-transaction saving
- * ("45% fewer write bytes/txn"): production throughput is demand-driven (DESIGN.md).
+ * ("45% fewer write bytes/txn"): production throughput is demand-driven (docs/reference/published-results.md §9).
  */
 export function gainText(g: GainLike | null): string {
   if (!g || g.kind === "none") return "none expected";

@@ -19,9 +19,9 @@ export const TORN_WRITE_PROVIDERS = [
   "rds-optimized-writes",
   "other",
 ] as const;
-/** Atomic units worth offering: InnoDB page sizes (DOMAIN.md 8.2). */
+/** Atomic units worth offering: InnoDB page sizes (docs/reference/atomic-storage.md §8.2). */
 export const UNIT_SIZES = ["4096", "8192", "16384", "32768", "65536"] as const;
-/** How providers meter I/O: 16 KiB per page, or up to 256 KiB per request (AWS EBS SSD, DOMAIN.md 11). */
+/** How providers meter I/O: 16 KiB per page, or up to 256 KiB per request (AWS EBS SSD, docs/reference/iops-metering.md §11). */
 export const IO_UNITS = ["4096", "16384", "65536", "262144"] as const;
 export const RECORDSIZES = ["4096", "8192", "16384", "32768", "65536", "131072", "1048576"] as const;
 

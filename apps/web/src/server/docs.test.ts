@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { docFile, findDocsDir, renderDoc, rewriteHref } from "./docs.js";
+import { docFile, docPathOf, findDocsDir, headingSlug, renderDoc, rewriteHref } from "./docs.js";
 
 const docs = findDocsDir(process.cwd());
 
@@ -32,5 +32,49 @@ describe("docs pages", () => {
     const doc = renderDoc(fs.readFileSync(file, "utf8"), ["rules", "detect-only-step"]);
     expect(doc.html).toContain("<h1");
     expect(doc.title.length).toBeGreaterThan(3);
+  });
+
+  it("serves the domain reference, its index at the directory route", () => {
+    const index = docFile(docs!, ["reference"]);
+    expect(index).toBe(path.join(docs!, "reference", "README.md"));
+    expect(docPathOf(docs!, index!)).toEqual(["reference", "README"]);
+    const doc = renderDoc(fs.readFileSync(index!, "utf8"), docPathOf(docs!, index!));
+    expect(doc.html).toContain('href="/docs/reference/mariadb"');
+  });
+
+  it("gives reference headings GitHub's anchors and a section anchor, and links citations", () => {
+    expect(headingSlug("2.2 innodb_doublewrite")).toBe("22-innodb_doublewrite");
+    expect(headingSlug("2.4 History (2013 Fusion-io / DirectFS)")).toBe(
+      "24-history-2013-fusion-io--directfs",
+    );
+    const file = docFile(docs!, ["reference", "mariadb"])!;
+    const doc = renderDoc(fs.readFileSync(file, "utf8"), ["reference", "mariadb"]);
+    expect(doc.html).toContain('<h2 id="22-innodb_doublewrite"><a id="s2.2" aria-hidden="true"></a>');
+    expect(doc.html).toContain('<h1 id="2-mariadb"><a id="s2" aria-hidden="true"></a>');
+    const runbook = renderDoc(fs.readFileSync(docFile(docs!, ["runbook"])!, "utf8"), ["runbook"]);
+    expect(runbook.html).toMatch(/<a href="\/docs\/reference\/[a-z-]+#s\d+(\.\d+)?">docs\/reference\//);
+  });
+
+  it("every markdown link between reference pages lands on a heading that exists", () => {
+    const dir = path.join(docs!, "reference");
+    const ids = new Map<string, Set<string>>();
+    const pages = fs.readdirSync(dir).filter((f) => f.endsWith(".md"));
+    for (const f of pages) {
+      const html = renderDoc(fs.readFileSync(path.join(dir, f), "utf8"), [
+        "reference",
+        f.replace(/\.md$/, ""),
+      ]).html;
+      ids.set(f.replace(/\.md$/, ""), new Set([...html.matchAll(/ id="([^"]+)"/g)].map((m) => m[1]!)));
+    }
+    const broken: string[] = [];
+    for (const f of pages) {
+      const html = renderDoc(fs.readFileSync(path.join(dir, f), "utf8"), [
+        "reference",
+        f.replace(/\.md$/, ""),
+      ]).html;
+      for (const m of html.matchAll(/href="\/docs\/reference\/([a-z-]+)#([^"]+)"/g))
+        if (!ids.get(m[1]!)?.has(m[2]!)) broken.push(`${f}: /docs/reference/${m[1]}#${m[2]}`);
+    }
+    expect(broken).toEqual([]);
   });
 });

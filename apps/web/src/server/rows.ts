@@ -8,7 +8,7 @@ import type { FleetRanking } from "@untorn/advisor/fleet";
 import type { ExporterPresence } from "@untorn/fleet/facts";
 import type { FleetRow, FleetSummary } from "../lib/fleet-row.js";
 
-/** Modes that still copy every page through the doublewrite buffer (DOMAIN.md 1.4, 2.2). */
+/** Modes that still copy every page through the doublewrite buffer (docs/reference/mysql.md §1.4, docs/reference/mariadb.md §2.2). */
 const PROTECTING = new Set(["on", "detect_and_recover", "fast"]);
 
 export function canDropDoublewrite(a: Advice, facts: InstanceFacts): boolean {

@@ -1,7 +1,7 @@
 /**
  * Fleet members for tests and the benchmark: untorn-exporter's answer shapes (through @untorn/fleet's
  * fakeReplay) with chosen loads and storage. Plausible, not measured: the relations follow the MariaDB
- * 10.11 sysbench runs of DOMAIN.md 11 (one doublewrite page per flushed page, ~123-page batches, about
+ * 10.11 sysbench runs of docs/reference/iops-metering.md §11 (one doublewrite page per flushed page, ~123-page batches, about
  * 10 fsyncs per batch, data bytes ×2 with doublewrite on).
  */
 import type { FakeInstance } from "@untorn/fleet/testing/fake-api";

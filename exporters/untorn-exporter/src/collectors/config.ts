@@ -1,4 +1,4 @@
-// Source: SHOW GLOBAL VARIABLES (DOMAIN.md sections 1.4, 2.2, 2.3, 2.5 and 8.1).
+// Source: SHOW GLOBAL VARIABLES (docs/reference/mysql.md §1.4, docs/reference/mariadb.md §2.2, §2.3, §2.5, docs/reference/atomic-storage.md §8.1).
 import { DOUBLEWRITE_MODES, type DoublewriteMode, metrics } from "@untorn/catalog/metrics";
 import { type Collector, nameValueMap, parseNumeric, type ServerFacts } from "../collector.js";
 

@@ -1,4 +1,4 @@
-// Source: SHOW GLOBAL STATUS (DOMAIN.md section 4).
+// Source: SHOW GLOBAL STATUS (docs/reference/status-counters.md §4).
 import { type MetricDef, metrics } from "@untorn/catalog/metrics";
 import { type Collector, nameValueMap, parseNumeric } from "../collector.js";
 

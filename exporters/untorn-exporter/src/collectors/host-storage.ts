@@ -7,7 +7,7 @@ import { mountOptions } from "../host/mountinfo.js";
 
 /**
  * The storage under the server's datadir: device, whole disks, file system, block and cluster sizes,
- * atomic-write limits (DOMAIN.md 8.5, 8.7) and the device's I/O counters. A datadir this host cannot
+ * atomic-write limits (docs/reference/atomic-storage.md §8.5, §8.7) and the device's I/O counters. A datadir this host cannot
  * see yields only datadir_visible 0; a missing sysfs file drops only its own metric.
  */
 export function createHostStorage(fs: HostFs): Collector {

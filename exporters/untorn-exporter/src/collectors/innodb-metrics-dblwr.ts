@@ -1,4 +1,4 @@
-// Source: information_schema.INNODB_METRICS, subsystem dblwr (MySQL 8.0.20+; DOMAIN.md section 4).
+// Source: information_schema.INNODB_METRICS, subsystem dblwr (MySQL 8.0.20+; docs/reference/status-counters.md §4).
 import { metrics } from "@untorn/catalog/metrics";
 import { type Collector, parseNumeric } from "../collector.js";
 

@@ -1,5 +1,5 @@
 // Source: performance_schema.file_summary_by_event_name, file_summary_by_instance, setup_instruments
-// (DOMAIN.md sections 5.1 to 5.3).
+// (docs/reference/performance-schema.md §5.1, §5.2, §5.3).
 import { FILE_CLASSES, type FileClass, metrics } from "@untorn/catalog/metrics";
 import { type Collector, parseNumeric, type Row } from "../collector.js";
 

@@ -1,5 +1,5 @@
 // Source: performance_schema.events_waits_summary_global_by_event_name and setup_instruments
-// (DOMAIN.md sections 5.1 and 5.3).
+// (docs/reference/performance-schema.md §5.1, §5.3).
 import { metrics } from "@untorn/catalog/metrics";
 import { type Collector, parseNumeric } from "../collector.js";
 import { atLeast } from "../version.js";

@@ -1,4 +1,4 @@
-/** The ext2/3/4 superblock fields that decide how InnoDB pages are allocated (DOMAIN.md 8.2, 8.4, 8.7). */
+/** The ext2/3/4 superblock fields that decide how InnoDB pages are allocated (docs/reference/atomic-storage.md §8.2, §8.4, §8.7). */
 export interface Ext4Superblock {
   blockSize: number;
   /** Allocation unit: the cluster with bigalloc, else the block size. */

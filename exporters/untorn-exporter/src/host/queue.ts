@@ -1,6 +1,6 @@
 import { type HostFs, readInteger, readOptional } from "./host-fs.js";
 
-/** Atomic write limits from queue/atomic_write_*_bytes (Linux 6.11+, DOMAIN.md 8.5); 0 = no support. */
+/** Atomic write limits from queue/atomic_write_*_bytes (Linux 6.11+, docs/reference/atomic-storage.md §8.5); 0 = no support. */
 export interface AtomicWriteLimits {
   unitMin?: number;
   unitMax?: number;

@@ -62,7 +62,7 @@ export const atomicStorageDoublewriteOn = defineRule({
         risk: {
           level: "medium",
           text:
-            "With doublewrite OFF a torn page found during crash recovery cannot be repaired: restore that instance from backup or rebuild the replica (DOMAIN.md 1.7). " +
+            "With doublewrite OFF a torn page found during crash recovery cannot be repaired: restore that instance from backup or rebuild the replica (docs/reference/mysql.md §1.7). " +
             (caps.runtimeOff
               ? "Reverting is a SET GLOBAL on MariaDB 11.0.6+."
               : "Reverting needs another restart."),

@@ -1,6 +1,6 @@
 /**
  * Buffered I/O (innodb_flush_method without O_DIRECT, or MariaDB innodb_data_file_buffering=ON) voids
- * hardware atomicity: page-cache writeback can split or merge page writes (DOMAIN.md 8.5, 8.7).
+ * hardware atomicity: page-cache writeback can split or merge page writes (docs/reference/atomic-storage.md §8.5, §8.7).
  * Reported on atomic-capable storage (a prerequisite to fix first) and whenever doublewrite is off.
  */
 import { z } from "zod";

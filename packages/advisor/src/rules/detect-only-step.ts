@@ -1,5 +1,5 @@
 /**
- * DETECT_ONLY as the intermediate stage between ON and OFF (MySQL/Percona 8.0.30+, DOMAIN.md 1.3, 1.4, 1.7):
+ * DETECT_ONLY as the intermediate stage between ON and OFF (MySQL/Percona 8.0.30+, docs/reference/mysql.md §1.3, §1.4, §1.7):
  * it is set at runtime, reverts at runtime, drops the page images (bytes) but keeps per-batch writes,
  * and detects a torn page without repairing it. It removes repair, so it needs a verified gate too.
  */
@@ -49,7 +49,7 @@ export const detectOnlyStep = defineRule({
           expectedGain: gain,
           risk: {
             level: "medium",
-            text: "DETECT_ONLY cannot repair a torn page: after a crash that tears a page the server stops and the instance must be restored from backup (DOMAIN.md 1.7). Revert with SET GLOBAL innodb_doublewrite='ON'.",
+            text: "DETECT_ONLY cannot repair a torn page: after a crash that tears a page the server stops and the instance must be restored from backup (docs/reference/mysql.md §1.7). Revert with SET GLOBAL innodb_doublewrite='ON'.",
           },
           prerequisites: [
             "The same verified safety gate as for OFF.",

@@ -1,7 +1,7 @@
 /**
  * Doublewrite is OFF (or DETECT_ONLY) but the storage is not verified to write a page atomically:
- * a crash can leave a torn page that recovery cannot repair (DOMAIN.md 1.7). pt-variable-advisor and
- * MySQLTuner warn on OFF regardless of storage (ANCHORS A8, A9); this rule warns only when the gate
+ * a crash can leave a torn page that recovery cannot repair (docs/reference/mysql.md §1.7). pt-variable-advisor and
+ * MySQLTuner warn on OFF regardless of storage (https://github.com/major/MySQLTuner-perl, https://docs.percona.com/percona-toolkit/pt-variable-advisor.html); this rule warns only when the gate
  * is not verified, and says what would verify it.
  */
 import { z } from "zod";

@@ -1,7 +1,7 @@
 /**
  * innodb_doublewrite_pages too small for the flush rate: batches are full, so every few pages cost a
  * doublewrite write and the flushes that close the batch. Default 4 on MySQL 8.0.20-8.3, 128 on 8.4+
- * (DOMAIN.md 1.4, 10.3); Percona measured -64% write IOPS going from 4 to 128 (DOMAIN.md 11).
+ * (docs/reference/mysql.md §1.4, docs/reference/traps.md §10.3); Percona measured -64% write IOPS going from 4 to 128 (docs/reference/iops-metering.md §11).
  */
 import { z } from "zod";
 import { doublewritePagesAction } from "../actions.js";
@@ -106,7 +106,11 @@ export const doublewritePagesTooSmall = defineRule({
           ? "; throughput rises only if requests or batch waits bind"
           : "; bytes are unchanged, so a bandwidth or 16 KiB-metered limit does not move") +
         ". Percona measured -64% write IOPS (4 -> 128, single-thread inserts), so this model is conservative.",
-      citations: ["DOMAIN.md 1.4", "DOMAIN.md 9", "DOMAIN.md 11"],
+      citations: [
+        "docs/reference/mysql.md §1.4",
+        "docs/reference/published-results.md §9",
+        "docs/reference/iops-metering.md §11",
+      ],
     };
 
     const defaultNote =
@@ -125,7 +129,7 @@ export const doublewritePagesTooSmall = defineRule({
           `. innodb_doublewrite_pages=${options.target} cuts per-batch operations by ${pct(cut.low)}-${pct(cut.high)}` +
           (opsCut ? ` (${pct(opsCut.low)}-${pct(opsCut.high)} of write requests)` : "") +
           (throughput.high > 0 ? `; write throughput ${pctRange(throughput.low, throughput.high)}` : "") +
-          ". Bulk loads and table rebuilds gain most (3-5x reported, DOMAIN.md 9).",
+          ". Bulk loads and table rebuilds gain most (3-5x reported, docs/reference/published-results.md §9).",
         evidence: [
           indicatorEvidence(profile, "avgBatchPages"),
           indicatorEvidence(profile, "batchCapacityPages"),

@@ -16,7 +16,7 @@ import {
 
 const id = "doublewrite-share-high";
 
-/** Default share above which doublewrite counts as "a large share" (the measured full cost is ~0.5, DOMAIN.md 11). */
+/** Default share above which doublewrite counts as "a large share" (the measured full cost is ~0.5, docs/reference/iops-metering.md §11). */
 export const DEFAULT_MIN_SHARE = 0.3;
 
 /** The share that matters: device bytes when the exporter sees the device, else InnoDB's own bytes. */
@@ -85,7 +85,7 @@ export const doublewriteShareHigh = defineRule({
     let blocked = null;
     if (gate.providerManaged) {
       const managed = facts.platform?.managed;
-      // Only RDS and Alibaba have a documented feature (DOMAIN.md 8.1, 8.3); Aurora's storage is its own.
+      // Only RDS and Alibaba have a documented feature (docs/reference/atomic-storage.md §8.1, §8.3); Aurora's storage is its own.
       if (managed === "rds" || managed === "alibaba-rds")
         actions.push({
           platform: managed === "alibaba-rds" ? "alibaba-rds" : "aws-rds",

@@ -1,5 +1,5 @@
 /**
- * The explicit "keep it on" answer (DESIGN.md job 3): doublewrite is on, the storage is not verified
+ * The explicit "keep it on" answer: doublewrite is on, the storage is not verified
  * atomic, and doublewrite is not a large cost on a write-bound instance, so there is nothing to do
  * but know what would change the answer.
  */

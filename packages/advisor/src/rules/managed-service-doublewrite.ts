@@ -1,6 +1,6 @@
 /**
  * Managed services own innodb_doublewrite: RDS turns it off itself with Optimized Writes (Blue/Green for
- * older databases), Alibaba with 16K atomic write; never flip it by hand (DOMAIN.md 8.1, 8.3).
+ * older databases), Alibaba with 16K atomic write; never flip it by hand (docs/reference/atomic-storage.md §8.1, §8.3).
  */
 import { z } from "zod";
 import { alibabaAtomicWriteAction, rdsOptimizedWritesAction } from "../actions.js";
@@ -121,7 +121,7 @@ export const managedServiceDoublewrite = defineRule({
         makeFinding(meta, {
           severity: pressured ? "warning" : "notice",
           title: "ApsaraDB RDS: enable 16K atomic write",
-          summary: `16K atomic write removes doublewrite with end-to-end 16 KiB atomicity (Alibaba measured +40-48% QPS on write-only sysbench, DOMAIN.md 9): ${gainSentence(gain, verdict.verdict)}.`,
+          summary: `16K atomic write removes doublewrite with end-to-end 16 KiB atomicity (Alibaba measured +40-48% QPS on write-only sysbench, docs/reference/published-results.md §9): ${gainSentence(gain, verdict.verdict)}.`,
           actions: [alibabaAtomicWriteAction()],
           expectedGain: gain,
           risk: { level: "low", text: "The instance restarts once; atomicity is guaranteed by the service." },

@@ -1,7 +1,7 @@
 /**
  * MariaDB innodb_use_atomic_writes=ON (the default) only acts on Fusion-io, Shannon and ScaleFlux
  * devices; on ordinary NVMe, EBS or other atomic-capable storage it does nothing and doublewrite stays
- * in use (DOMAIN.md 2.3, 8.6, 10.6). Reported where someone could believe otherwise.
+ * in use (docs/reference/mariadb.md §2.3, docs/reference/atomic-storage.md §8.6, docs/reference/traps.md §10.6). Reported where someone could believe otherwise.
  */
 import { z } from "zod";
 import { protection } from "../config-state.js";
@@ -9,7 +9,7 @@ import { defineMeta, defineRule, docsPath, makeFinding } from "../rule.js";
 
 const id = "mariadb-atomic-writes-ineffective";
 
-/** Device families MariaDB's my_atomic_writes.c detects (DOMAIN.md 2.3). */
+/** Device families MariaDB's my_atomic_writes.c detects (docs/reference/mariadb.md §2.3). */
 const SUPPORTED = /fusion|iodrive|\bfcta|shannon|\bscta|scaleflux|\bsfdv/i;
 
 const meta = defineMeta({

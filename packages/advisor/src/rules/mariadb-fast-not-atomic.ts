@@ -1,7 +1,7 @@
 /**
  * MariaDB 11.0.6+ innodb_doublewrite=fast is not atomic writes: it keeps the doublewrite copy and
  * skips the data-file syncs, which is only safe when the doublewrite area (first system tablespace
- * file) and the data files share a file system (DOMAIN.md 2.2, 8.7, 10.7).
+ * file) and the data files share a file system (docs/reference/mariadb.md §2.2, docs/reference/atomic-storage.md §8.7, docs/reference/traps.md §10.7).
  */
 import { z } from "zod";
 import { doublewriteActions } from "../actions.js";
@@ -41,7 +41,7 @@ export const mariadbFastNotAtomic = defineRule({
     const share = ind.dblwrShareOfInnodbWriteBytes.value;
 
     const actions: Action[] = [];
-    // With O_DIRECT_NO_FSYNC the server maps ON to fast (DOMAIN.md 2.2): ON alone would not stick.
+    // With O_DIRECT_NO_FSYNC the server maps ON to fast (docs/reference/mariadb.md §2.2): ON alone would not stick.
     if (same === false)
       actions.push(...(mapped ? [flushMethodAndOnAction(facts)] : doublewriteActions(facts, caps, "ON")));
     else if (same === null)

@@ -1,6 +1,6 @@
 /**
  * innodb_page_size larger than the storage's atomic unit (e.g. 32/64 KiB pages on a 16 KiB device or
- * cloud volume): doublewrite must stay on (DOMAIN.md 8.2, 8.7). The page size is fixed when the
+ * cloud volume): doublewrite must stay on (docs/reference/atomic-storage.md §8.2, §8.7). The page size is fixed when the
  * instance is initialised, so the fix is a new instance or different storage.
  */
 import { z } from "zod";

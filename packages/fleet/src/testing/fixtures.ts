@@ -1,7 +1,7 @@
 /**
  * Fleet fixtures for the fake replay: the shapes untorn-exporter reports for MariaDB 10.11.19 (labels as in
  * exporters/untorn-exporter/testdata/servers/mariadb-10.11.19/expected.prom) with rates in the range of the
- * sysbench runs of DOMAIN.md 11 (about 1,700 doublewrite pages/s in ~123-page batches, data bytes ×2 with
+ * sysbench runs of docs/reference/iops-metering.md §11 (about 1,700 doublewrite pages/s in ~123-page batches, data bytes ×2 with
  * doublewrite on). Recorded-looking, not recorded: the numbers are chosen, not measured.
  */
 import type { FakeInstance } from "./fake-api.js";
@@ -56,7 +56,7 @@ const MARIADB_CONFIG = {
   innodbMetricsDblwrEnabled: 0,
 };
 
-/** MariaDB has no doublewrite file instrument: its doublewrite I/O is in system_tablespace (DOMAIN.md 5.1). */
+/** MariaDB has no doublewrite file instrument: its doublewrite I/O is in system_tablespace (docs/reference/performance-schema.md §5.1). */
 const MARIADB_CLASSES = {
   doublewrite: 0,
   data: 1,

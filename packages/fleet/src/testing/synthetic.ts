@@ -3,7 +3,7 @@
  * `promtool tsdb create-blocks-from openmetrics`, one family at a time, every series contiguous with
  * increasing timestamps (what the backfiller needs). Metric names come from the catalog.
  *
- * The numbers follow the relations measured in DOMAIN.md 11 (MariaDB 10.11): with doublewrite on, one
+ * The numbers follow the relations measured in docs/reference/iops-metering.md §11 (MariaDB 10.11): with doublewrite on, one
  * doublewrite page per flushed page, batches of ~120 pages, Innodb_data_writes = pages flushed +
  * doublewrite writes, Innodb_data_written = (flushed + doublewrite pages) × 16 KiB, about 10 fsyncs per
  * batch. They are plausible shapes, not measurements of any server.

@@ -2,7 +2,7 @@ import fs from "node:fs";
 import type { Metadata } from "next";
 import Link from "next/link";
 import { notFound } from "next/navigation";
-import { docFile, findDocsDir, renderDoc } from "../../../server/docs.js";
+import { docFile, docPathOf, findDocsDir, renderDoc } from "../../../server/docs.js";
 
 export const dynamic = "force-dynamic";
 
@@ -11,8 +11,8 @@ type Params = Promise<{ slug: string[] }>;
 function load(slug: string[]) {
   const dir = findDocsDir(process.cwd());
   const file = dir ? docFile(dir, slug) : null;
-  if (!file) return null;
-  return renderDoc(fs.readFileSync(file, "utf8"), slug);
+  if (!dir || !file) return null;
+  return renderDoc(fs.readFileSync(file, "utf8"), docPathOf(dir, file));
 }
 
 export async function generateMetadata({ params }: { params: Params }): Promise<Metadata> {
