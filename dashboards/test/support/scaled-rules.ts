@@ -1,6 +1,6 @@
 /**
  * TEST ONLY: the shipped recording and alerting rules with their short time parameters divided by
- * TIME_SCALE, so the live alert test sees a 15 min `for` pass in 30 s. Built from the same catalog
+ * TIME_SCALE, so the live alert test sees a 15 min `for` pass in 60 s. Built from the same catalog
  * definitions as generated/prometheus/*.yml; nothing else changes:
  *  - range windows under a day ([5m] rates, the [10m] and [15m] averages) and every `for`;
  *  - the restart guard of UntornDoublewriteWaitSpike (uptime > 1800 s), a duration written as a number.
@@ -14,7 +14,12 @@ import { recordingRuleGroups } from "@untorn/catalog/rules";
 import { stringify } from "yaml";
 
 /** One scaled second stands for this many shipped seconds. */
-export const TIME_SCALE = 30;
+/**
+ * 15: a [5m] rate becomes [20s]. At 30 ([10s]) a calibration run on this 2-core machine under heavy shared
+ * load saw the spiking server's rate dip under the bar between two slow fsyncs and the calm twin's cross it
+ * for a few seconds; 20 s of samples smooth both while the whole suite stays around 3 min.
+ */
+export const TIME_SCALE = 15;
 
 const UNIT_S = { s: 1, m: 60, h: 3600 } as const;
 
