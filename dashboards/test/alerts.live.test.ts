@@ -70,7 +70,7 @@ const BACKFILL_STEP_S = 60;
 /**
  * The tightened write IOPS cap: well under what the calm load writes (~310 ibdata1 writes/s alone with
  * 16 KiB metering), yet high enough that an fsync of ibdata1 still completes every few seconds, so the
- * [10s] rate of the scaled rules stays up between completions.
+ * [20s] rate of the scaled rules stays up between completions.
  */
 const TIGHT_WRITE_IOPS = 50;
 const LOAD = { tables: 2, tableSize: 5000 };
