@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs the Debian 12 packages Untorn's tests and lab use. Run as root (or via sudo).
 set -euo pipefail
-pkgs=(mariadb-server mariadb-client prometheus prometheus-mysqld-exporter prometheus-node-exporter
+pkgs=(mariadb-server mariadb-client prometheus prometheus-alertmanager prometheus-mysqld-exporter prometheus-node-exporter
   sysbench chromium docker-compose e2fsprogs util-linux openssl)
 missing=()
 for p in "${pkgs[@]}"; do

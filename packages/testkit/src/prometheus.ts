@@ -23,6 +23,8 @@ export interface PrometheusOptions {
   ruleFiles?: string[];
   /** Existing TSDB path (e.g. backfilled blocks); default a fresh temp dir. */
   storagePath?: string;
+  /** Alertmanagers (host:port) the alerting rules notify. */
+  alertmanagers?: string[];
   extraArgs?: string[];
 }
 
@@ -56,6 +58,10 @@ export function renderPrometheusConfig(opts: PrometheusOptions, ruleFileNames: s
   if (ruleFileNames.length) {
     lines.push("rule_files:");
     for (const f of ruleFileNames) lines.push(`  - ${yamlString(f)}`);
+  }
+  if (opts.alertmanagers?.length) {
+    lines.push("alerting:", "  alertmanagers:", "    - static_configs:");
+    lines.push(`        - targets: ${JSON.stringify(opts.alertmanagers)}`);
   }
   lines.push("scrape_configs:");
   for (const job of opts.jobs) {
