@@ -28,11 +28,25 @@ had_docker0=0
 ip link show docker0 >/dev/null 2>&1 && had_docker0=1
 cleaned=0
 status=1
+child=
+# Long steps run in the background and are waited for, so SIGTERM and Ctrl-C are handled at once.
+run() {
+  "$@" &
+  child=$!
+  wait "$child"
+  local rc=$?
+  child=
+  return $rc
+}
 
 cleanup() {
   [ $cleaned = 1 ] && return
   cleaned=1
   trap '' INT TERM
+  if [ -n "$child" ]; then
+    kill -TERM "$child" 2>/dev/null
+    wait "$child" 2>/dev/null
+  fi
   if [ -f "$envfile" ] && docker info >/dev/null 2>&1; then
     if [ "$status" != 0 ]; then
       say "FAILED: state of the stack and the last log lines of every container follow"
@@ -107,7 +121,7 @@ for image in debian:bookworm-slim node:20-bookworm-slim; do
   docker image inspect "$image" >/dev/null 2>&1 || made_bases+=("$image")
 done
 t=$(now)
-scripts/docker-base-images.sh || fail "could not make the base images"
+run scripts/docker-base-images.sh || fail "could not make the base images"
 say "base images ready in $(($(now) - t))s"
 
 # 3. the README's commands
@@ -123,7 +137,7 @@ UNTORN_PROMETHEUS_PORT=$prom_port
 ENV
 t=$(now)
 say "docker-compose --env-file .env up --build -d"
-"${compose[@]}" --env-file "$envfile" up --build -d || fail "docker-compose up failed"
+run "${compose[@]}" --env-file "$envfile" up --build -d || fail "docker-compose up failed"
 build_s=$(($(now) - t))
 say "up --build -d returned after ${build_s}s; waiting for every healthcheck"
 t=$(now)
@@ -145,7 +159,7 @@ docker image ls --format '  {{.Repository}}:{{.Tag}} {{.Size}}' | grep -E 'untor
 # 4. the assertions
 t=$(now)
 UNTORN_COMPOSE_PROMETHEUS_URL="http://127.0.0.1:$prom_port" UNTORN_COMPOSE_WEB_URL="http://127.0.0.1:$web_port" \
-  UNTORN_COMPOSE_VIEWER_TOKEN="$viewer_token" npm run -s test:compose:assert -w @untorn/dashboards ||
+  UNTORN_COMPOSE_VIEWER_TOKEN="$viewer_token" run npm run -s test:compose:assert -w @untorn/dashboards ||
   fail "assertions failed"
 say "assertions passed in $(($(now) - t))s (build + up ${build_s}s, converge ${converge_s}s)"
 status=0
