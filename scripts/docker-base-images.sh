@@ -17,16 +17,36 @@ have() { docker image inspect "$1" >/dev/null 2>&1; }
 say() { echo "docker-base-images: $*"; }
 
 work=$(mktemp -d /tmp/untorn-base-images.XXXXXX)
-trap 'rm -rf "$work"' EXIT
+child=
+cleanup() {
+  set +e
+  if [ -n "$child" ]; then
+    # debootstrap's own children (dpkg, ...) too: it runs in a session of its own
+    kill -TERM -- "-$child" 2>/dev/null
+    for _ in $(seq 100); do kill -0 -- "-$child" 2>/dev/null || break; sleep 0.2; done
+    kill -KILL -- "-$child" 2>/dev/null
+    wait "$child" 2>/dev/null
+  fi
+  # debootstrap mounts /proc and /sys inside the tree while it installs
+  grep " $work/" /proc/mounts | cut -d' ' -f2 | sort -r | xargs -r -n1 umount -l 2>/dev/null
+  rm -rf "$work"
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
 
 if [ $force = 1 ] || ! have debian:bookworm-slim; then
   command -v debootstrap >/dev/null || { say "debootstrap missing: apt-get install debootstrap" >&2; exit 1; }
   say "making a LOCAL STAND-IN for debian:bookworm-slim with debootstrap from $mirror (not the Docker Hub image)"
   root="$work/rootfs"
-  debootstrap --variant=minbase bookworm "$root" "$mirror" >"$work/debootstrap.log" 2>&1 || {
+  # In the background and waited for, so a signal stops it at once (cleanup kills it, then removes the tree).
+  setsid debootstrap --variant=minbase bookworm "$root" "$mirror" >"$work/debootstrap.log" 2>&1 &
+  child=$!
+  wait "$child" || {
     tail -20 "$work/debootstrap.log" >&2
     exit 1
   }
+  child=
   cat >"$root/etc/apt/sources.list" <<SRC
 deb $mirror bookworm main
 deb $mirror bookworm-updates main

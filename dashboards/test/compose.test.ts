@@ -3,12 +3,12 @@
 // the repository, every image but Grafana is built here, ports are published on loopback only, and the
 // demo's Prometheus configuration must pass `promtool check config` with the generated rule files.
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { requireBinary } from "@untorn/testkit/process";
-import { describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { parse } from "yaml";
 
 const root = resolve(fileURLToPath(new URL(".", import.meta.url)), "..", "..");
@@ -27,10 +27,12 @@ const SERVERS = ["mariadb-primary", "mariadb-replica1", "mariadb-replica2", "mar
 const loadCompose = () =>
   parse(readFileSync(composeFile, "utf8"), { merge: true }) as { services: Record<string, ComposeService> };
 
+const scratch = mkdtempSync(join(tmpdir(), "untorn-compose-env-"));
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+
 /** An env file with the two secrets docker-compose.yml requires (the real one is .env, never committed). */
 function envFile(): string {
-  const dir = mkdtempSync(join(tmpdir(), "untorn-compose-env-"));
-  const file = join(dir, ".env");
+  const file = join(scratch, "with-secrets.env");
   writeFileSync(file, `UNTORN_ADMIN_PASSWORD=static-check\nUNTORN_VIEWER_TOKEN=${"t".repeat(32)}\n`);
   return file;
 }
@@ -49,7 +51,7 @@ describe("docker-compose.yml", () => {
 
   it("refuses to start without the console's secrets", () => {
     const bin = requireBinary("docker-compose", "docker-compose");
-    const empty = join(mkdtempSync(join(tmpdir(), "untorn-compose-env-")), ".env");
+    const empty = join(scratch, "empty.env");
     writeFileSync(empty, "");
     expect(() =>
       execFileSync(bin, ["-f", composeFile, "--env-file", empty, "config", "-q"], {
