@@ -266,7 +266,11 @@ describe("commands", () => {
     const again = applyCommand(first.state, c, T0 + 5);
     expect(again.ok && again.duplicate).toBe(true);
     expect(again.state).toBe(first.state);
-    const other = applyCommand(first.state, { ...c, takenAt: T0 - 20 }, T0 + 5);
+    const other = applyCommand(
+      first.state,
+      cmd({ type: "attest-backup", takenAt: T0 - 20, key: c.key }),
+      T0 + 5,
+    );
     expect(!other.ok && other.refusal.code).toBe("key-reused");
     // A refused command stays refused under its key, even after the state changed.
     const bad = cmd({ type: "approve", wave: 1 });

@@ -74,9 +74,13 @@ export function create(
 }
 
 let n = 0;
-export function cmd(
-  c: Omit<CommandInput, "key" | "actor"> & { key?: string; actor?: CommandInput["actor"] },
-) {
+/** A command without its key and actor (distributes over the union). */
+type Loose<T> = T extends unknown
+  ? Omit<T, "key" | "actor"> & { key?: string; actor?: CommandInput["actor"] }
+  : never;
+export type LooseCommand = Loose<CommandInput>;
+
+export function cmd(c: LooseCommand) {
   n += 1;
   return commandSchema.parse({ key: `k${n}`, actor: operator, ...c });
 }
