@@ -281,7 +281,7 @@ export function planRollout(input: PlanInput): Plan {
       continue;
     }
     if ((needsGate || s.step.removesTornPageProtection) && a.safetyGate.status !== "verified") {
-      exclude(id, "gate-not-verified", `The safety gate is ${a.safetyGate.status}: ${a.safetyGate.summary}`, [
+      exclude(id, "gate-not-verified", `The safety gate reads ${a.safetyGate.summary}`, [
         ...a.safetyGate.toVerify,
       ]);
       continue;
