@@ -1064,7 +1064,11 @@ export function nextActions(state: RolloutState, now: number): NextActions {
             ...w.instances.map((id) => ({ id, role: "treated" as const })),
             ...w.controls.map((id) => ({ id, role: "control" as const })),
           ],
-          metrics: s.metrics.map((m) => ({ metric: m.metric, kind: m.kind })),
+          metrics: s.metrics.map((m) => ({
+            metric: m.metric,
+            kind: m.kind,
+            ...(m.classes ? { classes: m.classes } : {}),
+          })),
           windows,
           restarts: s.instances
             .filter((i) => i.wave === w.index && step(s, i.instance)?.restart && i.appliedAt !== null)
