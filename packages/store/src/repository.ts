@@ -321,8 +321,10 @@ export function createRepository(db: Db): StoreOps {
 
     async createRollout(input) {
       const v = parseInput("createRollout", createRolloutInput, input);
-      const { idempotencyKey: key, actor: _a, ...request } = v;
-      const hash = requestHash("create", null, request as JsonObject);
+      // What the caller asked for; the id, document and events are derived (a random id, the time of
+      // the attempt), so a retry that drew new ones is still the same request.
+      const key = v.idempotencyKey;
+      const hash = requestHash("create", null, { name: v.name, change: v.change, targets: v.targets });
       const replay = async (): Promise<Rollout | null> => {
         if (!key) return null;
         const [prior] = await db.select().from(rolloutCommands).where(eq(rolloutCommands.key, key));
@@ -340,6 +342,7 @@ export function createRepository(db: Db): StoreOps {
           const [row] = await tx
             .insert(rollouts)
             .values({
+              ...(v.id === undefined ? {} : { id: v.id }),
               name: v.name,
               change: v.change,
               targets: v.targets,
@@ -351,13 +354,16 @@ export function createRepository(db: Db): StoreOps {
             })
             .returning();
           const r = row!;
-          await tx.insert(rolloutEvents).values({
-            rolloutId: r.id,
-            sequence: 1,
-            actor: v.actor,
-            action: "created",
-            details: { state: r.state },
-          });
+          await tx.insert(rolloutEvents).values(
+            (v.events ?? [{ type: "created", evidence: { state: r.state } }]).map((e, i) => ({
+              rolloutId: r.id,
+              sequence: i + 1,
+              actor: v.actor,
+              action: e.type,
+              details: e.evidence ?? {},
+              ...(e.at === undefined ? {} : { at: e.at }),
+            })),
+          );
           if (key) {
             await tx.insert(rolloutCommands).values({
               key,

@@ -74,6 +74,26 @@ describe.each(BACKENDS)("rollout commands on %s", (kind) => {
     expect(audit[0]).toMatchObject({ actor: "bob", action: "rollout.approve", details: { version: 2 } });
   });
 
+  it("creates with the caller's id and first events", async () => {
+    const id = "7d4e3b6a-1f0c-4c8e-9a51-0b7b1d2c3e4f";
+    const at = new Date("2026-11-24T09:00:00Z");
+    const r = await store.createRollout({
+      id,
+      name: "with id",
+      change: {},
+      targets: [uniq("db")],
+      waves: [],
+      state: "active",
+      document: { id },
+      events: [{ type: "created", evidence: { message: "2 waves" }, at }],
+      actor: "alice",
+    });
+    expect(r.id).toBe(id);
+    const events = await store.listRolloutEvents(id);
+    expect(events).toMatchObject([{ sequence: 1, action: "created", details: { message: "2 waves" } }]);
+    expect(events[0]!.at.toISOString()).toBe(at.toISOString());
+  });
+
   it("answers a command sent again with the same key with the stored outcome, writing nothing", async () => {
     const r = await create();
     const cmd = {

@@ -177,8 +177,22 @@ export const idempotencyKey = str()
   .max(200)
   .regex(/^[\x21-\x7e]+$/, "printable ASCII without spaces");
 
+const eventType = str().trim().min(1, "required").max(100);
+
+export const rolloutEventInput = z
+  .object({
+    type: eventType,
+    evidence: jsonObject.optional(),
+    /** The event's own time (the reconciler's `now`); default: the commit time. */
+    at: z.coerce.date().optional(),
+  })
+  .strict();
+export type RolloutEventInput = z.input<typeof rolloutEventInput>;
+
 export const createRolloutInput = z
   .object({
+    /** Default: a random UUID. The rollout core names its rollouts itself. */
+    id: id.optional(),
     name: str().trim().min(1, "required").max(200),
     change: jsonObject,
     targets: z
@@ -191,6 +205,8 @@ export const createRolloutInput = z
     document: jsonObject.optional(),
     /** Sent again with the same request: the rollout it created is returned, nothing is written. */
     idempotencyKey: idempotencyKey.optional(),
+    /** The rollout's first events (default: one `created` event). */
+    events: z.array(rolloutEventInput).min(1).max(10_000).optional(),
     actor,
   })
   .strict();
@@ -207,18 +223,6 @@ export const updateRolloutStateInput = z
     waves: jsonArray.optional(),
   })
   .strict();
-
-const eventType = str().trim().min(1, "required").max(100);
-
-export const rolloutEventInput = z
-  .object({
-    type: eventType,
-    evidence: jsonObject.optional(),
-    /** The event's own time (the reconciler's `now`); default: the commit time. */
-    at: z.coerce.date().optional(),
-  })
-  .strict();
-export type RolloutEventInput = z.input<typeof rolloutEventInput>;
 
 export const commitRolloutInput = z
   .object({
