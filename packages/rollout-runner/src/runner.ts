@@ -409,9 +409,6 @@ async function reconcileOne(deps: RunnerDeps, id: string, opts: ReconcileOptions
     warnings: [],
   };
   try {
-    const first = await getRollout(deps, id);
-    const version = { v: first.version };
-    await fireHooks(deps, id, opts, pass, version);
     const cur = await getRollout(deps, id);
     const t0 = now(deps);
     const needs = nextActions(cur.state, t0);
@@ -441,8 +438,15 @@ async function reconcileOne(deps: RunnerDeps, id: string, opts: ReconcileOptions
       await commitTransition(deps, id, cur.version, "reconciler", "reconcile", t);
       pass.events = [...pass.events, ...t.events];
     }
-    pass.status = t.state.status;
-    pass.wakeAt = nextActions(t.state, t0).wakeAt;
+    // Hooks after the gates: a wave that just started has its steps applied in the same pass.
+    const after = await getRollout(deps, id);
+    await fireHooks(deps, id, opts, pass, { v: after.version });
+    const last =
+      after.version === (await deps.store.getRollout(id))?.version
+        ? after.state
+        : (await getRollout(deps, id)).state;
+    pass.status = last.status;
+    pass.wakeAt = nextActions(last, now(deps)).wakeAt;
     pass.outcome = pass.events.length > 0 ? "advanced" : changed ? "observed" : "unchanged";
   } catch (e) {
     if (e instanceof VersionConflictError) {
