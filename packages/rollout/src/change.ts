@@ -338,13 +338,66 @@ function variableAction(
   };
 }
 
+/**
+ * RDS: a DB parameter group change. Dynamic parameters apply `immediate`; static ones `pending-reboot`,
+ * then a reboot, until ParameterApplyStatus reads in-sync (RDS User Guide, "Modifying parameters in a
+ * DB parameter group").
+ */
+function rdsParameterAction(
+  variable: string,
+  value: string,
+  current: string | null,
+  dynamic: boolean,
+): Action {
+  const apply = dynamic ? "immediate" : "pending-reboot";
+  return {
+    platform: "aws-rds",
+    title: `${variable} = ${value} in the DB parameter group${dynamic ? "" : " and reboot"}`,
+    steps: [
+      `Check the parameter is modifiable in the instance's custom DB parameter group (aws rds describe-db-parameters, IsModifiable = true); default groups cannot be changed.`,
+      `Set ${variable} = ${value} with ApplyMethod=${apply}.`,
+      ...(dynamic
+        ? []
+        : [
+            "Reboot the instance (a Multi-AZ instance can fail over on reboot; on a primary, schedule a window).",
+          ]),
+      "Wait until the instance's ParameterApplyStatus reads in-sync (aws rds describe-db-instances).",
+    ],
+    snippets: [
+      {
+        language: "shell",
+        text: [
+          "aws rds modify-db-parameter-group --db-parameter-group-name <group> \\",
+          `  --parameters "ParameterName=${variable},ParameterValue=${value},ApplyMethod=${apply}"`,
+          ...(dynamic ? [] : ["aws rds reboot-db-instance --db-instance-identifier <instance>"]),
+          "aws rds describe-db-instances --db-instance-identifier <instance> \\",
+          "  --query 'DBInstances[0].DBParameterGroups[].ParameterApplyStatus'",
+        ].join("\n"),
+      },
+    ],
+    restart: !dynamic,
+    changes: [
+      {
+        variable,
+        from: current,
+        to: value,
+        via: "parameter-group",
+        restart: !dynamic,
+        removesTornPageProtection: false,
+      },
+    ],
+  };
+}
+
 function methodOf(action: Action): StepMethod {
   switch (action.platform) {
     case "mysql-runtime":
     case "mariadb-runtime":
       return "set-global";
     case "aws-rds":
-      return "blue-green-switchover";
+      return action.changes.some((c) => c.via === "parameter-group")
+        ? "parameter-group-reboot"
+        : "blue-green-switchover";
     case "alibaba-rds":
       return "console-toggle";
     default:
@@ -377,8 +430,13 @@ function variableRevert(
       expect: { restart: !dynamic },
     };
   }
-  const { action, method } =
-    variable === "innodb_doublewrite"
+  const rds = facts.platform?.managed === "rds" && variable !== "innodb_doublewrite";
+  const { action, method } = rds
+    ? {
+        action: rdsParameterAction(variable, previous, null, dynamic),
+        method: "parameter-group-reboot" as StepMethod,
+      }
+    : variable === "innodb_doublewrite"
       ? {
           action: doublewriteActions(
             facts,
@@ -388,7 +446,7 @@ function variableRevert(
           method: "option-file-restart" as StepMethod,
         }
       : variableAction(caps, variable, previous, null, dynamic);
-  const m = variable === "innodb_doublewrite" ? methodOf(action) : method;
+  const m = variable === "innodb_doublewrite" || rds ? methodOf(action) : method;
   const mode = variable === "innodb_doublewrite" ? modeOf(previous) : undefined;
   return {
     previousValue: previous,
@@ -406,6 +464,43 @@ function variableRevert(
         ? { configInfo: configInfoExpect(variable, previous) }
         : {}),
     },
+  };
+}
+
+function rdsVariableStep(
+  facts: InstanceFacts,
+  caps: Capabilities,
+  variable: string,
+  value: string,
+  dynamic: boolean,
+): StepResult {
+  const current =
+    variable === "innodb_doublewrite_pages"
+      ? facts.config.doublewritePages == null
+        ? null
+        : String(facts.config.doublewritePages)
+      : variable === "innodb_flush_method"
+        ? (facts.config.flushMethod ?? null)
+        : null;
+  const action = rdsParameterAction(variable, value, current, dynamic);
+  const label = (CONFIG_INFO_LABELS as Record<string, string>)[variable];
+  return {
+    ok: true,
+    step: fromAction(
+      facts,
+      caps,
+      action,
+      { variable, target: value, current, method: "parameter-group-reboot" },
+      {
+        restart: action.restart,
+        ...(variable === "innodb_doublewrite_pages" && /^\d+$/.test(value)
+          ? { doublewritePages: Number(value) }
+          : {}),
+        ...(label ? { configInfo: { [label]: value } } : {}),
+      },
+      variableRevert(facts, caps, variable, current, dynamic),
+      [SRC_RDS_PG],
+    ),
   };
 }
 
@@ -474,13 +569,12 @@ export function stepFor(change: Change, facts: InstanceFacts): StepResult {
         "version-without-setting",
         `${name} has no innodb_doublewrite_pages: it exists on MySQL and Percona Server 8.0.20+ only.`,
       );
-    if (managed && managed !== "none" && managed !== "other")
-      return ineligible(
-        "provider-managed",
-        `${managed}: set innodb_doublewrite_pages through the provider's parameter group, outside this rollout.`,
-      );
+    if (managed && managed !== "none" && managed !== "other" && managed !== "rds")
+      return ineligible("provider-managed", `${managed} does not let innodb_doublewrite_pages be set.`);
     if (facts.config.doublewritePages === change.pages)
       return ineligible("already-at-target", `innodb_doublewrite_pages already reads ${change.pages}.`);
+    if (managed === "rds")
+      return rdsVariableStep(facts, caps, "innodb_doublewrite_pages", String(change.pages), false);
     const action = doublewritePagesAction(facts, change.pages);
     const current = facts.config.doublewritePages == null ? null : String(facts.config.doublewritePages);
     const { action: persist } = variableAction(
@@ -541,8 +635,9 @@ export function stepFor(change: Change, facts: InstanceFacts): StepResult {
   }
 
   if (change.kind === "custom-variable") {
-    if (managed && managed !== "none" && managed !== "other")
-      return ineligible("provider-managed", `${managed}: change ${change.variable} in its parameter group.`);
+    const rdsParameter = managed === "rds" && change.variable !== "innodb_doublewrite";
+    if (managed && managed !== "none" && managed !== "other" && !rdsParameter)
+      return ineligible("provider-managed", `${managed} manages ${change.variable} itself.`);
     if (change.variable === "innodb_doublewrite_pages" && !caps.doublewritePagesVariable)
       return ineligible("version-without-setting", `${name} has no innodb_doublewrite_pages.`);
     if (
@@ -564,6 +659,7 @@ export function stepFor(change: Change, facts: InstanceFacts): StepResult {
             : null;
     if (current !== null && current.toLowerCase() === change.value.toLowerCase())
       return ineligible("already-at-target", `${change.variable} already reads ${current}.`);
+    if (rdsParameter) return rdsVariableStep(facts, caps, change.variable, change.value, change.dynamic);
     const { action, method } = variableAction(caps, change.variable, change.value, current, change.dynamic);
     const mode = change.variable === "innodb_doublewrite" ? modeOf(change.value) : undefined;
     const removes = removesProtection(change);

@@ -616,12 +616,25 @@ export function reconcile(state: RolloutState, observations: Observations, now: 
   return { ok: true, state: d.done(), events: d.events, duplicate: false };
 }
 
+/**
+ * Replicas whose replication the pre-wave gate checks: the wave's own and its controls; for a wave of
+ * primaries, every replica of their clusters (the switchover targets, as RDS Blue/Green's guardrails).
+ */
+export function gateReplicas(s: RolloutState, w: WaveState): string[] {
+  const topo = new Map(s.plan.topology.map((t) => [t.instance, t]));
+  const ids = new Set([...w.instances, ...w.controls]);
+  if (w.kind === "primaries" || w.instances.some((i) => topo.get(i)?.role === "primary")) {
+    const clusters = new Set(w.instances.map((i) => topo.get(i)?.cluster).filter((c) => c != null));
+    for (const t of s.plan.topology)
+      if (t.role === "replica" && t.cluster !== null && clusters.has(t.cluster)) ids.add(t.instance);
+  }
+  return [...ids].filter((id) => topo.get(id)?.role === "replica").sort();
+}
+
 function startWave(d: Draft, w: WaveState, obs: Observations): void {
   const s = d.s;
   if (w.approvedAt === null) return;
-  const replicas = [...w.instances, ...w.controls].filter(
-    (id) => s.plan.topology.find((t) => t.instance === id)?.role === "replica",
-  );
+  const replicas = gateReplicas(s, w);
   const g = preWaveGate({
     rolloutId: s.id,
     wave: w.index,
@@ -1023,7 +1036,7 @@ export function nextActions(state: RolloutState, now: number): NextActions {
           message: `Approve wave ${w.index} (${w.kind}): ${w.instances.join(", ")}.`,
         });
       else {
-        health.push(...w.instances, ...w.controls);
+        health.push(...new Set([...w.instances, ...w.controls, ...gateReplicas(s, w)]));
         activeRollouts = true;
       }
     }
