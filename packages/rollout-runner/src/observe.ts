@@ -221,25 +221,68 @@ export async function fetchHealth(
   }));
 }
 
-/** Everything `needs` asks for; throws when Prometheus fails (nothing partial is returned). */
+/**
+ * Read-backs and fresh facts for every instance a reconciler pass needs, fetched once for all
+ * rollouts (the request count stays the same whatever the number of rollouts and instances).
+ * Throws when Prometheus fails: nothing partial is returned.
+ */
+export async function fetchShared(
+  api: PromQueryApi,
+  opts: ObserveOptions & { readBacks: readonly string[]; health: readonly string[] },
+): Promise<{
+  readBacks: Map<string, ReadBack>;
+  health: Map<string, Health>;
+  queries: number;
+  warnings: string[];
+}> {
+  const count = { n: 0 };
+  const warnings: string[] = [];
+  const [health, readBacks] = await Promise.all([
+    fetchHealth(api, opts.health, opts, count, warnings),
+    fetchReadBacks(api, opts.readBacks, opts.now, opts.rateWindow ?? "5m", count, warnings),
+  ]);
+  return {
+    readBacks: new Map(readBacks.map((r) => [r.instance, r])),
+    health: new Map(health.map((h) => [h.instance, h])),
+    queries: count.n,
+    warnings: [...new Set(warnings)],
+  };
+}
+
+/** The bake series of one rollout's judgements. */
+export async function fetchBakes(
+  api: PromQueryApi,
+  requests: readonly BakeRequest[],
+  rateWindow: string,
+): Promise<{ series: BakeSeries[]; queries: number; warnings: string[] }> {
+  const count = { n: 0 };
+  const warnings: string[] = [];
+  const series = await Promise.all(requests.map((b) => fetchBake(api, b, rateWindow, count, warnings)));
+  return { series, queries: count.n, warnings: [...new Set(warnings)] };
+}
+
+/** Everything one rollout's `needs` asks for; throws when Prometheus fails (nothing partial is returned). */
 export async function observe(
   api: PromQueryApi,
   needs: NextActions["observations"],
   opts: ObserveOptions,
 ): Promise<ObserveResult> {
-  const count = { n: 0 };
-  const warnings: string[] = [];
-  const rate = opts.rateWindow ?? "5m";
-  const [health, readBacks, bakes, activeRollouts] = await Promise.all([
-    fetchHealth(api, [...new Set(needs.health)], opts, count, warnings),
-    fetchReadBacks(api, [...new Set(needs.readBacks)], opts.now, rate, count, warnings),
-    Promise.all(needs.bakes.map((b) => fetchBake(api, b, rate, count, warnings))),
-    needs.activeRollouts && opts.activeRollouts ? opts.activeRollouts() : Promise.resolve(null),
-  ]);
+  const shared = await fetchShared(api, {
+    ...opts,
+    readBacks: [...new Set(needs.readBacks)],
+    health: [...new Set(needs.health)],
+  });
+  const bakes = await fetchBakes(api, needs.bakes, opts.rateWindow ?? "5m");
+  const activeRollouts = needs.activeRollouts && opts.activeRollouts ? await opts.activeRollouts() : null;
   return {
-    observations: { health, readBacks, bakes, activeRollouts },
-    queries: count.n,
-    warnings: [...new Set(warnings)],
+    observations: {
+      health: [...shared.health.values()],
+      readBacks: [...shared.readBacks.values()],
+      bakes: bakes.series,
+      activeRollouts,
+    },
+    queries: shared.queries + bakes.queries,
+    warnings: [...new Set([...shared.warnings, ...bakes.warnings])],
   };
 }
 

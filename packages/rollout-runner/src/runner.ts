@@ -16,6 +16,7 @@ import {
   type Refusal,
 } from "@untorn/rollout/commands";
 import type { RolloutEvent } from "@untorn/rollout/events";
+import type { Health, ObservationsInput, ReadBack } from "@untorn/rollout/observations";
 import type { ActiveRollout } from "@untorn/rollout/plan";
 import { planRollout } from "@untorn/rollout/plan";
 import {
@@ -36,7 +37,7 @@ import type { JsonObject } from "@untorn/store/validation";
 import { z } from "zod";
 import { type Annotator, createAnnotator } from "./annotations.js";
 import { type HookResult, hookSchema, runHook } from "./hooks.js";
-import { type ObserveOptions, observe, type ReplicationSource } from "./observe.js";
+import { fetchBakes, fetchShared, type ObserveOptions, type ReplicationSource } from "./observe.js";
 
 /** Statuses the reconciler still looks at (everything but the final ones). */
 export const ACTIVE_STATUSES = ROLLOUT_STATUSES.filter((s) => !FINAL_STATUSES.includes(s));
@@ -308,6 +309,8 @@ export interface ReconcileOptions {
   metadata?: ObserveOptions["metadata"];
   /** Name of the single-writer lock; default `rollout-reconciler`. */
   lockName?: string;
+  /** rate() window of read-backs and bake series; default 5m. */
+  rateWindow?: string;
 }
 
 export type RolloutPassOutcome =
@@ -346,11 +349,12 @@ export interface ReconcileSummary {
 async function fireHooks(
   deps: RunnerDeps,
   id: string,
+  start: StoredRollout,
   opts: ReconcileOptions,
   pass: RolloutPass,
-  version: { v: number },
-): Promise<void> {
-  let state = (await getRollout(deps, id)).state;
+): Promise<RolloutState> {
+  let state = start.state;
+  let version = start.version;
   const wanted = nextActions(state, now(deps)).hooks;
   for (const h of wanted) {
     const actor = { id: `hook:${h.hook}`, kind: "hook" as const };
@@ -361,7 +365,7 @@ async function fireHooks(
       now(deps),
     );
     if (!started.ok || started.duplicate) continue;
-    version.v = (await commitTransition(deps, id, version.v, actor.id, "hook-started", started)).version;
+    version = (await commitTransition(deps, id, version, actor.id, "hook-started", started)).version;
     state = started.state;
     pass.events = [...pass.events, ...started.events];
     const configured = opts.hooks?.[h.hook];
@@ -372,7 +376,7 @@ async function fireHooks(
     if (!configured) {
       output = `no hook named ${h.hook} is configured on this reconciler (--hooks)`;
     } else {
-      const step = state.plan.steps.find((s) => s.instance === h.instance);
+      const step = state.plan.steps.find((x) => x.instance === h.instance);
       result = await runHook(configured, {
         rolloutId: id,
         instance: h.instance,
@@ -391,17 +395,34 @@ async function fireHooks(
       now(deps),
     );
     if (done.duplicate) continue;
-    version.v = (await commitTransition(deps, id, version.v, actor.id, "hook-result", done)).version;
+    version = (await commitTransition(deps, id, version, actor.id, "hook-result", done)).version;
     state = done.state;
     pass.events = [...pass.events, ...done.events];
   }
+  return state;
 }
 
-async function reconcileOne(deps: RunnerDeps, id: string, opts: ReconcileOptions): Promise<RolloutPass> {
+/** Read-backs and health of every rollout of a pass, fetched once for all (requests constant in fleet size). */
+interface Shared {
+  readBacks: Map<string, ReadBack>;
+  health: Map<string, Health>;
+  queries: number;
+  warnings: string[];
+}
+
+async function reconcileOne(
+  deps: RunnerDeps,
+  cur: StoredRollout,
+  t0: number,
+  shared: Shared | Error,
+  active: ActiveRollout[],
+  opts: ReconcileOptions,
+): Promise<RolloutPass> {
+  const id = cur.state.id;
   const pass: RolloutPass = {
     id,
     outcome: "unchanged",
-    status: "",
+    status: cur.state.status,
     events: [],
     hooks: [],
     queries: 0,
@@ -409,42 +430,45 @@ async function reconcileOne(deps: RunnerDeps, id: string, opts: ReconcileOptions
     warnings: [],
   };
   try {
-    const cur = await getRollout(deps, id);
-    const t0 = now(deps);
-    const needs = nextActions(cur.state, t0);
-    pass.status = cur.state.status;
-    let obs: Awaited<ReturnType<typeof observe>>;
+    const needs = nextActions(cur.state, t0).observations;
+    const needsData = needs.readBacks.length + needs.health.length + needs.bakes.length > 0;
+    let observations: ObservationsInput;
     try {
-      obs = await observe(opts.api, needs.observations, {
-        now: t0,
-        ...(opts.metadata ? { metadata: opts.metadata } : {}),
-        ...(opts.replication ? { replication: opts.replication } : {}),
-        activeRollouts: () => activeRollouts(deps, id),
-      });
+      if (shared instanceof Error) {
+        if (needsData) throw shared;
+        observations = { health: [], readBacks: [], bakes: [], activeRollouts: null };
+      } else {
+        const bakes = await fetchBakes(opts.api, needs.bakes, opts.rateWindow ?? "5m");
+        pass.queries = bakes.queries;
+        pass.warnings = bakes.warnings;
+        observations = {
+          health: needs.health.flatMap((i) => shared.health.get(i) ?? []),
+          readBacks: needs.readBacks.flatMap((i) => shared.readBacks.get(i) ?? []),
+          bakes: bakes.series,
+          activeRollouts: needs.activeRollouts ? active.filter((a) => a.rolloutId !== id) : null,
+        };
+      }
     } catch (e) {
       pass.outcome = "observation-failed";
       pass.error = `observations not fetched, nothing recorded, retried on the next pass: ${(e as Error).message}`;
-      pass.wakeAt = needs.wakeAt;
+      pass.wakeAt = nextActions(cur.state, t0).wakeAt;
       deps.log?.(`rollout ${id}: ${pass.error}`);
       return pass;
     }
-    pass.queries = obs.queries;
-    pass.warnings = obs.warnings;
-    const t = reconcile(cur.state, obs.observations as Parameters<typeof reconcile>[1], t0);
+    const t = reconcile(cur.state, observations as Parameters<typeof reconcile>[1], t0);
     // Some progress has no event (a first matching read-back counts towards verifyConsecutive):
     // it is stored too, or the next pass would start over.
     const changed = t.events.length > 0 || JSON.stringify(t.state) !== JSON.stringify(cur.state);
+    let after: StoredRollout = cur;
     if (changed) {
-      await commitTransition(deps, id, cur.version, "reconciler", "reconcile", t);
-      pass.events = [...pass.events, ...t.events];
+      const c = await commitTransition(deps, id, cur.version, "reconciler", "reconcile", t);
+      after = { ...cur, state: t.state, version: c.version };
+      pass.events = [...t.events];
     }
     // Hooks after the gates: a wave that just started has its steps applied in the same pass.
-    const after = await getRollout(deps, id);
-    await fireHooks(deps, id, opts, pass, { v: after.version });
-    const last =
-      after.version === (await deps.store.getRollout(id))?.version
-        ? after.state
-        : (await getRollout(deps, id)).state;
+    const last = nextActions(after.state, t0).hooks.length
+      ? await fireHooks(deps, id, after, opts, pass)
+      : after.state;
     pass.status = last.status;
     pass.wakeAt = nextActions(last, now(deps)).wakeAt;
     pass.outcome = pass.events.length > 0 ? "advanced" : changed ? "observed" : "unchanged";
@@ -452,29 +476,76 @@ async function reconcileOne(deps: RunnerDeps, id: string, opts: ReconcileOptions
     if (e instanceof VersionConflictError) {
       pass.outcome = "conflict";
       pass.error = `${e.message}; retried on the next pass`;
-    } else if (e instanceof RolloutDocumentError) {
-      pass.outcome = "invalid-document";
-      pass.error = e.message;
     } else throw e;
   }
   return pass;
 }
 
 /**
- * One reconciler pass over every active rollout (or one), under the single-writer lock: fires the
- * hooks the core asks for, fetches the observations, advances time-based gates, commits the events.
- * Returns `acquired: false` at once when another process is reconciling.
+ * One reconciler pass over every active rollout (or one), under the single-writer lock: fetches the
+ * read-backs and fresh facts every rollout needs in one go, then per rollout its bake series,
+ * advances its gates, commits its events and fires the hooks it asks for. Returns `acquired: false`
+ * at once when another process is reconciling.
  */
 export async function reconcileRollouts(deps: RunnerDeps, opts: ReconcileOptions): Promise<ReconcileSummary> {
   const at = now(deps);
   const r = await deps.store.tryExclusive(opts.lockName ?? "rollout-reconciler", async () => {
-    const ids = opts.rolloutId
-      ? [opts.rolloutId]
-      : (await deps.store.listRollouts({ states: [...ACTIVE_STATUSES], limit: 1000 })).map((x) => x.id);
-    if (opts.rolloutId && !(await deps.store.getRollout(opts.rolloutId)))
-      throw new NotFoundError("rollout", opts.rolloutId);
+    const rows = opts.rolloutId
+      ? [await deps.store.getRollout(opts.rolloutId)].filter((x) => x !== null)
+      : await deps.store.listRollouts({ states: [...ACTIVE_STATUSES], limit: 1000 });
+    if (opts.rolloutId && rows.length === 0) throw new NotFoundError("rollout", opts.rolloutId);
     const out: RolloutPass[] = [];
-    for (const id of ids) out.push(await reconcileOne(deps, id, opts));
+    const current: StoredRollout[] = [];
+    for (const row of rows) {
+      try {
+        current.push(parseStored(row));
+      } catch (e) {
+        if (!(e instanceof RolloutDocumentError)) throw e;
+        out.push({
+          id: row.id,
+          outcome: "invalid-document",
+          status: row.state,
+          events: [],
+          hooks: [],
+          queries: 0,
+          wakeAt: null,
+          error: e.message,
+          warnings: [],
+        });
+      }
+    }
+    const all = opts.rolloutId
+      ? (await deps.store.listRollouts({ states: [...ACTIVE_STATUSES], limit: 1000 })).flatMap((x) => {
+          try {
+            return [parseStored(x)];
+          } catch {
+            return [];
+          }
+        })
+      : current;
+    const active: ActiveRollout[] = all.map((x) => ({
+      rolloutId: x.state.id,
+      instances: touchedInstances(x.state),
+    }));
+    const needs = current.map((c) => nextActions(c.state, at).observations);
+    let shared: Shared | Error;
+    try {
+      shared = await fetchShared(opts.api, {
+        now: at,
+        readBacks: [...new Set(needs.flatMap((n) => n.readBacks))],
+        health: [...new Set(needs.flatMap((n) => n.health))],
+        ...(opts.metadata ? { metadata: opts.metadata } : {}),
+        ...(opts.replication ? { replication: opts.replication } : {}),
+        rateWindow: opts.rateWindow ?? "5m",
+      });
+    } catch (e) {
+      shared = e as Error;
+    }
+    for (const c of current) out.push(await reconcileOne(deps, c, at, shared, active, opts));
+    if (!(shared instanceof Error) && out[0]) {
+      out[0].queries += shared.queries;
+      out[0].warnings = [...new Set([...out[0].warnings, ...shared.warnings])];
+    }
     return out;
   });
   return r.acquired ? { acquired: true, at, rollouts: r.value } : { acquired: false, at, rollouts: [] };
