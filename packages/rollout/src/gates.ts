@@ -20,7 +20,14 @@ import type { JudgedMetric, Policy } from "./policy.js";
 export function defaultMetrics(change: Change): JudgedMetric[] {
   const guardrails: JudgedMetric[] = [
     { metric: "transactions_per_second", kind: "throughput", role: "guardrail", margin: 0.05, minChange: 0 },
-    { metric: "file_write_latency_seconds", kind: "latency", role: "guardrail", margin: 0.1, minChange: 0 },
+    {
+      metric: "file_write_latency_seconds",
+      kind: "latency",
+      role: "guardrail",
+      margin: 0.1,
+      minChange: 0,
+      classes: ["data"],
+    },
   ];
   const eff = (metric: string, role: JudgedMetric["role"]): JudgedMetric => ({
     metric,

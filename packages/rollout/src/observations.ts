@@ -10,6 +10,19 @@ import { activeRolloutSchema } from "./plan.js";
 
 const unixSeconds = z.number().finite().describe("Unix time in seconds.");
 
+/**
+ * Catalog signal ids (packages/catalog/src/signals.ts) the I/O side reads for each read-back field, so
+ * no PromQL is written outside the catalog.
+ */
+export const READ_BACK_SIGNALS = {
+  up: "mysql_up",
+  doublewriteMode: "doublewrite_mode",
+  configInfo: "innodb_config_info",
+  doublewritePages: "doublewrite_pages_setting",
+  doublewritePagesPerSecond: "doublewrite_pages_per_second",
+  uptimeSeconds: "uptime_seconds",
+} as const;
+
 /** Replication state of a replica (the exporter's replication collector, with mysqld_exporter fallbacks). */
 export const replicationSchema = z.strictObject({
   ioRunning: z.boolean().nullable(),

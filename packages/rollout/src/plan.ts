@@ -281,7 +281,7 @@ export function planRollout(input: PlanInput): Plan {
       continue;
     }
     if ((needsGate || s.step.removesTornPageProtection) && a.safetyGate.status !== "verified") {
-      exclude(id, "gate-not-verified", `The safety gate is ${a.safetyGate.status}: ${a.safetyGate.summary}`, [
+      exclude(id, "gate-not-verified", `The safety gate reads ${a.safetyGate.summary}`, [
         ...a.safetyGate.toVerify,
       ]);
       continue;
@@ -291,11 +291,9 @@ export function planRollout(input: PlanInput): Plan {
   }
 
   // Topology per cluster. An instance without a cluster is its own cluster (no sibling).
-  const clusterOf = (id: string) => {
-    const f = facts.find((x) => x.identity.instance === id)!;
-    return f.identity.cluster ?? `(no cluster) ${id}`;
-  };
-  const roleOf = (id: string) => facts.find((x) => x.identity.instance === id)!.identity.role ?? null;
+  const byId = new Map(facts.map((f) => [f.identity.instance, f]));
+  const clusterOf = (id: string) => byId.get(id)!.identity.cluster ?? `(no cluster) ${id}`;
+  const roleOf = (id: string) => byId.get(id)!.identity.role ?? null;
   const replicasOf = new Map<string, string[]>();
   for (const f of facts) {
     if (f.identity.role !== "replica") continue;

@@ -3,12 +3,17 @@
  * judge and the anti-flap limits (after Argo Rollouts' AnalysisRun limits and Kayenta's NODATA rule).
  * Every field has a default, so `{}` parses.
  */
+import { FILE_CLASSES } from "@untorn/catalog/metrics";
 import { z } from "zod";
 
 /** A metric the judge compares: an id of a catalog signal (packages/catalog/src/signals.ts). */
 export const judgedMetricSchema = z.strictObject({
   metric: z.string().min(1).max(128).describe("Catalog signal id, e.g. write_bytes_per_transaction."),
   kind: z.enum(["throughput", "latency", "efficiency"]),
+  classes: z
+    .array(z.enum(FILE_CLASSES))
+    .optional()
+    .describe("For per-file-class signals (file_write_latency_seconds...): the classes to read, summed."),
   /**
    * guardrail: must not regress beyond `margin`; expected: must move the expected way (and by at least
    * `minChange`); informative: reported, never decides (Argo Rollouts `dryRun` metrics).

@@ -189,7 +189,9 @@ class Draft {
     state: RolloutState,
     readonly now: number,
   ) {
-    this.s = structuredClone(state);
+    // The plan and appended events are never mutated: share them, copy the rest.
+    const { events, plan, ...rest } = state;
+    this.s = { ...structuredClone(rest), plan, events: [...events] };
   }
   emit(e: Omit<RolloutEvent, "seq" | "at"> & { at?: number }): void {
     const event = { ...e, at: e.at ?? this.now, seq: this.s.events.length + 1 } as RolloutEvent;
@@ -289,7 +291,19 @@ export function createRollout(command: CreateCommand, now: number): RolloutState
 
 export { commandSchema, createCommandSchema };
 
-const step = (s: RolloutState, instance: string) => s.plan.steps.find((x) => x.instance === instance);
+const stepIndex = new WeakMap<
+  RolloutState["plan"]["steps"],
+  Map<string, RolloutState["plan"]["steps"][number]>
+>();
+/** The planned step of an instance (indexed once per plan: reconcile runs over thousands of instances). */
+const step = (s: RolloutState, instance: string) => {
+  let index = stepIndex.get(s.plan.steps);
+  if (!index) {
+    index = new Map(s.plan.steps.map((x) => [x.instance, x]));
+    stepIndex.set(s.plan.steps, index);
+  }
+  return index.get(instance);
+};
 
 function refuse(d: Draft, c: Command, code: RefusalCode, message: string): Refusal {
   d.s.keys[c.key] = { fingerprint: canonicalJson(c), outcome: "refused", code, message };
@@ -1064,7 +1078,11 @@ export function nextActions(state: RolloutState, now: number): NextActions {
             ...w.instances.map((id) => ({ id, role: "treated" as const })),
             ...w.controls.map((id) => ({ id, role: "control" as const })),
           ],
-          metrics: s.metrics.map((m) => ({ metric: m.metric, kind: m.kind })),
+          metrics: s.metrics.map((m) => ({
+            metric: m.metric,
+            kind: m.kind,
+            ...(m.classes ? { classes: m.classes } : {}),
+          })),
           windows,
           restarts: s.instances
             .filter((i) => i.wave === w.index && step(s, i.instance)?.restart && i.appliedAt !== null)
