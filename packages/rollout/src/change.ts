@@ -504,6 +504,39 @@ function rdsVariableStep(
   };
 }
 
+/** The current value of what the change sets, as the facts show it; null when unknown. */
+export function currentValueOf(change: Change, facts: InstanceFacts): string | null {
+  switch (change.kind) {
+    case "doublewrite-off":
+    case "doublewrite-detect-only":
+      return currentDoublewrite(facts);
+    case "doublewrite-pages":
+      return facts.config.doublewritePages == null ? null : String(facts.config.doublewritePages);
+    case "flush-method":
+      return facts.config.flushMethod ?? null;
+    case "custom-variable":
+      return change.variable === "innodb_doublewrite"
+        ? currentDoublewrite(facts)
+        : change.variable === "innodb_doublewrite_pages"
+          ? facts.config.doublewritePages == null
+            ? null
+            : String(facts.config.doublewritePages)
+          : change.variable === "innodb_flush_method"
+            ? (facts.config.flushMethod ?? null)
+            : null;
+    case "atomic-storage":
+      return change.platform === "rds-blue-green"
+        ? (facts.platform?.rdsOptimizedWrites?.toUpperCase() ?? null)
+        : change.platform === "alibaba-16k"
+          ? facts.platform?.alibaba16kAtomicWrite == null
+            ? null
+            : facts.platform.alibaba16kAtomicWrite
+              ? "ON"
+              : "OFF"
+          : (facts.storage?.device ?? null);
+  }
+}
+
 function ineligible(reason: IneligibleReason, detail: string): StepResult {
   return { ok: false, ineligible: { reason, detail } };
 }

@@ -40,6 +40,7 @@ describe("planRollout", () => {
     expect(p.dryRun.find((r) => r.instance === "r2")).toMatchObject({
       control: true,
       excluded: "gate-not-verified",
+      current: "ON",
       target: null,
     });
   });

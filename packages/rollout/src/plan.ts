@@ -12,6 +12,7 @@ import { z } from "zod";
 import {
   type Change,
   changeSchema,
+  currentValueOf,
   INELIGIBLE_REASONS,
   type InstanceStep,
   instanceStepSchema,
@@ -405,7 +406,7 @@ export function planRollout(input: PlanInput): Plan {
         role: f.identity.role ?? null,
         wave,
         control: controls.has(id),
-        current: s?.current ?? null,
+        current: s?.current ?? currentValueOf(change, f),
         target: wave === null ? null : (s?.target ?? null),
         restart: wave === null ? null : (s?.restart ?? null),
         method: wave === null ? null : (s?.method ?? null),

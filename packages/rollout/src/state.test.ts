@@ -121,6 +121,16 @@ describe("a whole rollout", () => {
     expect(buildReport(r, T0 + 2e5).verdict).toBe("reverted");
   });
 
+  it("approval first-wave: later waves start without an approve once the previous passed", () => {
+    const s = drive(createRollout(create(fleet(), { approval: "first-wave" }), T0), {
+      write_bytes_per_transaction: 0.6,
+      write_ops_per_transaction: 0.7,
+    });
+    expect(s.status).toBe("completed");
+    expect(s.events.filter((e) => e.type === "wave-approved").map((e) => e.wave)).toEqual([0]);
+    expect(s.waves.slice(1).every((w) => w.approvedBy?.kind === "system")).toBe(true);
+  });
+
   it("a regression beyond the throughput margin fails the wave", () => {
     const s = drive(created, {
       write_bytes_per_transaction: 0.6,
