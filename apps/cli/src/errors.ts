@@ -9,6 +9,11 @@ export const EXIT = {
   invalidInput: 3,
   /** The command ran and its verdict is a failure the user asked to be told about (e.g. --fail-on). */
   verdict: 4,
+  /**
+   * A rollout refused the command (wrong phase, a target whose safety gate is not verified, a reused
+   * idempotency key) or changed since the caller read it (version conflict): nothing was changed.
+   */
+  refused: 5,
 } as const;
 
 export type ExitCode = (typeof EXIT)[keyof typeof EXIT];

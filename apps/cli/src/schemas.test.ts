@@ -21,6 +21,11 @@ describe("docs/schemas of the CLI's inputs", () => {
     expect(JSON.parse(docs("instance-facts.schema.json")).type).toBe("object");
   });
 
+  it("the hooks schema describes both hook kinds and their timeout", () => {
+    const text = docs("rollout-hooks.schema.json");
+    for (const w of ['"webhook"', '"command"', '"timeoutSeconds"', '"hooks"']) expect(text).toContain(w);
+  });
+
   it("the bench result schema requires what BenchResult requires", () => {
     const s = JSON.parse(docs("bench-result.schema.json"));
     const shape = Object.keys((BenchResult as unknown as { shape: Record<string, unknown> }).shape);

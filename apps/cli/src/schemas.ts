@@ -1,8 +1,11 @@
 /**
  * JSON Schemas of the CLI's own inputs (docs/schemas/), as pure functions of the zod schemas:
- * `advise --facts` (one InstanceFacts or an array of them) and `bench --against` (a bench.json).
+ * `advise --facts` (one InstanceFacts or an array of them), `bench --against` (a bench.json), the
+ * rollout inputs and outputs of @untorn/rollout and `rollout reconcile --hooks`.
  * scripts/gen-schemas.ts writes them; schemas.test.ts fails when the committed copies are stale.
  */
+import { ROLLOUT_SCHEMAS } from "@untorn/rollout/json-schema";
+import { hooksFileSchema } from "@untorn/rollout-runner/runner";
 import { z } from "zod";
 import { BenchResult } from "./bench/result.js";
 
@@ -24,6 +27,14 @@ export const CLI_SCHEMAS = {
     title: "untorn bench result (bench.json)",
     description:
       "What `untorn bench --json` prints and writes to <out>/bench.json; `untorn bench --against` reads it back to measure the other doublewrite setting of an existing server.",
+  }),
+  ...ROLLOUT_SCHEMAS,
+  "rollout-hooks.schema.json": () => ({
+    ...(z.toJSONSchema(hooksFileSchema, { target: "draft-2020-12", io: "input" }) as Record<string, unknown>),
+    $id: "rollout-hooks.schema.json",
+    title: "untorn rollout reconcile --hooks",
+    description:
+      "Step hooks by name: a rollout whose policy says applier { kind: hook, hook: <name> } has each step carried out by this webhook or command, its output kept in the audit, then verified from metrics.",
   }),
 } as const;
 

@@ -6,6 +6,7 @@ import { registerCompare } from "./compare.js";
 import { registerFleet } from "./fleet.js";
 import { registerInstance } from "./instance.js";
 import { registerRecord } from "./record.js";
+import { registerRollout } from "./rollout.js";
 
 /** A subcommand module: adds itself to the program. */
 export type Register = (program: Command, io: Io) => void;
@@ -18,4 +19,5 @@ export const COMMANDS: readonly Register[] = [
   registerRecord,
   registerCompare,
   registerBench,
+  registerRollout,
 ];

@@ -1,0 +1,316 @@
+// `untorn rollout` against real parts: a PGlite store in a temporary data directory and a real
+// Prometheus serving synthetic untorn-exporter history backfilled with promtool. The CLI has no
+// replication source yet (the exporter's replication collector lands separately), so its pre-wave
+// gate reports "no replication data" and waits: the whole gated flow is covered in
+// packages/rollout-runner with replication state injected.
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import net from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { type SyntheticInstance, syntheticFleet } from "@untorn/fleet/testing/synthetic";
+import { backfill } from "@untorn/fleet/tools/backfill";
+import { type Prometheus, startPrometheus } from "@untorn/testkit/prometheus";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { bufferIo } from "../../test/buffer-io.js";
+import { EXIT } from "../errors.js";
+import { run } from "../program.js";
+
+const END = Math.floor(Date.now() / 1000 / 60) * 60 - 120;
+const START = END - 90 * 60;
+const base: SyntheticInstance = {
+  ...syntheticFleet(1, 3)[0]!,
+  flavor: "mariadb",
+  version: "10.11.19-MariaDB",
+  flushedPerSecond: 800,
+  transactionsPerSecond: 200,
+  atomicUnitBytes: 16384,
+};
+const FLEET: SyntheticInstance[] = [
+  { ...base, instance: "canary:9105", doublewrite: true },
+  { ...base, instance: "control:9105", doublewrite: true },
+  { ...base, instance: "unverified:9105", doublewrite: true, atomicUnitBytes: 0 },
+];
+const T0 = END - 60 * 60;
+
+let dir = "";
+let prom: Prometheus | undefined;
+let metadataFile = "";
+let dataDir = "";
+const env = { USER: "alice" };
+
+async function cli(args: string[], e: NodeJS.ProcessEnv = env) {
+  const io = bufferIo(e);
+  const code = await run(["rollout", ...args], io);
+  return { code, out: io.stdout(), err: io.stderr() };
+}
+const store = () => ["--data-dir", dataDir];
+const source = () => ["--prometheus", prom!.url, "--metadata", metadataFile, "--at", String(T0)];
+
+async function closedPort(): Promise<number> {
+  return new Promise((resolve) => {
+    const s = net.createServer().listen(0, "127.0.0.1", () => {
+      const p = (s.address() as net.AddressInfo).port;
+      s.close(() => resolve(p));
+    });
+  });
+}
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), "untorn-cli-rollout-"));
+  const b = await backfill(FLEET, { start: START, end: END, stepSeconds: 15 }, join(dir, "tsdb"));
+  prom = await startPrometheus({ jobs: [], storagePath: b.dir });
+  metadataFile = join(dir, "metadata.json");
+  await writeFile(
+    metadataFile,
+    JSON.stringify({
+      instances: Object.fromEntries(FLEET.map((f) => [f.instance, { cluster: "orders", role: "replica" }])),
+    }),
+  );
+  dataDir = join(dir, "store");
+}, 180_000);
+
+afterAll(async () => {
+  await prom?.stop();
+  if (dir) await rm(dir, { recursive: true, force: true });
+});
+
+describe("untorn rollout", () => {
+  it("plan: prints the waves and the dry run, and the plan as JSON", async () => {
+    const r = await cli(["plan", "--change", "doublewrite-off", "--targets", "canary:9105", ...source()]);
+    expect(r.code).toBe(EXIT.ok);
+    expect(r.out).toContain("wave 0 (canary): canary:9105; control control:9105");
+    expect(r.out).toMatch(/canary:9105\tON → OFF\tyes\tverified/);
+    const j = await cli(["plan", "--change", '{"kind":"doublewrite-off"}', "--json", ...source()]);
+    expect(j.code).toBe(EXIT.ok);
+    const plan = JSON.parse(j.out);
+    expect(plan.exclusions).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ instance: "unverified:9105", reason: "gate-not-verified" }),
+      ]),
+    );
+  });
+
+  it("create: refuses a target whose safety gate is not verified, with the reason, and stores nothing", async () => {
+    const r = await cli([
+      "create",
+      "--title",
+      "CHG-1",
+      "--change",
+      "doublewrite-off",
+      "--targets",
+      "unverified:9105",
+      ...source(),
+      ...store(),
+    ]);
+    expect(r.code).toBe(EXIT.refused);
+    expect(r.err).toContain("unverified:9105: gate-not-verified");
+    const list = await cli(["list", "--json", ...store()]);
+    expect(JSON.parse(list.out)).toEqual([]);
+  });
+
+  it("a session: create, attest, approve, reconcile, conflict, refusal, report", async () => {
+    const created = await cli([
+      "create",
+      "--title",
+      "CHG-2 doublewrite off on the orders canary",
+      "--change",
+      "doublewrite-off",
+      "--targets",
+      "canary:9105",
+      "--key",
+      "chg-2-create",
+      "--now",
+      String(T0),
+      "--json",
+      ...source(),
+      ...store(),
+    ]);
+    expect(created.code, created.err).toBe(EXIT.ok);
+    const { id, version } = JSON.parse(created.out);
+    expect(version).toBe(1);
+    // Retried with the same key: the same rollout.
+    const again = await cli([
+      "create",
+      "--title",
+      "CHG-2 doublewrite off on the orders canary",
+      "--change",
+      "doublewrite-off",
+      "--targets",
+      "canary:9105",
+      "--key",
+      "chg-2-create",
+      "--json",
+      ...source(),
+      ...store(),
+    ]);
+    expect(JSON.parse(again.out)).toMatchObject({ id, replayed: true });
+
+    const backup = await cli([
+      "attest-backup",
+      id,
+      "--taken-at",
+      new Date((T0 - 600) * 1000).toISOString(),
+      "--now",
+      String(T0),
+      ...store(),
+    ]);
+    expect(backup.code, backup.err).toBe(EXIT.ok);
+    expect(backup.out).toContain("backup-attested");
+    const approve = await cli([
+      "approve",
+      id,
+      "--wave",
+      "0",
+      "--key",
+      "chg-2-approve-0",
+      "--now",
+      String(T0 + 10),
+      ...store(),
+    ]);
+    expect(approve.code, approve.err).toBe(EXIT.ok);
+    // The same key again changes nothing.
+    const twice = await cli([
+      "approve",
+      id,
+      "--wave",
+      "0",
+      "--key",
+      "chg-2-approve-0",
+      "--now",
+      String(T0 + 10),
+      ...store(),
+    ]);
+    expect(twice.code).toBe(EXIT.ok);
+    expect(twice.out).toContain("already done with this --key");
+
+    // Prometheus down: exit 1, nothing recorded.
+    const before = JSON.parse((await cli(["show", id, "--json", ...store()])).out).version;
+    const down = await cli([
+      "reconcile",
+      "--prometheus",
+      `http://127.0.0.1:${await closedPort()}`,
+      "--now",
+      String(T0 + 20),
+      ...store(),
+    ]);
+    expect(down.code).toBe(EXIT.failure);
+    expect(down.err).toContain("not reconciled");
+    expect(JSON.parse((await cli(["show", id, "--json", ...store()])).out).version).toBe(before);
+
+    const rec = await cli([
+      "reconcile",
+      "--prometheus",
+      prom!.url,
+      "--metadata",
+      metadataFile,
+      "--now",
+      String(T0 + 30),
+      ...store(),
+    ]);
+    expect(rec.code, rec.err).toBe(EXIT.ok);
+    expect(rec.out).toContain(`${id}: advanced`);
+    expect(rec.out).toContain("pre-wave gate no-data");
+    const shown = JSON.parse((await cli(["show", id, "--json", ...store()])).out);
+    const gate = shown.state.events.find((e: { type: string }) => e.type === "gate").gate;
+    expect(gate.checks).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ id: "safety-gate", outcome: "pass" }),
+        expect.objectContaining({ id: "replication", outcome: "no-data" }),
+      ]),
+    );
+    expect(shown.state.waves[0].phase).toBe("pending");
+
+    // Stale version: a conflict naming who changed it.
+    const stale = await cli(["pause", id, "--reason", "freeze", "--expected-version", "1", ...store()]);
+    expect(stale.code).toBe(EXIT.refused);
+    expect(stale.err).toMatch(/was changed by reconciler at .*expected version 1/);
+    // A command the state machine refuses: exit 5 with its reason, recorded in the audit.
+    const wrong = await cli(["approve", id, "--wave", "7", ...store()]);
+    expect(wrong.code).toBe(EXIT.refused);
+    expect(wrong.err).toContain("refused the command (unknown-wave)");
+    // Any command as JSON, as the console sends it.
+    const cmdFile = join(dir, "pause.json");
+    await writeFile(
+      cmdFile,
+      JSON.stringify({
+        type: "pause",
+        key: "chg-2-pause",
+        actor: { id: "bob", kind: "operator" },
+        reason: "change freeze",
+      }),
+    );
+    const paused = await cli(["command", id, "--input", cmdFile, "--json", ...store()]);
+    expect(paused.code, paused.err).toBe(EXIT.ok);
+    expect(JSON.parse(paused.out)).toMatchObject({ ok: true, status: "paused" });
+
+    const md = await cli(["report", id, ...store()]);
+    expect(md.code).toBe(EXIT.ok);
+    expect(md.out).toContain("CHG-2 doublewrite off on the orders canary");
+    const out = join(dir, "report.json");
+    const js = await cli(["report", id, "--format", "json", "--out", out, ...store()]);
+    expect(js.code).toBe(EXIT.ok);
+    const report = JSON.parse(await readFile(out, "utf8"));
+    expect(report).toMatchObject({ id, status: "paused" });
+
+    const list = await cli(["list", "--status", "paused", ...store()]);
+    expect(list.out).toContain(id);
+  }, 120_000);
+
+  const ID = "0b7b1d2c-3e4f-4c8e-9a51-7d4e3b6a1f0c";
+  it.each([
+    [["show", "not-a-uuid"], EXIT.usage, 'rollout id "not-a-uuid": expected a UUID'],
+    [["show", ID], EXIT.usage, `rollout ${ID} not found`],
+    [["approve", ID, "--wave", "-1"], EXIT.usage, "--wave"],
+    [["approve", ID, "--wave", "x"], EXIT.usage, '--wave "x": expected a whole number'],
+    [["approve", ID, "--wave", "0", "--key", "short"], EXIT.usage, '--key "short": expected 8 to 200'],
+    [
+      ["approve", ID, "--wave", "0", "--now", "yesterday"],
+      EXIT.usage,
+      '--now "yesterday": expected an RFC 3339 time',
+    ],
+    [["approve", ID, "--wave", "0", "--expected-version", "0"], EXIT.usage, "--expected-version"],
+    [
+      ["attest-backup", ID, "--taken-at", "1700000000000"],
+      EXIT.usage,
+      "--taken-at 1700000000000 looks like milliseconds",
+    ],
+    [["pause", ID], EXIT.usage, "pause needs --reason"],
+    [["list", "--status", "running"], EXIT.usage, "--status running: expected active, paused"],
+    [["list", "--limit", "0"], EXIT.usage, "--limit"],
+    [["report", ID, "--format", "pdf"], EXIT.usage, '--format "pdf": expected md or json'],
+    [["plan", "--change", '{"kind":"doublewrite-sideways"}'], EXIT.invalidInput, "is not a valid change"],
+    [["plan"], EXIT.usage, "what to roll out?"],
+    [
+      ["plan", "--change", "doublewrite-off", "--input", "x.json"],
+      EXIT.usage,
+      "either --input <file> or --change",
+    ],
+    [["list", "--database-url", "mysql://x"], EXIT.usage, "--database-url: expected a postgres://"],
+    [["reconcile", "--hooks", "/nonexistent/hooks.json"], EXIT.invalidInput, "cannot read hooks file"],
+  ])("rollout %j exits %i: %s", async (args, code, message) => {
+    const r = await cli([...args, ...(args[0] === "plan" ? [] : store())]);
+    expect(r.code).toBe(code);
+    expect(r.err).toContain(message);
+  });
+
+  it("refuses an unknown target and a missing actor with what to do", async () => {
+    const t = await cli(["plan", "--change", "doublewrite-off", "--targets", "nope:9105", ...source()]);
+    expect(t.code).toBe(EXIT.usage);
+    expect(t.err).toContain("--targets: no facts for nope:9105");
+    const a = await cli(["approve", ID, "--wave", "0", ...store()], {});
+    expect(a.code).toBe(EXIT.usage);
+    expect(a.err).toContain("pass --actor <name> or set UNTORN_ACTOR");
+  });
+
+  it("validates a hooks file field by field", async () => {
+    const f = join(dir, "hooks.json");
+    await writeFile(
+      f,
+      JSON.stringify({ hooks: { apply: { kind: "command", command: [], timeoutSeconds: -1 } } }),
+    );
+    const r = await cli(["reconcile", "--hooks", f, "--prometheus", prom!.url, ...store()]);
+    expect(r.code).toBe(EXIT.invalidInput);
+    expect(r.err).toContain("hooks.apply.command: needs the program to run");
+    expect(r.err).toContain("hooks.apply.timeoutSeconds");
+  });
+});
