@@ -587,7 +587,7 @@ export const metrics = {
     "replication",
     "gauge",
     "untorn_replication_gtid_retrieved_transactions",
-    "MySQL with gtid_mode ON: transactions in the channel's Retrieved_Gtid_Set (received into the relay log since the receiver started).",
+    "MySQL with gtid_mode ON: transactions in the channel's Retrieved_Gtid_Set (received from the source into the relay log, applied or not).",
     ["channel"] as const,
   ),
 

@@ -538,6 +538,8 @@ export interface Needs {
   readonly atomicWriteAttributes?: true;
   /** Returns series only when an event happened in the window (annotations). */
   readonly event?: true;
+  /** Has series only for a replica (a server with a replication channel). */
+  readonly replica?: true;
 }
 
 const FLAVOR_NAMES: Record<Flavor, string> = {
@@ -561,6 +563,7 @@ export function describeNeeds(n: Needs): string {
   if (n.hostStorage) parts.push("untorn-exporter beside the server (or node_exporter for the fallback)");
   if (n.atomicWriteAttributes) parts.push("Linux 6.11+ atomic write attributes");
   if (n.event) parts.push("only when the event happens");
+  if (n.replica) parts.push("replicas only");
   return parts.join("; ");
 }
 
@@ -749,6 +752,7 @@ const bothThreads = (io: string, sql: string): string =>
   `label_replace(${io}, "thread", "io", "", "") or label_replace(${sql}, "thread", "sql", "", "")`;
 
 const PS: Needs = { performanceSchema: true };
+const REPLICA: Needs = { replica: true };
 const MUTEX: Needs = { performanceSchema: true, mutexInstrument: true };
 const MYSQL_8020 = { mysql: "8.0.20", percona: "8.0.20" } as const;
 const MYSQL_ONLY_8020: Needs = { flavors: ["mysql", "percona"], minVersion: MYSQL_8020 };
@@ -1423,6 +1427,7 @@ const directSpecs = {
     untorn: (s) => where(maxBy(["role"], instant(s, M.replicationRole.name)), "==", 1),
   },
   replication_lag_seconds: {
+    needs: REPLICA,
     title: "Replication lag",
     description:
       "Seconds_Behind_Source (Seconds_Behind_Master) of the server's most lagging channel. Absent on a server that is not a replica and while a replication thread is stopped: no data, never 0.",
@@ -1435,6 +1440,7 @@ const directSpecs = {
     fallback: { metrics: ["replicaLag"], render: (s) => maxBy([], instant(s, F.replicaLag.name)) },
   },
   replication_threads_running: {
+    needs: REPLICA,
     title: "Replication threads running",
     description:
       "1 when the I/O and the SQL thread of every replication channel run, 0 when one of them does not (a receiver still connecting counts as not running). Absent on a server that is not a replica.",
@@ -1458,6 +1464,7 @@ const directSpecs = {
     },
   },
   replication_last_errno: {
+    needs: REPLICA,
     title: "Replication error",
     description:
       "The largest Last_IO_Errno / Last_SQL_Errno over the server's replication channels: 0 when no channel reports an error, the server's error number otherwise (e.g. 1062 duplicate key). Absent on a server that is not a replica.",
