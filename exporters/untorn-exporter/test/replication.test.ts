@@ -170,6 +170,9 @@ describe("replication signals through Prometheus, untorn-exporter and mysqld_exp
       expect(value(threads), source).toBe(1);
       const errno = await prom.waitForSeries(signal("replication_last_errno").expr(sel), 30_000);
       expect(value(errno), source).toBe(0);
+      for (const id of ["replication_io_thread_running", "replication_sql_thread_running"] as const) {
+        expect(value(await prom.waitForSeries(signal(id).expr(sel), 30_000)), `${source} ${id}`).toBe(1);
+      }
     }
   });
 
@@ -177,6 +180,11 @@ describe("replication signals through Prometheus, untorn-exporter and mysqld_exp
     const sel = { selector: { instance: "multi" }, source: "untorn" as const };
     expect(value(await prom.waitForSeries(signal("replication_threads_running").expr(sel), 30_000))).toBe(0);
     expect(value(await prom.waitForSeries(signal("replication_last_errno").expr(sel), 30_000))).toBe(2003);
+    // The receiver of 'aux' is the one down; every applier runs.
+    const io = await prom.waitForSeries(signal("replication_io_thread_running").expr(sel), 30_000);
+    expect(value(io)).toBe(0);
+    const sql = await prom.waitForSeries(signal("replication_sql_thread_running").expr(sel), 30_000);
+    expect(value(sql)).toBe(1);
   });
 
   it("names each server's role and has no lag for the primary", async () => {

@@ -1463,6 +1463,38 @@ const directSpecs = {
         ),
     },
   },
+  replication_io_thread_running: {
+    needs: REPLICA,
+    title: "Replication I/O threads running",
+    description:
+      "1 when the receiver (I/O) thread of every replication channel runs and is connected, 0 when one does not (stopped or still connecting). Absent on a server that is not a replica.",
+    unit: "bool",
+    group: "health",
+    metrics: ["replicationIoThreadRunning"],
+    labels: [],
+    windowed: false,
+    untorn: (s) => vec(`min by (instance) (${instant(s, M.replicationIoThreadRunning.name)})`, []),
+    fallback: {
+      metrics: ["replicaIoRunning"],
+      render: (s) => vec(`min by (instance) (${instant(s, F.replicaIoRunning.name)})`, []),
+    },
+  },
+  replication_sql_thread_running: {
+    needs: REPLICA,
+    title: "Replication SQL threads running",
+    description:
+      "1 when the applier (SQL) thread of every replication channel runs, 0 when one does not. Absent on a server that is not a replica.",
+    unit: "bool",
+    group: "health",
+    metrics: ["replicationSqlThreadRunning"],
+    labels: [],
+    windowed: false,
+    untorn: (s) => vec(`min by (instance) (${instant(s, M.replicationSqlThreadRunning.name)})`, []),
+    fallback: {
+      metrics: ["replicaSqlRunning"],
+      render: (s) => vec(`min by (instance) (${instant(s, F.replicaSqlRunning.name)})`, []),
+    },
+  },
   replication_last_errno: {
     needs: REPLICA,
     title: "Replication error",
