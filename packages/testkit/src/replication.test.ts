@@ -38,8 +38,11 @@ describe("replica set", () => {
         tableSize: 2000,
         time: 3,
         threads: 2,
+        rate: 300,
       });
       expect(result.transactions).toBeGreaterThan(0);
+      // --rate paces the load (a demand-bound workload): well under what 2 threads do unpaced.
+      expect(result.tps).toBeLessThan(300 * 1.3);
       await set.waitForCatchUp({ timeoutMs: 60_000 });
 
       const count = async (db: (typeof set.replicas)[number]) => {

@@ -22,6 +22,8 @@ export interface SysbenchOptions {
   randType?: "uniform" | "special" | "gaussian" | "pareto";
   /** The sysbench Lua test, default oltp_write_only. */
   test?: string;
+  /** Target transactions per second (sysbench --rate; 0 or absent = as fast as it can). */
+  rate?: number;
 }
 
 export interface SysbenchResult {
@@ -47,6 +49,7 @@ function baseArgs(t: SysbenchTarget, o: SysbenchOptions): string[] {
     `--rand-type=${o.randType ?? "uniform"}`,
     "--db-ps-mode=disable",
     "--mysql-ignore-errors=1213,1205,1020",
+    ...(o.rate ? [`--rate=${o.rate}`] : []),
   ];
 }
 
