@@ -7,6 +7,7 @@ import {
   eq,
   instant,
   isWindow,
+  oneOf,
   orZero,
   range,
   ratio,
@@ -33,6 +34,19 @@ describe("selectors", () => {
     expect(range({ ...scope, offset: "1d" }, "m")).toBe('m{instance="db1"}[5m] offset 1d');
     expect(instant({ selector: {}, window: "5m", offset: undefined }, "m")).toBe("m");
     expect(() => instant(scope, "not a metric")).toThrow(/invalid metric name/);
+  });
+});
+
+describe("oneOf", () => {
+  it("matches exactly the listed values, metacharacters escaped", () => {
+    const m = oneOf(["db-1.example:3306", "a|b", "x(1)"]);
+    expect(m).toEqual({ op: "=~", value: "db-1\\.example:3306|a\\|b|x\\(1\\)" });
+    // Prometheus anchors =~ as ^(?:...)$; the same regex in JS shows what matches.
+    const anchored = new RegExp(`^(?:${m.value})$`);
+    expect(["db-1.example:3306", "a|b", "x(1)"].every((v) => anchored.test(v))).toBe(true);
+    expect(["db-1xexample:3306", "a", "db-1.example:33060"].some((v) => anchored.test(v))).toBe(false);
+    expect(renderMatchers({ instance: m })).toBe('instance=~"db-1\\\\.example:3306|a\\\\|b|x\\\\(1\\\\)"');
+    expect(() => oneOf([])).toThrow("at least one value");
   });
 });
 

@@ -20,6 +20,19 @@ export const ne = (value: string): Matcher => ({ op: "!=", value });
 export const re = (value: string): Matcher => ({ op: "=~", value });
 export const nre = (value: string): Matcher => ({ op: "!~", value });
 
+/** RE2 metacharacters, escaped by oneOf. */
+const RE2_META = /[\\.+*?()|[\]{}^$]/g;
+
+/**
+ * `=~` matcher for exactly these values (e.g. a rollout's instances): metacharacters are escaped and
+ * Prometheus anchors the regex, so `db-1:3306` never matches `db-1:33060`. An empty list throws: a
+ * caller with nothing to ask should not query.
+ */
+export function oneOf(values: readonly string[]): Matcher {
+  if (values.length === 0) throw new Error("oneOf needs at least one value");
+  return re(values.map((v) => v.replace(RE2_META, "\\$&")).join("|"));
+}
+
 /** The label every signal keeps: one result series per database instance. */
 export const INSTANCE = "instance";
 

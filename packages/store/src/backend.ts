@@ -2,7 +2,9 @@
 import { StoreOpenError } from "./errors.js";
 import { type Db, migrate, rootMessage } from "./migrate.js";
 import { openPglite } from "./pglite.js";
-import { openPostgres } from "./postgres.js";
+import { openPostgres, type TryExclusive } from "./postgres.js";
+
+export type { TryExclusive } from "./postgres.js";
 
 export interface BackendOptions {
   /** PGlite data directory (created if missing). */
@@ -16,6 +18,11 @@ export interface BackendOptions {
 export interface Backend {
   kind: "pglite" | "postgres";
   db: Db;
+  /**
+   * Single writer across processes: a PostgreSQL advisory lock; on PGlite the data directory lock
+   * already keeps other processes out, so an in-process lock is enough.
+   */
+  tryExclusive: TryExclusive;
   /** Data directory, or `user@host:port/database`: safe to show, never holds a password. */
   location: string;
   /** Migration tags this open applied. */
@@ -30,7 +37,14 @@ export async function openBackend(options: BackendOptions): Promise<Backend> {
     });
     try {
       const applied = await migrate(pg.db, pg.location);
-      return { kind: "postgres", db: pg.db, location: pg.location, applied, close: pg.close };
+      return {
+        kind: "postgres",
+        db: pg.db,
+        tryExclusive: pg.tryExclusive,
+        location: pg.location,
+        applied,
+        close: pg.close,
+      };
     } catch (e) {
       await pg.close();
       throw migrationFailure(e, pg.location);
@@ -43,11 +57,31 @@ export async function openBackend(options: BackendOptions): Promise<Backend> {
   try {
     const applied = await migrate(lite.db, lite.location);
     lite.markReady();
-    return { kind: "pglite", db: lite.db, location: lite.location, applied, close: lite.close };
+    return {
+      kind: "pglite",
+      db: lite.db,
+      tryExclusive: inProcessExclusive(),
+      location: lite.location,
+      applied,
+      close: lite.close,
+    };
   } catch (e) {
     await lite.close();
     throw migrationFailure(e, lite.location);
   }
+}
+
+function inProcessExclusive(): TryExclusive {
+  const held = new Set<string>();
+  return async (name, fn) => {
+    if (held.has(name)) return { acquired: false };
+    held.add(name);
+    try {
+      return { acquired: true, value: await fn() };
+    } finally {
+      held.delete(name);
+    }
+  };
 }
 
 function migrationFailure(e: unknown, location: string): StoreOpenError {

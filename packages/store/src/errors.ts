@@ -68,6 +68,14 @@ export class NotFoundError extends StoreError {
   }
 }
 
+/** Who made the change a conflicting writer missed. */
+export interface ConflictingChange {
+  actor: string;
+  at: Date;
+  /** The latest event's type, e.g. `approve`, `state-changed`. */
+  action: string | null;
+}
+
 /** Optimistic locking: someone else changed the row since the caller read it. */
 export class VersionConflictError extends StoreError {
   override name = "VersionConflictError";
@@ -77,9 +85,27 @@ export class VersionConflictError extends StoreError {
     readonly expectedVersion: number,
     readonly actualVersion: number,
     readonly actualState: string,
+    readonly changedBy?: ConflictingChange,
+  ) {
+    const who = changedBy
+      ? `${changedBy.actor} at ${changedBy.at.toISOString()}${changedBy.action ? ` (${changedBy.action})` : ""}`
+      : "someone else";
+    super(
+      `${entity} ${id} was changed by ${who}: expected version ${expectedVersion}, found version ${actualVersion} (state ${actualState}); reload and retry`,
+    );
+  }
+}
+
+/** An idempotency key sent again with a different command or request: refused, nothing written. */
+export class IdempotencyKeyReuseError extends StoreError {
+  override name = "IdempotencyKeyReuseError";
+  constructor(
+    readonly key: string,
+    readonly storedCommand: string,
+    readonly storedRolloutId: string,
   ) {
     super(
-      `${entity} ${id} was changed by someone else: expected version ${expectedVersion}, found version ${actualVersion} (state ${actualState}); reload and retry`,
+      `idempotency key ${key} was already used for another request (${storedCommand} on rollout ${storedRolloutId}); use a new key for a new command`,
     );
   }
 }

@@ -1,21 +1,17 @@
-import { type ChildProcess, spawn } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, inject, it, vi } from "vitest";
 import { StoreLockedError, StoreOpenError } from "./errors.js";
 import { LOCK_FILE } from "./lock.js";
 import { MARKER_FILE, PGDATA_DIR } from "./pglite.js";
 import { openStore } from "./store.js";
 import { migratedDataDir, type TempDir, tempDir } from "./testing/pglite.js";
-
-const CHILD = fileURLToPath(new URL("./testing/child.ts", import.meta.url));
+import { child, killChildren } from "./testing/spawn-child.js";
 
 const dirs: TempDir[] = [];
-const children: ChildProcess[] = [];
 afterEach(() => {
   vi.restoreAllMocks();
-  for (const c of children.splice(0)) c.kill("SIGKILL");
+  killChildren();
   for (const d of dirs.splice(0)) d.remove();
 });
 
@@ -69,39 +65,6 @@ function snapshot(dir: string): string[] {
       return `${path.relative(dir, p)} ${s.isFile() ? s.size : "dir"} ${s.mtimeMs}`;
     })
     .sort();
-}
-
-/** Starts src/testing/child.ts in its own node process; resolves lines as they arrive. */
-function child(args: string[], options: { uid?: number; gid?: number } = {}) {
-  const proc = spawn(process.execPath, ["--import", "tsx", CHILD, ...args], {
-    stdio: ["ignore", "pipe", "pipe"],
-    cwd: fileURLToPath(new URL("..", import.meta.url)),
-    ...options,
-  });
-  children.push(proc);
-  const lines: string[] = [];
-  let stderr = "";
-  let buf = "";
-  proc.stdout!.on("data", (d: Buffer) => {
-    buf += d.toString();
-    const parts = buf.split("\n");
-    buf = parts.pop()!;
-    lines.push(...parts);
-  });
-  proc.stderr!.on("data", (d: Buffer) => {
-    stderr += d.toString();
-  });
-  const exited = new Promise<number | null>((resolve) => proc.on("exit", (code) => resolve(code)));
-  const waitFor = async (pred: (lines: string[]) => boolean, what: string) => {
-    const deadline = Date.now() + 30_000;
-    while (!pred(lines)) {
-      if (proc.exitCode !== null || Date.now() > deadline) {
-        throw new Error(`child never printed ${what}; stdout: ${lines.join("\n")}; stderr: ${stderr}`);
-      }
-      await new Promise((r) => setTimeout(r, 20));
-    }
-  };
-  return { proc, lines, exited, waitFor };
 }
 
 describe("PGlite data directory", () => {

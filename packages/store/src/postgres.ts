@@ -6,6 +6,7 @@ import type { Db } from "./migrate.js";
 
 export interface PostgresBackend {
   db: Db;
+  tryExclusive: TryExclusive;
   /** `user@host:port/database`, safe to print. */
   location: string;
   close(): Promise<void>;
@@ -16,6 +17,15 @@ export interface PostgresOptions {
   connectTimeoutMs?: number;
   poolSize?: number;
 }
+
+/**
+ * Runs `fn` while this process holds the named lock, or returns `{ acquired: false }` at once when
+ * another holds it. Released when `fn` settles, or by the server when the process dies.
+ */
+export type TryExclusive = <T>(
+  name: string,
+  fn: () => Promise<T>,
+) => Promise<{ acquired: true; value: T } | { acquired: false }>;
 
 /** host:port/database and user as pg will use them (URL, then PG* environment defaults). */
 export function describeDatabaseUrl(url: string): { location: string; user: string; hostPort: string } {
@@ -80,8 +90,36 @@ export async function openPostgres(url: string, options: PostgresOptions = {}): 
     throw new StoreConnectionError(d.location, explain(e, d, timeoutMs), { cause: e });
   }
   let closed = false;
+  // A session-level advisory lock on a connection held for the duration: a second process (or a
+  // second caller here) gets false; kill -9 of the holder closes the session and frees the lock.
+  const tryExclusive: TryExclusive = async (name, fn) => {
+    const c = await pool.connect();
+    let broken: Error | undefined;
+    try {
+      const r = await c.query<{ ok: boolean }>("SELECT pg_try_advisory_lock(hashtextextended($1, 0)) AS ok", [
+        `untorn:${name}`,
+      ]);
+      if (!r.rows[0]?.ok) return { acquired: false };
+      try {
+        return { acquired: true, value: await fn() };
+      } finally {
+        await c
+          .query("SELECT pg_advisory_unlock(hashtextextended($1, 0))", [`untorn:${name}`])
+          .catch((e: Error) => {
+            broken = e;
+          });
+      }
+    } catch (e) {
+      broken ??= e as Error;
+      throw e;
+    } finally {
+      // A connection whose unlock failed is destroyed, which releases the lock on the server.
+      c.release(broken);
+    }
+  };
   return {
     db: drizzle({ client: pool }) as unknown as Db,
+    tryExclusive,
     location: d.location,
     async close() {
       if (closed) return;

@@ -2,9 +2,16 @@
  * Repository functions over one drizzle database (PGlite or node-postgres): inputs parsed with zod,
  * every write that touches two tables in one transaction, every mutation written to audit_log.
  */
-import { and, asc, desc, eq, type SQL, sql } from "drizzle-orm";
+import { createHash } from "node:crypto";
+import { and, asc, desc, eq, inArray, type SQL, sql } from "drizzle-orm";
 import { DrizzleQueryError } from "drizzle-orm/errors";
-import { NotFoundError, StoreError, StoreQueryError, VersionConflictError } from "./errors.js";
+import {
+  IdempotencyKeyReuseError,
+  NotFoundError,
+  StoreError,
+  StoreQueryError,
+  VersionConflictError,
+} from "./errors.js";
 import { type Db, rootMessage } from "./migrate.js";
 import {
   type AuditEntry,
@@ -14,7 +21,9 @@ import {
   type InstanceMetadata,
   instanceMetadata,
   type Rollout,
+  type RolloutCommand,
   type RolloutEvent,
+  rolloutCommands,
   rolloutEvents,
   rollouts,
 } from "./schema.js";
@@ -23,10 +32,13 @@ import {
   type AuditInput,
   appendRolloutEventInput,
   auditInput,
+  type CommitRolloutInput,
   type CreateRolloutInput,
+  commitRolloutInput,
   createRolloutInput,
   type DeleteInstanceMetadataInput,
   deleteInstanceMetadataInput,
+  idempotencyKey as idempotencyKeySchema,
   idInput,
   instanceInput,
   type JsonArray,
@@ -48,6 +60,18 @@ import {
   updateRolloutStateInput,
   upsertInstanceMetadataInput,
 } from "./validation.js";
+
+/** What commitRollout did, or what the first call with the same idempotency key did. */
+export interface CommitResult {
+  rollout: Rollout;
+  /** The events this call appended; [] on a replay. */
+  events: RolloutEvent[];
+  /** True when the idempotency key was seen before: nothing was written, `outcome` is the stored one. */
+  replayed: boolean;
+  outcome: JsonObject;
+  /** The rollout version the command produced (on a replay, the version it produced then). */
+  version: number;
+}
 
 export interface StoreOps {
   /** Creates or changes one instance's metadata; omitted fields keep their value, null clears. */
@@ -73,6 +97,16 @@ export interface StoreOps {
     actor: string,
     options?: { details?: JsonObject; waves?: JsonArray },
   ): Promise<Rollout>;
+  /**
+   * One rollout command, all or nothing: checks the idempotency key (seen before with the same
+   * request: returns the stored outcome and writes nothing; with another request:
+   * IdempotencyKeyReuseError), checks `expectedVersion` (else VersionConflictError naming who
+   * changed it, when and how), writes the new state and document, appends the events with the
+   * next sequence numbers, records the key and an audit row.
+   */
+  commitRollout(input: CommitRolloutInput): Promise<CommitResult>;
+  /** The stored outcome of an idempotency key, or null. */
+  getRolloutCommand(key: string): Promise<RolloutCommand | null>;
   appendRolloutEvent(input: AppendRolloutEventInput): Promise<RolloutEvent>;
   /** Oldest first. */
   listRolloutEvents(rolloutId: string): Promise<RolloutEvent[]>;
@@ -104,6 +138,35 @@ export function sqlState(e: unknown): string | undefined {
 }
 
 const FOREIGN_KEY_VIOLATION = "23503";
+const UNIQUE_VIOLATION = "23505";
+
+/** sha256 of the command, rollout and canonical request JSON. */
+function requestHash(command: string, rolloutId: string | null, request: JsonValue): string {
+  return createHash("sha256").update(canonical({ command, rolloutId, request })).digest("hex");
+}
+
+async function lastSequence(db: Db, rolloutId: string): Promise<number> {
+  const [row] = await db
+    .select({ n: sql<number>`coalesce(max(${rolloutEvents.sequence}), 0)::int` })
+    .from(rolloutEvents)
+    .where(eq(rolloutEvents.rolloutId, rolloutId));
+  return Number(row?.n ?? 0);
+}
+
+/** The conflict error, naming who made the change the caller missed, when, and the latest event. */
+async function conflict(db: Db, cur: Rollout, expected: number): Promise<VersionConflictError> {
+  const [last] = await db
+    .select({ action: auditLog.action, actor: auditLog.actor })
+    .from(auditLog)
+    .where(and(eq(auditLog.entity, "rollout"), eq(auditLog.entityId, cur.id)))
+    .orderBy(desc(auditLog.id))
+    .limit(1);
+  return new VersionConflictError("rollout", cur.id, expected, cur.version, cur.state, {
+    actor: cur.updatedBy || last?.actor || "unknown",
+    at: cur.updatedAt,
+    action: last?.action.replace(/^rollout\./, "") ?? null,
+  });
+}
 
 /**
  * Database failures become StoreQueryError with the server's message (drizzle's own message is
@@ -258,25 +321,71 @@ export function createRepository(db: Db): StoreOps {
 
     async createRollout(input) {
       const v = parseInput("createRollout", createRolloutInput, input);
-      return inTx(async (tx) => {
-        const [row] = await tx
-          .insert(rollouts)
-          .values({
-            name: v.name,
-            change: v.change,
-            targets: v.targets,
-            waves: v.waves,
-            state: v.state,
-            createdBy: v.actor,
-          })
-          .returning();
-        const r = row!;
-        await tx
-          .insert(rolloutEvents)
-          .values({ rolloutId: r.id, actor: v.actor, action: "created", details: { state: r.state } });
-        await writeAudit(tx, v.actor, "rollout.create", "rollout", r.id, { name: r.name, state: r.state });
-        return r;
-      });
+      // What the caller asked for; the id, document and events are derived (a random id, the time of
+      // the attempt), so a retry that drew new ones is still the same request.
+      const key = v.idempotencyKey;
+      const hash = requestHash("create", null, { name: v.name, change: v.change, targets: v.targets });
+      const replay = async (): Promise<Rollout | null> => {
+        if (!key) return null;
+        const [prior] = await db.select().from(rolloutCommands).where(eq(rolloutCommands.key, key));
+        if (!prior) return null;
+        if (prior.command !== "create" || prior.requestHash !== hash) {
+          throw new IdempotencyKeyReuseError(key, prior.command, prior.rolloutId);
+        }
+        const [r] = await db.select().from(rollouts).where(eq(rollouts.id, prior.rolloutId));
+        return r ?? null;
+      };
+      const seen = await replay();
+      if (seen) return seen;
+      try {
+        return await inTx(async (tx) => {
+          const [row] = await tx
+            .insert(rollouts)
+            .values({
+              ...(v.id === undefined ? {} : { id: v.id }),
+              name: v.name,
+              change: v.change,
+              targets: v.targets,
+              waves: v.waves,
+              state: v.state,
+              document: v.document ?? {},
+              createdBy: v.actor,
+              updatedBy: v.actor,
+            })
+            .returning();
+          const r = row!;
+          await tx.insert(rolloutEvents).values(
+            (v.events ?? [{ type: "created", evidence: { state: r.state } }]).map((e, i) => ({
+              rolloutId: r.id,
+              sequence: i + 1,
+              actor: v.actor,
+              action: e.type,
+              details: e.evidence ?? {},
+              ...(e.at === undefined ? {} : { at: e.at }),
+            })),
+          );
+          if (key) {
+            await tx.insert(rolloutCommands).values({
+              key,
+              rolloutId: r.id,
+              command: "create",
+              requestHash: hash,
+              actor: v.actor,
+              version: r.version,
+              outcome: { rolloutId: r.id },
+            });
+          }
+          await writeAudit(tx, v.actor, "rollout.create", "rollout", r.id, { name: r.name, state: r.state });
+          return r;
+        });
+      } catch (e) {
+        // Two creates with one key at once: the loser's insert hit the primary key; answer as a replay.
+        if (key && sqlState(e) === UNIQUE_VIOLATION) {
+          const r = await replay();
+          if (r) return r;
+        }
+        throw e;
+      }
     },
 
     async getRollout(id) {
@@ -290,7 +399,12 @@ export function createRepository(db: Db): StoreOps {
       return db
         .select()
         .from(rollouts)
-        .where(f.state === undefined ? undefined : eq(rollouts.state, f.state))
+        .where(
+          and(
+            f.state === undefined ? undefined : eq(rollouts.state, f.state),
+            f.states === undefined ? undefined : inArray(rollouts.state, f.states),
+          ),
+        )
         .orderBy(desc(rollouts.createdAt), desc(rollouts.id))
         .limit(f.limit);
     },
@@ -306,15 +420,14 @@ export function createRepository(db: Db): StoreOps {
       return inTx(async (tx) => {
         const [cur] = await tx.select().from(rollouts).where(eq(rollouts.id, v.id)).for("update");
         if (!cur) throw new NotFoundError("rollout", v.id);
-        if (cur.version !== v.expectedVersion) {
-          throw new VersionConflictError("rollout", v.id, v.expectedVersion, cur.version, cur.state);
-        }
+        if (cur.version !== v.expectedVersion) throw await conflict(tx, cur, v.expectedVersion);
         const [row] = await tx
           .update(rollouts)
           .set({
             state: v.state,
             version: cur.version + 1,
             updatedAt: sql`now()`,
+            updatedBy: v.actor,
             ...(v.waves === undefined ? {} : { waves: v.waves }),
           })
           .where(and(eq(rollouts.id, v.id), eq(rollouts.version, v.expectedVersion)))
@@ -324,6 +437,7 @@ export function createRepository(db: Db): StoreOps {
         if (v.waves !== undefined) facts["wavesChanged"] = true;
         await tx.insert(rolloutEvents).values({
           rolloutId: r.id,
+          sequence: (await lastSequence(tx, r.id)) + 1,
           actor: v.actor,
           action: "state-changed",
           details: { ...v.details, ...facts },
@@ -333,16 +447,112 @@ export function createRepository(db: Db): StoreOps {
       });
     },
 
+    async commitRollout(input) {
+      const v = parseInput("commitRollout", commitRolloutInput, input);
+      const hash = requestHash(v.command, v.id, v.request ?? null);
+      return inTx(async (tx) => {
+        const [cur] = await tx.select().from(rollouts).where(eq(rollouts.id, v.id)).for("update");
+        if (!cur) throw new NotFoundError("rollout", v.id);
+        if (v.idempotencyKey) {
+          const [prior] = await tx
+            .select()
+            .from(rolloutCommands)
+            .where(eq(rolloutCommands.key, v.idempotencyKey));
+          if (prior) {
+            if (prior.rolloutId !== v.id || prior.command !== v.command || prior.requestHash !== hash) {
+              throw new IdempotencyKeyReuseError(v.idempotencyKey, prior.command, prior.rolloutId);
+            }
+            return {
+              rollout: cur,
+              events: [],
+              replayed: true,
+              outcome: prior.outcome,
+              version: prior.version,
+            };
+          }
+        }
+        if (cur.version !== v.expectedVersion) throw await conflict(tx, cur, v.expectedVersion);
+        const [row] = await tx
+          .update(rollouts)
+          .set({
+            state: v.state,
+            document: v.document,
+            version: cur.version + 1,
+            updatedAt: sql`now()`,
+            updatedBy: v.actor,
+            ...(v.waves === undefined ? {} : { waves: v.waves }),
+          })
+          .where(and(eq(rollouts.id, v.id), eq(rollouts.version, v.expectedVersion)))
+          .returning();
+        const r = row!;
+        const first = (await lastSequence(tx, r.id)) + 1;
+        const events =
+          v.events.length === 0
+            ? []
+            : await tx
+                .insert(rolloutEvents)
+                .values(
+                  v.events.map((e, i) => ({
+                    rolloutId: r.id,
+                    sequence: first + i,
+                    actor: v.actor,
+                    action: e.type,
+                    details: e.evidence ?? {},
+                    ...(e.at === undefined ? {} : { at: e.at }),
+                  })),
+                )
+                .returning();
+        events.sort((a, b) => a.sequence - b.sequence);
+        const outcome = v.outcome ?? {};
+        if (v.idempotencyKey) {
+          await tx.insert(rolloutCommands).values({
+            key: v.idempotencyKey,
+            rolloutId: r.id,
+            command: v.command,
+            requestHash: hash,
+            actor: v.actor,
+            version: r.version,
+            outcome,
+          });
+        }
+        await writeAudit(tx, v.actor, `rollout.${v.command}`, "rollout", r.id, {
+          from: cur.state,
+          to: r.state,
+          version: r.version,
+          events: events.length,
+        });
+        return { rollout: r, events, replayed: false, outcome, version: r.version };
+      });
+    },
+
+    async getRolloutCommand(key) {
+      const k = parseInput("getRolloutCommand", idempotencyKeySchema, key);
+      const [row] = await db.select().from(rolloutCommands).where(eq(rolloutCommands.key, k));
+      return row ?? null;
+    },
+
     async appendRolloutEvent(input) {
       const v = parseInput("appendRolloutEvent", appendRolloutEventInput, input);
-      const [row] = await rolloutMustExist(
-        v.rolloutId,
-        db
+      return inTx(async (tx) => {
+        // The row lock orders concurrent appenders, so sequences have no gaps and no duplicates.
+        const [cur] = await tx
+          .select({ id: rollouts.id })
+          .from(rollouts)
+          .where(eq(rollouts.id, v.rolloutId))
+          .for("update");
+        if (!cur) throw new NotFoundError("rollout", v.rolloutId);
+        const [row] = await tx
           .insert(rolloutEvents)
-          .values({ rolloutId: v.rolloutId, actor: v.actor, action: v.action, details: v.details ?? {} })
-          .returning(),
-      );
-      return row!;
+          .values({
+            rolloutId: v.rolloutId,
+            sequence: (await lastSequence(tx, v.rolloutId)) + 1,
+            actor: v.actor,
+            action: v.action,
+            details: v.details ?? {},
+          })
+          .returning();
+        return row!;
+      });
     },
 
     async listRolloutEvents(rolloutId) {
@@ -351,7 +561,7 @@ export function createRepository(db: Db): StoreOps {
         .select()
         .from(rolloutEvents)
         .where(eq(rolloutEvents.rolloutId, rid))
-        .orderBy(asc(rolloutEvents.id));
+        .orderBy(asc(rolloutEvents.sequence));
     },
 
     async saveComparison(input) {

@@ -4,7 +4,18 @@
  * Imports stay limited to drizzle-orm and type-only imports: drizzle-kit loads this file on its own.
  */
 import { sql } from "drizzle-orm";
-import { bigint, check, index, integer, jsonb, pgSchema, text, timestamp, uuid } from "drizzle-orm/pg-core";
+import {
+  bigint,
+  check,
+  index,
+  integer,
+  jsonb,
+  pgSchema,
+  text,
+  timestamp,
+  uniqueIndex,
+  uuid,
+} from "drizzle-orm/pg-core";
 import type { JsonArray, JsonObject, JsonValue, StorageFacts } from "./validation.js";
 
 /** Same values as the advisor's InstanceFacts identity.role. */
@@ -63,15 +74,25 @@ export const rollouts = untorn.table(
     /** Prometheus `instance` labels. */
     targets: jsonb("targets").$type<string[]>().notNull(),
     waves: jsonb("waves").$type<JsonArray>().notNull(),
+    /** The state machine's phase, kept in a column to filter on (e.g. active rollouts). */
     state: text("state").notNull(),
+    /**
+     * The whole rollout state as @untorn/rollout models it; the caller validates it with the core's
+     * zod schema before writing and after reading (the store only checks it is an object).
+     */
+    document: jsonb("document").$type<JsonObject>().notNull().default({}),
     createdBy: text("created_by").notNull(),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
+    /** Who made the latest change: named in the conflict error a concurrent writer gets. */
+    updatedBy: text("updated_by").notNull().default(""),
     /** Starts at 1; every state change adds 1. */
     version: integer("version").notNull().default(1),
   },
   (t) => [
     index("rollouts_created_at_idx").on(t.createdAt),
+    index("rollouts_state_idx").on(t.state),
+    check("rollouts_document_check", sql`jsonb_typeof(${t.document}) = 'object'`),
     check("rollouts_version_check", sql`${t.version} >= 1`),
     check("rollouts_change_check", sql`jsonb_typeof(${t.change}) = 'object'`),
     check("rollouts_targets_check", sql`jsonb_typeof(${t.targets}) = 'array'`),
@@ -87,12 +108,44 @@ export const rolloutEvents = untorn.table(
     rolloutId: uuid("rollout_id")
       .notNull()
       .references(() => rollouts.id),
+    /** 1, 2, 3... per rollout, without gaps: the order of the rollout's own timeline. */
+    sequence: integer("sequence").notNull(),
     at: timestamp("at", { withTimezone: true }).notNull().defaultNow(),
     actor: text("actor").notNull(),
+    /** Event type, e.g. `created`, `state-changed`, or a @untorn/rollout event type. */
     action: text("action").notNull(),
+    /** The evidence: what a gate saw, the comparison result, a hook's output. */
     details: jsonb("details").$type<JsonObject>().notNull().default({}),
   },
-  (t) => [index("rollout_events_rollout_id_idx").on(t.rolloutId, t.id)],
+  (t) => [
+    index("rollout_events_rollout_id_idx").on(t.rolloutId, t.id),
+    uniqueIndex("rollout_events_sequence_idx").on(t.rolloutId, t.sequence),
+    check("rollout_events_sequence_check", sql`${t.sequence} >= 1`),
+  ],
+);
+
+/**
+ * Idempotency keys of rollout commands: a command sent again with the same key (a retried request,
+ * a double click, a script re-run after a crash) gets the stored outcome instead of acting twice.
+ */
+export const rolloutCommands = untorn.table(
+  "rollout_commands",
+  {
+    key: text("key").primaryKey(),
+    rolloutId: uuid("rollout_id")
+      .notNull()
+      .references(() => rollouts.id),
+    /** e.g. `create`, `approve`, `pause`. */
+    command: text("command").notNull(),
+    /** sha256 of the canonical request JSON: the same key with another request is refused. */
+    requestHash: text("request_hash").notNull(),
+    actor: text("actor").notNull(),
+    /** The rollout version this command produced. */
+    version: integer("version").notNull(),
+    outcome: jsonb("outcome").$type<JsonObject>().notNull().default({}),
+    createdAt: createdAt(),
+  },
+  (t) => [index("rollout_commands_rollout_id_idx").on(t.rolloutId)],
 );
 
 /** Saved before/after comparisons (@untorn/compare input and result), optionally tied to a rollout. */
@@ -130,5 +183,6 @@ export const auditLog = untorn.table(
 export type InstanceMetadata = typeof instanceMetadata.$inferSelect;
 export type Rollout = typeof rollouts.$inferSelect;
 export type RolloutEvent = typeof rolloutEvents.$inferSelect;
+export type RolloutCommand = typeof rolloutCommands.$inferSelect;
 export type Comparison = typeof comparisons.$inferSelect;
 export type AuditEntry = typeof auditLog.$inferSelect;

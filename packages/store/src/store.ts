@@ -3,11 +3,19 @@
  * log). Embedded PGlite in a data directory by default, PostgreSQL when a DATABASE_URL is given;
  * same schema and migrations, applied on open.
  */
-import { type BackendOptions, openBackend } from "./backend.js";
+import { type BackendOptions, openBackend, type TryExclusive } from "./backend.js";
 import { createRepository, type StoreOps } from "./repository.js";
 
-export type { StoreOps } from "./repository.js";
-export type { AuditEntry, Comparison, InstanceMetadata, Rollout, RolloutEvent } from "./schema.js";
+export type { TryExclusive } from "./backend.js";
+export type { CommitResult, StoreOps } from "./repository.js";
+export type {
+  AuditEntry,
+  Comparison,
+  InstanceMetadata,
+  Rollout,
+  RolloutCommand,
+  RolloutEvent,
+} from "./schema.js";
 
 /** `dataDir` is the app's choice (e.g. `$UNTORN_DATA_DIR` or `.untorn-data/`); `databaseUrl` wins over it. */
 export type OpenStoreOptions = BackendOptions;
@@ -16,6 +24,11 @@ export interface Store extends StoreOps {
   readonly backend: "pglite" | "postgres";
   /** Data directory, or `user@host:port/database`: safe to show, never holds a password. */
   readonly location: string;
+  /**
+   * Runs `fn` only if no other process (PostgreSQL advisory lock) or caller holds `name`; else
+   * `{ acquired: false }` at once. The rollout reconciler's single-writer guard.
+   */
+  tryExclusive: TryExclusive;
   /** Idempotent; releases the data directory lock. */
   close(): Promise<void>;
 }
@@ -26,5 +39,11 @@ export interface Store extends StoreOps {
  */
 export async function openStore(options: OpenStoreOptions): Promise<Store> {
   const b = await openBackend(options);
-  return { ...createRepository(b.db), backend: b.kind, location: b.location, close: b.close };
+  return {
+    ...createRepository(b.db),
+    backend: b.kind,
+    location: b.location,
+    tryExclusive: b.tryExclusive,
+    close: b.close,
+  };
 }

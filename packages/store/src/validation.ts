@@ -171,8 +171,28 @@ export type DeleteInstanceMetadataInput = z.input<typeof deleteInstanceMetadataI
 
 const rolloutState = str().trim().min(1, "required").max(64);
 
+/** Chosen by the client (a UUID, `ticket-123/approve-wave-2`...); printable ASCII, no spaces. */
+export const idempotencyKey = str()
+  .min(8, "at least 8 characters, so keys of different commands don't collide")
+  .max(200)
+  .regex(/^[\x21-\x7e]+$/, "printable ASCII without spaces");
+
+const eventType = str().trim().min(1, "required").max(100);
+
+export const rolloutEventInput = z
+  .object({
+    type: eventType,
+    evidence: jsonObject.optional(),
+    /** The event's own time (the reconciler's `now`); default: the commit time. */
+    at: z.coerce.date().optional(),
+  })
+  .strict();
+export type RolloutEventInput = z.input<typeof rolloutEventInput>;
+
 export const createRolloutInput = z
   .object({
+    /** Default: a random UUID. The rollout core names its rollouts itself. */
+    id: id.optional(),
     name: str().trim().min(1, "required").max(200),
     change: jsonObject,
     targets: z
@@ -181,6 +201,12 @@ export const createRolloutInput = z
       .refine((t) => new Set(t).size === t.length, "lists an instance twice"),
     waves: jsonArray,
     state: rolloutState,
+    /** The core's rollout state (validated by the caller with @untorn/rollout's schema). */
+    document: jsonObject.optional(),
+    /** Sent again with the same request: the rollout it created is returned, nothing is written. */
+    idempotencyKey: idempotencyKey.optional(),
+    /** The rollout's first events (default: one `created` event). */
+    events: z.array(rolloutEventInput).min(1).max(10_000).optional(),
     actor,
   })
   .strict();
@@ -198,8 +224,29 @@ export const updateRolloutStateInput = z
   })
   .strict();
 
+export const commitRolloutInput = z
+  .object({
+    id,
+    expectedVersion: z.number().int().min(1),
+    actor,
+    /** What was asked, e.g. `approve`; kept with the idempotency key. */
+    command: eventType,
+    idempotencyKey: idempotencyKey.optional(),
+    /** The command's own input; the same key with a different request is refused. */
+    request: jsonValue.optional(),
+    state: rolloutState,
+    document: jsonObject,
+    waves: jsonArray.optional(),
+    /** Appended in order after the rollout's last event, in the same transaction. */
+    events: z.array(rolloutEventInput).max(10_000),
+    /** Returned as is to a retry with the same key. */
+    outcome: jsonObject.optional(),
+  })
+  .strict();
+export type CommitRolloutInput = z.input<typeof commitRolloutInput>;
+
 export const listRolloutsInput = z
-  .object({ state: str().optional(), limit })
+  .object({ state: str().optional(), states: z.array(rolloutState).max(100).optional(), limit })
   .strict()
   .default({ limit: 100 });
 export type ListRolloutsInput = z.input<typeof listRolloutsInput>;

@@ -29,6 +29,11 @@ export interface SyntheticInstance {
   readonly atomicUnitBytes: number;
   /** Unix seconds at which the counters restart from 0 (a server restart), if any. */
   readonly restartAt?: number;
+  /**
+   * Unix seconds from which doublewrite is off (with `doublewrite: true` before): a rollout's step.
+   * Pair it with `restartAt` for the restart innodb_doublewrite needs.
+   */
+  readonly doublewriteOffAt?: number;
   /** [from, to) Unix seconds with no samples at all (exporter unreachable). */
   readonly gap?: readonly [number, number];
 }
@@ -89,6 +94,9 @@ type Series = {
   readonly labels: Readonly<Record<string, string>>;
   /** Value at time t (gauges) or rate at time t (counters, integrated per step). */
   readonly at: (t: number) => number;
+  /** Samples only in [from, until): an info series whose labels change at a moment. */
+  readonly from?: number;
+  readonly until?: number;
 };
 
 interface Family {
@@ -102,8 +110,12 @@ const CLASSES = ["doublewrite", "data", "system_tablespace", "redo", "undo", "te
 const K = (v: number) => () => v;
 const one = (at: (t: number) => number): Series[] => [{ labels: {}, at }];
 
-function derived(x: SyntheticInstance) {
-  const dblwrPages = x.doublewrite ? x.flushedPerSecond : 0;
+/** Whether doublewrite is on at time t. */
+const dwOn = (x: SyntheticInstance, t: number) =>
+  x.doublewrite && (x.doublewriteOffAt === undefined || t < x.doublewriteOffAt);
+
+function derived(x: SyntheticInstance, t: number) {
+  const dblwrPages = dwOn(x, t) ? x.flushedPerSecond : 0;
   const dblwrWrites = dblwrPages / 120;
   const dataWrites = x.flushedPerSecond + dblwrWrites;
   const fsyncs = 2 + x.transactionsPerSecond * 0.1 + 10 * dblwrWrites;
@@ -113,15 +125,18 @@ function derived(x: SyntheticInstance) {
 
 const FAMILIES: readonly Family[] = [
   // ---- counters (per-second rates) ----
-  { key: "dblwrPagesWritten", series: (x) => one(K(derived(x).dblwrPages)) },
-  { key: "dblwrWrites", series: (x) => one(K(derived(x).dblwrWrites)) },
+  { key: "dblwrPagesWritten", series: (x) => one((t) => derived(x, t).dblwrPages) },
+  { key: "dblwrWrites", series: (x) => one((t) => derived(x, t).dblwrWrites) },
   { key: "bufferPoolPagesFlushed", series: (x) => one(K(x.flushedPerSecond)) },
   { key: "pagesWritten", series: (x) => one(K(x.flushedPerSecond)) },
-  { key: "dataWrites", series: (x) => one(K(derived(x).dataWrites)) },
-  { key: "dataWrittenBytes", series: (x) => one(K((x.flushedPerSecond + derived(x).dblwrPages) * PAGE)) },
+  { key: "dataWrites", series: (x) => one((t) => derived(x, t).dataWrites) },
+  {
+    key: "dataWrittenBytes",
+    series: (x) => one((t) => (x.flushedPerSecond + derived(x, t).dblwrPages) * PAGE),
+  },
   { key: "dataReads", series: (x) => one(K(x.flushedPerSecond * 0.3)) },
   { key: "dataReadBytes", series: (x) => one(K(x.flushedPerSecond * 0.3 * PAGE)) },
-  { key: "dataFsyncs", series: (x) => one(K(derived(x).fsyncs)) },
+  { key: "dataFsyncs", series: (x) => one((t) => derived(x, t).fsyncs) },
   { key: "bufferPoolWaitFree", series: (x) => one(K(x.freePageWaitsPerSecond)) },
   { key: "logWrites", series: (x) => one(K(x.transactionsPerSecond)) },
   { key: "logWaits", series: () => one(K(0)) },
@@ -146,7 +161,6 @@ const FAMILIES: readonly Family[] = [
     (key): Family => ({
       key,
       series: (x) => {
-        const d = derived(x);
         // MariaDB counts doublewrite I/O under the system tablespace; MySQL 8.0.20+ has its own class.
         const dblwrClass = x.flavor === "mariadb" ? "system_tablespace" : "doublewrite";
         const per: Record<string, number> = {
@@ -159,7 +173,7 @@ const FAMILIES: readonly Family[] = [
         const k = per[key]!;
         return [
           { labels: { class: "data" }, at: K(x.flushedPerSecond * k) },
-          { labels: { class: dblwrClass }, at: K((d.dblwrPages + 1) * k) },
+          { labels: { class: dblwrClass }, at: (t) => (derived(x, t).dblwrPages + 1) * k },
         ];
       },
     }),
@@ -167,18 +181,21 @@ const FAMILIES: readonly Family[] = [
   { key: "dblwrMutexWaits", series: (x) => [{ labels: { mutex: mutexOf(x) }, at: K(0) }] },
   { key: "dblwrMutexWaitSeconds", series: (x) => [{ labels: { mutex: mutexOf(x) }, at: K(0) }] },
   { key: "storageReads", series: (x) => one(K(x.flushedPerSecond * 0.3)) },
-  { key: "storageWrites", series: (x) => one(K(derived(x).deviceWrites)) },
+  { key: "storageWrites", series: (x) => one((t) => derived(x, t).deviceWrites) },
   { key: "storageReadBytes", series: (x) => one(K(x.flushedPerSecond * 0.3 * PAGE)) },
   {
     key: "storageWrittenBytes",
     series: (x) =>
-      one(K((x.flushedPerSecond + derived(x).dblwrPages) * PAGE + x.transactionsPerSecond * 2000)),
+      one((t) => (x.flushedPerSecond + derived(x, t).dblwrPages) * PAGE + x.transactionsPerSecond * 2000),
   },
   { key: "storageReadSeconds", series: (x) => one(K(x.flushedPerSecond * 0.3 * 0.0002)) },
-  { key: "storageWriteSeconds", series: (x) => one(K(derived(x).deviceWrites * x.writeLatencySeconds)) },
+  {
+    key: "storageWriteSeconds",
+    series: (x) => one((t) => derived(x, t).deviceWrites * x.writeLatencySeconds),
+  },
   { key: "storageIoSeconds", series: (x) => one(K(x.utilisation)) },
-  { key: "storageFlushes", series: (x) => one(K(derived(x).fsyncs)) },
-  { key: "storageFlushSeconds", series: (x) => one(K(derived(x).fsyncs * 0.0008)) },
+  { key: "storageFlushes", series: (x) => one((t) => derived(x, t).fsyncs) },
+  { key: "storageFlushSeconds", series: (x) => one((t) => derived(x, t).fsyncs * 0.0008) },
 
   // ---- gauges ----
   { key: "mysqlUp", series: () => one(K(1)) },
@@ -210,29 +227,35 @@ const FAMILIES: readonly Family[] = [
   {
     key: "innodbConfigInfo",
     slow: true,
-    series: (x) => [
-      {
-        labels: {
-          doublewrite: x.doublewrite ? "ON" : "OFF",
-          doublewrite_dir: "",
-          flush_method: "O_DIRECT",
-          use_atomic_writes: x.flavor === "mariadb" ? "ON" : "",
-          data_file_buffering: "",
-          data_file_write_through: "",
-          use_fdatasync: "",
-          page_size: String(PAGE),
-        },
-        at: K(1),
-      },
-    ],
+    series: (x) => {
+      const labels = (doublewrite: boolean) => ({
+        doublewrite: doublewrite ? "ON" : "OFF",
+        doublewrite_dir: "",
+        flush_method: "O_DIRECT",
+        use_atomic_writes: x.flavor === "mariadb" ? "ON" : "",
+        data_file_buffering: "",
+        data_file_write_through: "",
+        use_fdatasync: "",
+        page_size: String(PAGE),
+      });
+      if (!x.doublewrite || x.doublewriteOffAt === undefined)
+        return [{ labels: labels(x.doublewrite), at: K(1) }];
+      return [
+        { labels: labels(true), at: K(1), until: x.doublewriteOffAt },
+        { labels: labels(false), at: K(1), from: x.doublewriteOffAt },
+      ];
+    },
   },
   {
     key: "doublewriteMode",
     slow: true,
     series: (x) =>
-      ["on", "off"].map((mode) => ({ labels: { mode }, at: K((mode === "on") === x.doublewrite ? 1 : 0) })),
+      ["on", "off"].map((mode) => ({
+        labels: { mode },
+        at: (t: number) => ((mode === "on") === dwOn(x, t) ? 1 : 0),
+      })),
   },
-  { key: "doublewriteEnabled", slow: true, series: (x) => one(K(x.doublewrite ? 1 : 0)) },
+  { key: "doublewriteEnabled", slow: true, series: (x) => one((t) => (dwOn(x, t) ? 1 : 0)) },
   { key: "pageSizeBytes", slow: true, series: () => one(K(PAGE)) },
   { key: "doublewritePages", slow: true, series: (x) => (x.flavor === "mysql" ? one(K(4)) : []) },
   { key: "bufferPoolSizeBytes", slow: true, series: (x) => one(K(x.bufferPoolBytes)) },
@@ -339,6 +362,7 @@ export function* history(
             else if (t > o.start) total += s.at(t) * step * (1 + (noise ? (rand() * 2 - 1) * noise : 0));
           }
           if (x.gap && t >= x.gap[0] && t < x.gap[1]) continue;
+          if ((s.from !== undefined && t < s.from) || (s.until !== undefined && t >= s.until)) continue;
           const value = counter
             ? total
             : f.key === "uptime" && x.restartAt !== undefined && t >= x.restartAt

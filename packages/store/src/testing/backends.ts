@@ -43,6 +43,7 @@ export async function openTestBackend(kind: BackendKind): Promise<TestBackend> {
     ...createRepository(backend.db),
     backend: kind,
     location: backend.location,
+    tryExclusive: backend.tryExclusive,
     close: backend.close,
   };
   return {

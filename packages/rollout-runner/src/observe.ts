@@ -1,0 +1,271 @@
+/**
+ * Fetches what @untorn/rollout's `nextActions` asks for, through a PromQueryApi (a live Prometheus or
+ * a replay) with every query from packages/catalog: fresh InstanceFacts for the pre-wave gate, the
+ * read-back of each changed instance, the judged metrics over a wave's bake windows. Queries are per
+ * signal for all instances at once (an `instance=~` list), so their number does not grow with the
+ * fleet. A failed query throws (the reconciler then retries later and passes no gate); a series that
+ * is simply absent is null, which the core treats as "no data", never as a pass.
+ */
+import type { InstanceFacts } from "@untorn/advisor/facts";
+import { oneOf, type Selector } from "@untorn/catalog/promql";
+import { type SignalId, signal } from "@untorn/catalog/signals";
+import type { MatrixSeries, PromQueryApi, VectorSample } from "@untorn/fleet/api";
+import { buildFleetFacts } from "@untorn/fleet/facts";
+import { applyMetadata, type MetadataByInstance } from "@untorn/fleet/profile";
+import type {
+  BakeSeries,
+  Health,
+  ObservationsInput,
+  ReadBack,
+  Replication,
+} from "@untorn/rollout/observations";
+import type { ActiveRollout } from "@untorn/rollout/plan";
+import type { BakeRequest, NextActions } from "@untorn/rollout/state";
+
+/**
+ * Replication state per replica (role, lag, I/O and SQL threads). Injectable: the exporter's
+ * replication collector and its catalog signals arrive separately; until then the default reports
+ * null ("nothing collects it"), which the pre-wave gate does not count as healthy.
+ */
+export type ReplicationSource = (
+  api: PromQueryApi,
+  instances: readonly string[],
+  at: number,
+) => Promise<ReadonlyMap<string, Replication | null>>;
+
+export const noReplication: ReplicationSource = async () => new Map();
+
+export interface ObserveOptions {
+  /** Evaluation time, Unix seconds. */
+  now: number;
+  /** Declared metadata (cluster, role, storage facts) overlaid on the measured facts. */
+  metadata?: MetadataByInstance;
+  replication?: ReplicationSource;
+  /** Other rollouts' touched instances, from the store; null = not looked up. */
+  activeRollouts?: () => Promise<ActiveRollout[]>;
+  /** Window of the workload statistics in the facts; default 1h. */
+  factsWindow?: string;
+  /** Window of rate() in the read-back and bake series; default 5m. */
+  rateWindow?: string;
+}
+
+export interface ObserveResult {
+  observations: ObservationsInput;
+  /** PromQL requests made. */
+  queries: number;
+  warnings: string[];
+}
+
+/** Instant values of one signal per instance (first series wins; info signals keep their labels). */
+async function instantBy(
+  api: PromQueryApi,
+  id: SignalId,
+  instances: readonly string[],
+  at: number,
+  window: string,
+  count: { n: number },
+  warnings: string[],
+): Promise<Map<string, VectorSample>> {
+  const expr = signal(id).expr({ selector: { instance: oneOf(instances) }, window });
+  count.n++;
+  const a = await api.queryVector(expr, { time: at });
+  warnings.push(...a.warnings);
+  const out = new Map<string, VectorSample>();
+  for (const s of a.data) {
+    const i = s.labels["instance"];
+    if (i !== undefined && !out.has(i)) out.set(i, s);
+  }
+  return out;
+}
+
+const finite = (v: number | undefined): number | null => (v !== undefined && Number.isFinite(v) ? v : null);
+
+/** Read-backs: the signals the core's step gate compares with the target. */
+export async function fetchReadBacks(
+  api: PromQueryApi,
+  instances: readonly string[],
+  at: number,
+  window: string,
+  count: { n: number },
+  warnings: string[],
+): Promise<ReadBack[]> {
+  if (instances.length === 0) return [];
+  const q = (id: SignalId) => instantBy(api, id, instances, at, window, count, warnings);
+  const [up, mode, config, pages, pagesRate, uptime] = await Promise.all([
+    q("mysql_up"),
+    q("doublewrite_mode"),
+    q("innodb_config_info"),
+    q("doublewrite_pages_setting"),
+    q("doublewrite_pages_per_second"),
+    q("uptime_seconds"),
+  ]);
+  return instances.map((instance) => {
+    const cfg = config.get(instance);
+    const upValue = finite(up.get(instance)?.value);
+    return {
+      instance,
+      at,
+      up: upValue === null ? null : upValue === 1,
+      doublewriteMode: mode.get(instance)?.labels["mode"] ?? null,
+      configInfo: cfg
+        ? (Object.fromEntries(
+            Object.entries(cfg.labels).filter(([k]) => k !== "instance" && k !== "job" && k !== "__name__"),
+          ) as Record<string, string>)
+        : null,
+      doublewritePages: finite(pages.get(instance)?.value),
+      doublewritePagesPerSecond: finite(pagesRate.get(instance)?.value),
+      uptimeSeconds: finite(uptime.get(instance)?.value),
+    };
+  });
+}
+
+/** Step of a range query: about 240 points per window, at least 15 s (a common scrape interval). */
+export function stepFor(start: number, end: number): number {
+  return Math.max(15, Math.ceil((end - start) / 240));
+}
+
+function windowOf(
+  series: MatrixSeries | undefined,
+  start: number,
+  end: number,
+): { t: number[]; v: (number | null)[] } {
+  const t: number[] = [];
+  const v: (number | null)[] = [];
+  for (const [ts, value] of series?.points ?? []) {
+    if (ts < start || ts > end) continue;
+    t.push(ts);
+    v.push(Number.isFinite(value) ? value : null);
+  }
+  return { t, v };
+}
+
+/** The judged metrics of one wave over its before and after windows, treated and controls alike. */
+export async function fetchBake(
+  api: PromQueryApi,
+  req: BakeRequest,
+  window: string,
+  count: { n: number },
+  warnings: string[],
+): Promise<BakeSeries> {
+  const ids = req.instances.map((i) => i.id);
+  const { before, after } = req.windows;
+  const byMetric = new Map<string, { before: Map<string, MatrixSeries>; after: Map<string, MatrixSeries> }>();
+  await Promise.all(
+    req.metrics.map(async (m) => {
+      const expr = signal(m.metric as SignalId).expr({ selector: { instance: oneOf(ids) }, window });
+      const fetch = async (w: { start: number; end: number }) => {
+        count.n++;
+        const a = await api.queryRange(expr, { start: w.start, end: w.end, step: stepFor(w.start, w.end) });
+        warnings.push(...a.warnings);
+        const out = new Map<string, MatrixSeries>();
+        for (const s of a.data) {
+          const i = s.labels["instance"];
+          if (i !== undefined && !out.has(i)) out.set(i, s);
+        }
+        return out;
+      };
+      const [b, a] = await Promise.all([fetch(before), fetch(after)]);
+      byMetric.set(m.metric, { before: b, after: a });
+    }),
+  );
+  return {
+    wave: req.wave,
+    windows: { before: { ...before }, after: { ...after } },
+    instances: req.instances.map((i) => ({
+      id: i.id,
+      series: Object.fromEntries(
+        req.metrics.map((m) => {
+          const got = byMetric.get(m.metric)!;
+          return [
+            m.metric,
+            {
+              before: windowOf(got.before.get(i.id), before.start, before.end),
+              after: windowOf(got.after.get(i.id), after.start, after.end),
+            },
+          ];
+        }),
+      ),
+      ...(req.restarts.length ? { restarts: [...req.restarts] } : {}),
+    })),
+  };
+}
+
+/** Fresh facts (with declarations) and replication state of the instances a pre-wave gate checks. */
+export async function fetchHealth(
+  api: PromQueryApi,
+  instances: readonly string[],
+  opts: ObserveOptions,
+  count: { n: number },
+  warnings: string[],
+): Promise<Health[]> {
+  if (instances.length === 0) return [];
+  const fleet = await buildFleetFacts(api, {
+    window: opts.factsWindow ?? "1h",
+    at: opts.now,
+    selector: { instance: oneOf(instances) },
+  });
+  count.n += fleet.queries;
+  warnings.push(...fleet.warnings);
+  const merged = applyMetadata(
+    fleet.facts,
+    opts.metadata,
+    new Set(fleet.facts.map((f) => f.identity.instance)),
+  );
+  const byInstance = new Map<string, InstanceFacts>(merged.facts.map((f) => [f.identity.instance, f]));
+  const replication = await (opts.replication ?? noReplication)(api, instances, opts.now);
+  return instances.map((instance) => ({
+    instance,
+    at: opts.now,
+    facts: byInstance.get(instance) ?? null,
+    replication: replication.get(instance) ?? null,
+  }));
+}
+
+/** Everything `needs` asks for; throws when Prometheus fails (nothing partial is returned). */
+export async function observe(
+  api: PromQueryApi,
+  needs: NextActions["observations"],
+  opts: ObserveOptions,
+): Promise<ObserveResult> {
+  const count = { n: 0 };
+  const warnings: string[] = [];
+  const rate = opts.rateWindow ?? "5m";
+  const [health, readBacks, bakes, activeRollouts] = await Promise.all([
+    fetchHealth(api, [...new Set(needs.health)], opts, count, warnings),
+    fetchReadBacks(api, [...new Set(needs.readBacks)], opts.now, rate, count, warnings),
+    Promise.all(needs.bakes.map((b) => fetchBake(api, b, rate, count, warnings))),
+    needs.activeRollouts && opts.activeRollouts ? opts.activeRollouts() : Promise.resolve(null),
+  ]);
+  return {
+    observations: { health, readBacks, bakes, activeRollouts },
+    queries: count.n,
+    warnings: [...new Set(warnings)],
+  };
+}
+
+/**
+ * InstanceFacts of the instances matching `selector` at `at`, with declarations overlaid: the
+ * candidates of a rollout plan. Conflicts between declared and measured facts come back as warnings.
+ */
+export async function candidateFacts(
+  api: PromQueryApi,
+  opts: { at: number; window?: string; selector?: Selector; metadata?: MetadataByInstance },
+): Promise<{
+  facts: InstanceFacts[];
+  warnings: string[];
+  skipped: { instance: string; reason: string }[];
+  queries: number;
+}> {
+  const fleet = await buildFleetFacts(api, {
+    window: opts.window ?? "1h",
+    at: opts.at,
+    ...(opts.selector ? { selector: opts.selector } : {}),
+  });
+  const merged = applyMetadata(fleet.facts, opts.metadata);
+  return {
+    facts: merged.facts,
+    warnings: [...fleet.warnings, ...merged.warnings],
+    skipped: [...fleet.skipped],
+    queries: fleet.queries,
+  };
+}

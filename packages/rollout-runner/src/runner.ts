@@ -1,0 +1,483 @@
+/**
+ * Rollouts kept in @untorn/store and moved by @untorn/rollout: create, commands, reconcile. The one
+ * place the pure core meets the store, Prometheus, hooks and Grafana; the CLI and the console both
+ * call it, and so can a test. Every write goes through `commitRollout` with the version it read, so
+ * two writers get a conflict rather than a lost update, and the core's state is parsed with its zod
+ * schema on the way out of the store and on the way in.
+ */
+import { randomUUID } from "node:crypto";
+import type { PromQueryApi } from "@untorn/fleet/api";
+import {
+  type Command,
+  type CommandInput,
+  type CreateCommandInput,
+  commandSchema,
+  createCommandSchema,
+  type Refusal,
+} from "@untorn/rollout/commands";
+import type { RolloutEvent } from "@untorn/rollout/events";
+import type { ActiveRollout } from "@untorn/rollout/plan";
+import { planRollout } from "@untorn/rollout/plan";
+import {
+  applyCommand,
+  createRollout,
+  FINAL_STATUSES,
+  nextActions,
+  parseRolloutState,
+  ROLLOUT_STATUSES,
+  type RolloutState,
+  reconcile,
+  type Transition,
+  touchedInstances,
+} from "@untorn/rollout/state";
+import { NotFoundError, VersionConflictError } from "@untorn/store/errors";
+import type { Rollout, Store } from "@untorn/store/store";
+import type { JsonObject } from "@untorn/store/validation";
+import { z } from "zod";
+import { type Annotator, createAnnotator } from "./annotations.js";
+import { type HookResult, hookSchema, runHook } from "./hooks.js";
+import { type ObserveOptions, observe, type ReplicationSource } from "./observe.js";
+
+/** Statuses the reconciler still looks at (everything but the final ones). */
+export const ACTIVE_STATUSES = ROLLOUT_STATUSES.filter((s) => !FINAL_STATUSES.includes(s));
+
+/** Hooks by name, as a rollout's policy `applier: { kind: "hook", hook: "<name>" }` refers to them. */
+export const hooksFileSchema = z
+  .strictObject({
+    $schema: z.string().optional(),
+    hooks: z.record(z.string().min(1).max(128), hookSchema),
+  })
+  .meta({ id: "RolloutHooks", description: "Step hooks the reconciler may run, by name." });
+export type HooksFile = z.input<typeof hooksFileSchema>;
+
+/** The stored rollout document does not parse with the core's schema (edited by hand, or a newer Untorn). */
+export class RolloutDocumentError extends Error {
+  override name = "RolloutDocumentError";
+  constructor(
+    readonly rolloutId: string,
+    readonly issues: string,
+  ) {
+    super(`rollout ${rolloutId}: the stored state does not match this Untorn's rollout schema: ${issues}`);
+  }
+}
+
+/** The core refused a command (wrong phase, unknown instance, reused key...): nothing changed but the audit. */
+export class RolloutRefusedError extends Error {
+  override name = "RolloutRefusedError";
+  constructor(
+    readonly rolloutId: string,
+    readonly refusal: Refusal,
+  ) {
+    super(`rollout ${rolloutId} refused the command (${refusal.code}): ${refusal.message}`);
+  }
+}
+
+/** A create whose explicit targets include instances the plan excludes (e.g. the safety gate is unverified). */
+export class RolloutTargetsRefusedError extends Error {
+  override name = "RolloutTargetsRefusedError";
+  constructor(
+    readonly exclusions: readonly { instance: string; reason: string; detail: string; toVerify: string[] }[],
+  ) {
+    super(
+      `refused: ${exclusions.length} target(s) can't take this change:\n${exclusions
+        .map(
+          (e) =>
+            `  ${e.instance}: ${e.reason}: ${e.detail}${e.toVerify.length ? ` (to verify: ${e.toVerify.join("; ")})` : ""}`,
+        )
+        .join("\n")}`,
+    );
+  }
+}
+
+export interface RunnerDeps {
+  store: Store;
+  /** Unix seconds; default the wall clock. */
+  clock?: () => number;
+  annotator?: Annotator;
+  log?: (message: string) => void;
+}
+
+export interface StoredRollout {
+  state: RolloutState;
+  version: number;
+  updatedAt: Date;
+  updatedBy: string;
+}
+
+export interface CommandOutcome {
+  ok: boolean;
+  /** The same idempotency key was seen before: nothing was written. */
+  replayed: boolean;
+  refusal: Refusal | null;
+  state: RolloutState;
+  version: number;
+  events: readonly RolloutEvent[];
+}
+
+const now = (deps: RunnerDeps) => (deps.clock ? deps.clock() : Date.now() / 1000);
+
+function parseStored(row: Rollout): StoredRollout {
+  try {
+    return {
+      state: parseRolloutState(row.document),
+      version: row.version,
+      updatedAt: row.updatedAt,
+      updatedBy: row.updatedBy,
+    };
+  } catch (e) {
+    const issues =
+      e instanceof z.ZodError
+        ? e.issues
+            .slice(0, 5)
+            .map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`)
+            .join("; ")
+        : String(e);
+    throw new RolloutDocumentError(row.id, issues);
+  }
+}
+
+const storeEvents = (events: readonly RolloutEvent[]) =>
+  events.map((e) => ({ type: e.type, evidence: e as unknown as JsonObject, at: new Date(e.at * 1000) }));
+
+async function annotateAll(deps: RunnerDeps, id: string, events: readonly RolloutEvent[]): Promise<void> {
+  const a = deps.annotator;
+  if (!a?.enabled) return;
+  for (const e of events) {
+    if (e.type === "command-refused") continue;
+    await a.annotate({
+      rolloutId: id,
+      time: new Date(e.at * 1000),
+      text: e.message,
+      tags: [
+        e.type,
+        ...(e.instance ? [e.instance] : []),
+        ...(e.wave !== undefined ? [`wave-${e.wave}`] : []),
+      ],
+    });
+  }
+}
+
+export async function getRollout(deps: RunnerDeps, id: string): Promise<StoredRollout> {
+  const row = await deps.store.getRollout(id);
+  if (!row) throw new NotFoundError("rollout", id);
+  return parseStored(row);
+}
+
+export async function listRollouts(
+  deps: RunnerDeps,
+  filter: { statuses?: readonly string[]; limit?: number } = {},
+): Promise<StoredRollout[]> {
+  const rows = await deps.store.listRollouts({
+    ...(filter.statuses ? { states: [...filter.statuses] } : {}),
+    limit: filter.limit ?? 100,
+  });
+  return rows.map(parseStored);
+}
+
+/** Other active rollouts and the instances they touch (for the plan and the pre-wave gate). */
+export async function activeRollouts(deps: RunnerDeps, except?: string): Promise<ActiveRollout[]> {
+  const rows = await deps.store.listRollouts({ states: [...ACTIVE_STATUSES], limit: 1000 });
+  return rows
+    .filter((r) => r.id !== except)
+    .map((r) => {
+      const s = parseStored(r).state;
+      return { rolloutId: s.id, instances: touchedInstances(s) };
+    });
+}
+
+/**
+ * Plans and stores a new rollout. Explicit `targets` the plan excludes are refused with each reason
+ * (a target whose safety gate is not verified never silently drops out of the rollout). The same
+ * idempotency key again returns the rollout it created.
+ */
+export async function createStoredRollout(
+  deps: RunnerDeps,
+  input: Omit<CreateCommandInput, "id"> & { id?: string },
+): Promise<{ stored: StoredRollout; replayed: boolean }> {
+  const known = await deps.store.getRolloutCommand(input.key).catch(() => null);
+  if (known && known.command === "create") {
+    return { stored: await getRollout(deps, known.rolloutId), replayed: true };
+  }
+  const active = await activeRollouts(deps);
+  const cmd = createCommandSchema.parse({
+    ...input,
+    id: input.id ?? randomUUID(),
+    input: { ...input.input, activeRollouts: [...(input.input.activeRollouts ?? []), ...active] },
+  });
+  const plan = planRollout(cmd.input);
+  if (cmd.input.targets?.length) {
+    const refused = plan.exclusions.filter((e) => cmd.input.targets!.includes(e.instance));
+    if (refused.length) throw new RolloutTargetsRefusedError(refused);
+  }
+  const t = now(deps);
+  const state = createRollout(cmd, t);
+  const row = await deps.store.createRollout({
+    id: state.id,
+    name: state.title,
+    change: state.plan.change as unknown as JsonObject,
+    // What it changes; a plan that excludes everything still names what it was asked to change.
+    targets: [
+      ...new Set(
+        state.instances.length
+          ? state.instances.map((i) => i.instance)
+          : (cmd.input.targets ?? cmd.input.instances.map((f) => f.identity.instance)),
+      ),
+    ],
+    waves: state.waves as unknown as JsonObject[],
+    state: state.status,
+    document: state as unknown as JsonObject,
+    idempotencyKey: cmd.key,
+    events: storeEvents(state.events),
+    actor: cmd.actor.id,
+  });
+  const stored = parseStored(row);
+  if (row.id !== state.id) return { stored, replayed: true };
+  await annotateAll(deps, state.id, state.events);
+  return { stored, replayed: false };
+}
+
+async function commitTransition(
+  deps: RunnerDeps,
+  id: string,
+  expectedVersion: number,
+  actor: string,
+  command: string,
+  t: Transition,
+  key?: string,
+  request?: unknown,
+): Promise<{ version: number; replayed: boolean }> {
+  const r = await deps.store.commitRollout({
+    id,
+    expectedVersion,
+    actor,
+    command,
+    ...(key ? { idempotencyKey: key, request: request as JsonObject } : {}),
+    state: t.state.status,
+    document: t.state as unknown as JsonObject,
+    waves: t.state.waves as unknown as JsonObject[],
+    events: storeEvents(t.events),
+    outcome: t.ok ? { ok: true } : { ok: false, code: t.refusal.code, message: t.refusal.message },
+  });
+  if (!r.replayed) await annotateAll(deps, id, t.events);
+  return { version: r.version, replayed: r.replayed };
+}
+
+/**
+ * One command on a stored rollout. `expectedVersion` (what the caller last saw) turns any change
+ * since into a VersionConflictError naming who made it; without it the command applies to the
+ * current state, which the core validates. A refused command is recorded (its key and event) and
+ * returned with `ok: false`.
+ */
+export async function runCommand(
+  deps: RunnerDeps,
+  id: string,
+  input: CommandInput,
+  opts: { expectedVersion?: number } = {},
+): Promise<CommandOutcome> {
+  const cmd: Command = commandSchema.parse(input);
+  const cur = await getRollout(deps, id);
+  const t = applyCommand(cur.state, cmd, now(deps));
+  const refusal = t.ok ? null : t.refusal;
+  if (t.duplicate) {
+    return { ok: t.ok, replayed: true, refusal, state: cur.state, version: cur.version, events: [] };
+  }
+  const c = await commitTransition(
+    deps,
+    id,
+    opts.expectedVersion ?? cur.version,
+    cmd.actor.id,
+    cmd.type,
+    t,
+    cmd.key,
+    cmd,
+  );
+  if (c.replayed) {
+    const again = await getRollout(deps, id);
+    return { ok: t.ok, replayed: true, refusal, state: again.state, version: again.version, events: [] };
+  }
+  return { ok: t.ok, replayed: false, refusal, state: t.state, version: c.version, events: t.events };
+}
+
+export interface ReconcileOptions {
+  /** Where observations come from: a PromClient or a replay. */
+  api: PromQueryApi;
+  /** Only this rollout; default every active one. */
+  rolloutId?: string;
+  hooks?: HooksFile["hooks"];
+  replication?: ReplicationSource;
+  metadata?: ObserveOptions["metadata"];
+  /** Name of the single-writer lock; default `rollout-reconciler`. */
+  lockName?: string;
+}
+
+export type RolloutPassOutcome =
+  /** Events were committed. */
+  | "advanced"
+  /** State stored without a new event (e.g. a first matching read-back). */
+  | "observed"
+  /** Nothing to record now. */
+  | "unchanged"
+  /** Prometheus failed: nothing written, retried on the next pass. */
+  | "observation-failed"
+  /** Someone acted on the rollout meanwhile: retried on the next pass. */
+  | "conflict"
+  | "invalid-document";
+
+export interface RolloutPass {
+  id: string;
+  outcome: RolloutPassOutcome;
+  status: string;
+  events: readonly RolloutEvent[];
+  hooks: { instance: string; hook: string; result: HookResult | null; error?: string }[];
+  queries: number;
+  /** Next time a time-based gate moves by itself (Unix seconds), or null. */
+  wakeAt: number | null;
+  error?: string;
+  warnings: string[];
+}
+
+export interface ReconcileSummary {
+  /** False when another reconciler holds the lock: this pass did nothing. */
+  acquired: boolean;
+  at: number;
+  rollouts: RolloutPass[];
+}
+
+async function fireHooks(
+  deps: RunnerDeps,
+  id: string,
+  opts: ReconcileOptions,
+  pass: RolloutPass,
+  version: { v: number },
+): Promise<void> {
+  let state = (await getRollout(deps, id)).state;
+  const wanted = nextActions(state, now(deps)).hooks;
+  for (const h of wanted) {
+    const actor = { id: `hook:${h.hook}`, kind: "hook" as const };
+    const base = `${id}:${h.wave}:${h.instance}`;
+    const started = applyCommand(
+      state,
+      { type: "hook-started", key: `hook-started:${base}`, actor, instance: h.instance },
+      now(deps),
+    );
+    if (!started.ok || started.duplicate) continue;
+    version.v = (await commitTransition(deps, id, version.v, actor.id, "hook-started", started)).version;
+    state = started.state;
+    pass.events = [...pass.events, ...started.events];
+    const configured = opts.hooks?.[h.hook];
+    let result: HookResult | null = null;
+    let output: string;
+    let ok = false;
+    let exitCode: number | null = null;
+    if (!configured) {
+      output = `no hook named ${h.hook} is configured on this reconciler (--hooks)`;
+    } else {
+      const step = state.plan.steps.find((s) => s.instance === h.instance);
+      result = await runHook(configured, {
+        rolloutId: id,
+        instance: h.instance,
+        step: `wave-${h.wave}/${h.instance}/apply`,
+        change: state.plan.change,
+        details: step ?? null,
+      });
+      ok = result.ok;
+      exitCode = result.code;
+      output = `${result.error ? `${result.error}\n` : ""}${result.output}${result.truncated ? "\n(output truncated to its last 64 KiB)" : ""}`;
+    }
+    pass.hooks.push({ instance: h.instance, hook: h.hook, result, ...(configured ? {} : { error: output }) });
+    const done = applyCommand(
+      state,
+      { type: "hook-result", key: `hook-result:${base}`, actor, instance: h.instance, ok, exitCode, output },
+      now(deps),
+    );
+    if (done.duplicate) continue;
+    version.v = (await commitTransition(deps, id, version.v, actor.id, "hook-result", done)).version;
+    state = done.state;
+    pass.events = [...pass.events, ...done.events];
+  }
+}
+
+async function reconcileOne(deps: RunnerDeps, id: string, opts: ReconcileOptions): Promise<RolloutPass> {
+  const pass: RolloutPass = {
+    id,
+    outcome: "unchanged",
+    status: "",
+    events: [],
+    hooks: [],
+    queries: 0,
+    wakeAt: null,
+    warnings: [],
+  };
+  try {
+    const cur = await getRollout(deps, id);
+    const t0 = now(deps);
+    const needs = nextActions(cur.state, t0);
+    pass.status = cur.state.status;
+    let obs: Awaited<ReturnType<typeof observe>>;
+    try {
+      obs = await observe(opts.api, needs.observations, {
+        now: t0,
+        ...(opts.metadata ? { metadata: opts.metadata } : {}),
+        ...(opts.replication ? { replication: opts.replication } : {}),
+        activeRollouts: () => activeRollouts(deps, id),
+      });
+    } catch (e) {
+      pass.outcome = "observation-failed";
+      pass.error = `observations not fetched, nothing recorded, retried on the next pass: ${(e as Error).message}`;
+      pass.wakeAt = needs.wakeAt;
+      deps.log?.(`rollout ${id}: ${pass.error}`);
+      return pass;
+    }
+    pass.queries = obs.queries;
+    pass.warnings = obs.warnings;
+    const t = reconcile(cur.state, obs.observations as Parameters<typeof reconcile>[1], t0);
+    // Some progress has no event (a first matching read-back counts towards verifyConsecutive):
+    // it is stored too, or the next pass would start over.
+    const changed = t.events.length > 0 || JSON.stringify(t.state) !== JSON.stringify(cur.state);
+    if (changed) {
+      await commitTransition(deps, id, cur.version, "reconciler", "reconcile", t);
+      pass.events = [...pass.events, ...t.events];
+    }
+    // Hooks after the gates: a wave that just started has its steps applied in the same pass.
+    const after = await getRollout(deps, id);
+    await fireHooks(deps, id, opts, pass, { v: after.version });
+    const last =
+      after.version === (await deps.store.getRollout(id))?.version
+        ? after.state
+        : (await getRollout(deps, id)).state;
+    pass.status = last.status;
+    pass.wakeAt = nextActions(last, now(deps)).wakeAt;
+    pass.outcome = pass.events.length > 0 ? "advanced" : changed ? "observed" : "unchanged";
+  } catch (e) {
+    if (e instanceof VersionConflictError) {
+      pass.outcome = "conflict";
+      pass.error = `${e.message}; retried on the next pass`;
+    } else if (e instanceof RolloutDocumentError) {
+      pass.outcome = "invalid-document";
+      pass.error = e.message;
+    } else throw e;
+  }
+  return pass;
+}
+
+/**
+ * One reconciler pass over every active rollout (or one), under the single-writer lock: fires the
+ * hooks the core asks for, fetches the observations, advances time-based gates, commits the events.
+ * Returns `acquired: false` at once when another process is reconciling.
+ */
+export async function reconcileRollouts(deps: RunnerDeps, opts: ReconcileOptions): Promise<ReconcileSummary> {
+  const at = now(deps);
+  const r = await deps.store.tryExclusive(opts.lockName ?? "rollout-reconciler", async () => {
+    const ids = opts.rolloutId
+      ? [opts.rolloutId]
+      : (await deps.store.listRollouts({ states: [...ACTIVE_STATUSES], limit: 1000 })).map((x) => x.id);
+    if (opts.rolloutId && !(await deps.store.getRollout(opts.rolloutId)))
+      throw new NotFoundError("rollout", opts.rolloutId);
+    const out: RolloutPass[] = [];
+    for (const id of ids) out.push(await reconcileOne(deps, id, opts));
+    return out;
+  });
+  return r.acquired ? { acquired: true, at, rollouts: r.value } : { acquired: false, at, rollouts: [] };
+}
+
+export { createAnnotator };

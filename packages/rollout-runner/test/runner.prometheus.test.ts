@@ -1,0 +1,340 @@
+// The runner against real parts: a PGlite store in a temporary directory and a real Prometheus
+// serving synthetic untorn-exporter history backfilled with promtool (so every read-back is known).
+// The clock is injected and walks through that history. Replication state is injected (all threads
+// running, no lag): the synthetic history has no replication series, and the exporter's replication
+// collector is not part of this package.
+import fs from "node:fs";
+import { rm } from "node:fs/promises";
+import net from "node:net";
+import os from "node:os";
+import path from "node:path";
+import { type SyntheticInstance, syntheticFleet } from "@untorn/fleet/testing/synthetic";
+import { backfill } from "@untorn/fleet/tools/backfill";
+import { PromClient } from "@untorn/prom/client";
+import type { Replication } from "@untorn/rollout/observations";
+import type { PolicyInput } from "@untorn/rollout/policy";
+import { VersionConflictError } from "@untorn/store/errors";
+import { openStore, type Store } from "@untorn/store/store";
+import { makeTempDir } from "@untorn/testkit/process";
+import { type Prometheus, startPrometheus } from "@untorn/testkit/prometheus";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { candidateFacts, fetchReadBacks, type ReplicationSource } from "../src/observe.js";
+import {
+  createStoredRollout,
+  getRollout,
+  RolloutTargetsRefusedError,
+  type RunnerDeps,
+  reconcileRollouts,
+  runCommand,
+} from "../src/runner.js";
+
+const END = Math.floor(Date.now() / 1000 / 60) * 60 - 120;
+const START = END - 120 * 60;
+const base: SyntheticInstance = {
+  ...syntheticFleet(1, 3)[0]!,
+  flavor: "mariadb",
+  version: "10.11.19-MariaDB",
+  flushedPerSecond: 800,
+  transactionsPerSecond: 200,
+  atomicUnitBytes: 16384,
+};
+/** When the operator carries out the canary's step: doublewrite goes off, with a restart. */
+const STEP_AT = END - 90 * 60;
+const FLEET: SyntheticInstance[] = [
+  { ...base, instance: "canary:9105", doublewrite: true, doublewriteOffAt: STEP_AT, restartAt: STEP_AT },
+  { ...base, instance: "control:9105", doublewrite: true },
+  // No atomic write unit and nothing declared: its safety gate is not verified.
+  { ...base, instance: "unverified:9105", doublewrite: true, atomicUnitBytes: 0 },
+];
+const metadata = new Map(
+  FLEET.map((f) => [f.instance, { cluster: "orders", role: "replica" as const }] as const),
+);
+const healthy: ReplicationSource = async (_api, instances) =>
+  new Map<string, Replication>(
+    instances.map((i) => [i, { ioRunning: true, sqlRunning: true, lagSeconds: 0 }]),
+  );
+
+const policy: PolicyInput = {
+  warmupSeconds: 0,
+  bakeSeconds: 1200,
+  evaluationIntervalSeconds: 60,
+  verifyConsecutive: 2,
+  includePrimaries: false,
+  maxInstancesPerWave: 1,
+};
+
+let dir = "";
+let prom: Prometheus | undefined;
+let api: PromClient;
+let store: Store;
+let storeDir = "";
+let clock = 0;
+const logs: string[] = [];
+const deps = (): RunnerDeps => ({ store, clock: () => clock, log: (m) => logs.push(m) });
+const alice = { id: "alice", kind: "operator" as const };
+
+async function closedPort(): Promise<number> {
+  return new Promise((resolve) => {
+    const s = net.createServer().listen(0, "127.0.0.1", () => {
+      const p = (s.address() as net.AddressInfo).port;
+      s.close(() => resolve(p));
+    });
+  });
+}
+
+beforeAll(async () => {
+  dir = await makeTempDir("rollout-runner");
+  const b = await backfill(FLEET, { start: START, end: END, stepSeconds: 15, noise: 0.02, seed: 5 }, dir);
+  prom = await startPrometheus({ jobs: [], storagePath: b.dir });
+  api = new PromClient({ baseUrl: prom.url });
+  storeDir = fs.mkdtempSync(path.join(os.tmpdir(), "untorn-runner-store-"));
+  store = await openStore({ dataDir: path.join(storeDir, "data") });
+}, 180_000);
+
+afterAll(async () => {
+  await store?.close();
+  await prom?.stop();
+  if (dir) await rm(dir, { recursive: true, force: true });
+  if (storeDir) fs.rmSync(storeDir, { recursive: true, force: true });
+});
+
+async function create(key: string, targets: string[], extra: PolicyInput = {}) {
+  clock = END - 100 * 60;
+  const c = await candidateFacts(api, { at: clock, metadata });
+  return createStoredRollout(deps(), {
+    type: "create",
+    key,
+    actor: alice,
+    title: "doublewrite off on the orders canary",
+    input: {
+      change: { kind: "doublewrite-off" },
+      instances: c.facts,
+      targets,
+      policy: { ...policy, ...extra },
+    },
+  });
+}
+
+describe("observations from a real Prometheus", () => {
+  it("reads back each instance's doublewrite mode, config and uptime through the catalog", async () => {
+    const count = { n: 0 };
+    const rbs = await fetchReadBacks(
+      api,
+      ["canary:9105", "control:9105", "missing:9105"],
+      END - 60,
+      "5m",
+      count,
+      [],
+    );
+    expect(count.n).toBe(6);
+    expect(rbs[0]).toMatchObject({
+      instance: "canary:9105",
+      up: true,
+      doublewriteMode: "off",
+      doublewritePagesPerSecond: 0,
+    });
+    expect(rbs[1]).toMatchObject({ instance: "control:9105", up: true, doublewriteMode: "on" });
+    // 800 pages/s with 2 % noise per step.
+    expect(Math.abs(rbs[1]!.doublewritePagesPerSecond! / 800 - 1)).toBeLessThan(0.02);
+    expect(rbs[0]!.uptimeSeconds).toBe(END - 60 - STEP_AT);
+    // Absent series are "no data", never a value that could pass a gate.
+    expect(rbs[2]).toMatchObject({ up: null, doublewriteMode: null, configInfo: null, uptimeSeconds: null });
+  });
+});
+
+describe("a rollout driven by the runner", () => {
+  it("refuses a target whose safety gate is not verified, naming the reason, and stores nothing", async () => {
+    const before = (await store.listRollouts()).length;
+    const e = await create("create-unverified-1", ["unverified:9105"]).catch((x: Error) => x);
+    expect(e).toBeInstanceOf(RolloutTargetsRefusedError);
+    expect((e as Error).message).toContain("unverified:9105: gate-not-verified");
+    expect((await store.listRollouts()).length).toBe(before);
+  });
+
+  it("gives the second of two people acting on the same version a conflict naming the first", async () => {
+    const { stored } = await create("create-conflict-1", ["canary:9105"], {});
+    const id = stored.state.id;
+    const v = stored.version;
+    await runCommand(
+      deps(),
+      id,
+      { type: "pause", key: "pause-bob", actor: { id: "bob", kind: "operator" }, reason: "change freeze" },
+      { expectedVersion: v },
+    );
+    const e = await runCommand(
+      deps(),
+      id,
+      {
+        type: "abort",
+        key: "abort-carol",
+        actor: { id: "carol", kind: "operator" },
+        reason: "wrong cluster",
+      },
+      { expectedVersion: v },
+    ).catch((x: Error) => x);
+    expect(e).toBeInstanceOf(VersionConflictError);
+    expect((e as Error).message).toMatch(/was changed by bob at .* \(pause\)/);
+    expect((await getRollout(deps(), id)).state.status).toBe("paused");
+    // Carol reloads and decides again: her abort applies to the paused rollout and frees the canary.
+    const again = await runCommand(deps(), id, {
+      type: "abort",
+      key: "abort-carol-2",
+      actor: { id: "carol", kind: "operator" },
+      reason: "wrong cluster",
+    });
+    expect(again).toMatchObject({ ok: true, replayed: false });
+    expect(again.state.status).toBe("aborted");
+  });
+
+  it("plans, gates, verifies the step from metrics and judges the bake against the control", async () => {
+    const { stored, replayed } = await create("create-canary-1", ["canary:9105"]);
+    expect(replayed).toBe(false);
+    const id = stored.state.id;
+    expect(stored.state.waves[0]).toMatchObject({ instances: ["canary:9105"], controls: ["control:9105"] });
+    // The same key again: the same rollout, nothing new.
+    expect((await create("create-canary-1", ["canary:9105"])).stored.state.id).toBe(id);
+
+    clock = END - 99 * 60;
+    await runCommand(deps(), id, {
+      type: "attest-backup",
+      key: "backup-1",
+      actor: alice,
+      takenAt: clock - 600,
+    });
+    await runCommand(deps(), id, { type: "approve", key: "approve-0", actor: alice, wave: 0 });
+
+    // Prometheus down: nothing is recorded, no gate passes, the next pass picks it up.
+    const down = new PromClient({
+      baseUrl: `http://127.0.0.1:${await closedPort()}`,
+      timeoutMs: 2000,
+      retries: 0,
+    });
+    const v0 = (await getRollout(deps(), id)).version;
+    clock = END - 98 * 60;
+    const dead = await reconcileRollouts(deps(), { api: down, replication: healthy, metadata });
+    expect(dead.rollouts.find((r) => r.id === id)).toMatchObject({ outcome: "observation-failed" });
+    expect(dead.rollouts.find((r) => r.id === id)!.error).toContain("retried on the next pass");
+    expect((await getRollout(deps(), id)).version).toBe(v0);
+
+    const gate = await reconcileRollouts(deps(), { api, replication: healthy, metadata });
+    expect(gate.acquired).toBe(true);
+    const pass = gate.rollouts.find((r) => r.id === id)!;
+    expect(pass.outcome).toBe("advanced");
+    expect(pass.events.map((e) => e.type)).toContain("wave-started");
+
+    clock = STEP_AT;
+    const applied = await runCommand(deps(), id, {
+      type: "step-done",
+      key: "done-canary",
+      actor: alice,
+      instance: "canary:9105",
+    });
+    expect(applied.ok).toBe(true);
+    const appliedAt = clock;
+
+    // The doublewrite counters must be flat over the whole rate window (5m) after the restart.
+    for (const t of [appliedAt + 60, appliedAt + 360, appliedAt + 420]) {
+      clock = t;
+      await reconcileRollouts(deps(), { api, replication: healthy, metadata });
+    }
+    let s = (await getRollout(deps(), id)).state;
+    expect(s.instances.find((i) => i.instance === "canary:9105")!.status).toBe("verified");
+    const verified = s.events.find((e) => e.type === "step-verified")!;
+    expect(verified.instance).toBe("canary:9105");
+    const bakeEnd = s.waves[0]!.bakeEnd!;
+    expect(bakeEnd).toBeGreaterThan(appliedAt);
+
+    // Before the bake ends nothing is judged; after it, compare runs against the control.
+    clock = bakeEnd - 30;
+    const early = await reconcileRollouts(deps(), { api, replication: healthy, metadata });
+    expect(early.rollouts.find((r) => r.id === id)!.outcome).toBe("unchanged");
+    clock = bakeEnd + 1;
+    const judged = await reconcileRollouts(deps(), { api, replication: healthy, metadata });
+    const jp = judged.rollouts.find((r) => r.id === id)!;
+    expect(jp.outcome).toBe("advanced");
+    expect(jp.queries).toBeGreaterThan(0);
+    s = (await getRollout(deps(), id)).state;
+    const bake = s.events.find((e) => e.type === "gate" && e.gate?.gate === "bake");
+    expect(bake?.gate?.comparison).toBeDefined();
+    expect(["pass", "fail", "inconclusive", "no-data"]).toContain(bake!.gate!.outcome);
+    // Doublewrite off halves the pages written per flushed page: the judge saw it, against the control.
+    const bytes = bake!.gate!.judgement!.find((j) => j.metric === "write_bytes_per_transaction")!;
+    expect(bytes.ratio).toBeGreaterThan(0.45);
+    expect(bytes.ratio).toBeLessThan(0.7);
+
+    // The store's event log mirrors the core's audit, numbered without gaps, with the evidence.
+    const events = await store.listRolloutEvents(id);
+    expect(events.map((e) => e.sequence)).toEqual(events.map((_, i) => i + 1));
+    expect(events.map((e) => e.action)).toEqual(s.events.map((e) => e.type));
+    const storedBake = events.find(
+      (e) => e.action === "gate" && (e.details as { gate?: { gate?: string } }).gate?.gate === "bake",
+    );
+    expect((storedBake!.details as { gate: { comparison: unknown } }).gate.comparison).toBeDefined();
+    await runCommand(deps(), id, { type: "abort", key: "flow-abort", actor: alice, reason: "test over" });
+  }, 120_000);
+
+  it("runs the configured hook for each step, keeps its output, and pauses when a hook is missing", async () => {
+    const hooks = {
+      "apply-doublewrite": {
+        kind: "command" as const,
+        command: ["sh", "-c", 'echo "applying to $UNTORN_INSTANCE"; cat > /dev/null'],
+        timeoutSeconds: 30,
+      },
+    };
+    const { stored } = await create("create-hook-1", ["canary:9105"], {
+      applier: { kind: "hook", hook: "apply-doublewrite" },
+    });
+    const id = stored.state.id;
+    clock = END - 99 * 60;
+    await runCommand(deps(), id, {
+      type: "attest-backup",
+      key: "hook-backup",
+      actor: alice,
+      takenAt: clock - 60,
+    });
+    await runCommand(deps(), id, { type: "approve", key: "hook-approve", actor: alice, wave: 0 });
+    const r = await reconcileRollouts(deps(), { api, replication: healthy, metadata, hooks });
+    const pass = r.rollouts.find((x) => x.id === id)!;
+    expect(pass.hooks).toHaveLength(1);
+    expect(pass.hooks[0]!.result).toMatchObject({ ok: true, code: 0, output: "applying to canary:9105\n" });
+    const s = (await getRollout(deps(), id)).state;
+    expect(s.events.map((e) => e.type)).toEqual(
+      expect.arrayContaining(["wave-started", "hook-started", "hook-result"]),
+    );
+    expect(s.events.find((e) => e.type === "hook-result")!.output).toContain("applying to canary:9105");
+    expect(s.instances[0]!.status).toBe("applied");
+    // Each hook runs once: the next pass finds the step applied and waits for the read-back.
+    const again = await reconcileRollouts(deps(), { api, replication: healthy, metadata, hooks });
+    expect(again.rollouts.find((x) => x.id === id)!.hooks).toEqual([]);
+    await runCommand(deps(), id, { type: "abort", key: "hook-abort", actor: alice, reason: "next case" });
+
+    const missing = await create("create-hook-2", ["canary:9105"], {
+      applier: { kind: "hook", hook: "not-configured" },
+    });
+    const mid = missing.stored.state.id;
+    await runCommand(deps(), mid, {
+      type: "attest-backup",
+      key: "hook2-backup",
+      actor: alice,
+      takenAt: clock - 60,
+    });
+    await runCommand(deps(), mid, { type: "approve", key: "hook2-approve", actor: alice, wave: 0 });
+    const p2 = (
+      await reconcileRollouts(deps(), { api, replication: healthy, metadata, hooks })
+    ).rollouts.find((x) => x.id === mid)!;
+    expect(p2.hooks[0]!.error).toBe(
+      "no hook named not-configured is configured on this reconciler (--hooks)",
+    );
+    const s2 = (await getRollout(deps(), mid)).state;
+    expect(s2.events.find((e) => e.type === "hook-result")!.message).toContain("failed");
+    expect(s2.instances[0]!.status).not.toBe("applied");
+    await runCommand(deps(), mid, { type: "abort", key: "hook2-abort", actor: alice, reason: "done" });
+  });
+
+  it("does nothing while another reconciler holds the lock", async () => {
+    const inner = await store.tryExclusive("rollout-reconciler", () =>
+      reconcileRollouts(deps(), { api, replication: healthy, metadata }),
+    );
+    expect(inner).toEqual({ acquired: true, value: { acquired: false, at: clock, rollouts: [] } });
+  });
+});

@@ -1,0 +1,105 @@
+/**
+ * The audit: append-only events with the actor, the time and the evidence of every gate decision
+ * (the checks with what was observed, and the comparison result itself).
+ */
+import { ComparisonResult } from "@untorn/compare/result";
+import { z } from "zod";
+
+export const actorSchema = z.strictObject({
+  id: z.string().min(1).max(256).describe("User name, hook name or `reconciler`."),
+  kind: z.enum(["operator", "hook", "system"]),
+});
+export type Actor = z.infer<typeof actorSchema>;
+
+export const SYSTEM: Actor = { id: "reconciler", kind: "system" };
+
+export const GATE_KINDS = ["pre-wave", "step", "bake", "revert"] as const;
+export type GateKind = (typeof GATE_KINDS)[number];
+/** pass / fail / inconclusive; no-data is reported apart and never counts as a pass (Kayenta NODATA). */
+export const GATE_OUTCOMES = ["pass", "fail", "inconclusive", "no-data", "waiting"] as const;
+export type GateOutcome = (typeof GATE_OUTCOMES)[number];
+
+export const gateCheckSchema = z.strictObject({
+  id: z.string(),
+  instance: z.string().optional(),
+  metric: z.string().optional(),
+  outcome: z.enum(GATE_OUTCOMES),
+  expected: z.string(),
+  observed: z.string(),
+  message: z.string(),
+});
+export type GateCheck = z.infer<typeof gateCheckSchema>;
+
+export const metricJudgementSchema = z.strictObject({
+  metric: z.string(),
+  role: z.enum(["guardrail", "expected", "informative"]),
+  outcome: z.enum(GATE_OUTCOMES),
+  ratio: z.number().nullable(),
+  ciLow: z.number().nullable(),
+  ciHigh: z.number().nullable(),
+  verdict: z.string(),
+  criterion: z.string(),
+});
+export type MetricJudgement = z.infer<typeof metricJudgementSchema>;
+
+export const gateResultSchema = z.strictObject({
+  gate: z.enum(GATE_KINDS),
+  wave: z.number().int(),
+  instance: z.string().optional(),
+  outcome: z.enum(GATE_OUTCOMES),
+  at: z.number(),
+  summary: z.string(),
+  checks: z.array(gateCheckSchema),
+  judgement: z.array(metricJudgementSchema).optional(),
+  comparison: ComparisonResult.optional(),
+  windows: z
+    .strictObject({
+      before: z.strictObject({ start: z.number(), end: z.number() }),
+      after: z.strictObject({ start: z.number(), end: z.number() }),
+    })
+    .optional(),
+});
+export type GateResult = z.infer<typeof gateResultSchema>;
+
+export const EVENT_TYPES = [
+  "created",
+  "backup-attested",
+  "wave-approved",
+  "gate",
+  "wave-started",
+  "hook-started",
+  "hook-result",
+  "step-applied",
+  "step-verified",
+  "step-failed",
+  "bake-started",
+  "wave-passed",
+  "wave-failed",
+  "wave-inconclusive",
+  "paused",
+  "resumed",
+  "aborted",
+  "revert-proposed",
+  "revert-started",
+  "revert-applied",
+  "instance-reverted",
+  "completed",
+  "reverted",
+  "command-refused",
+] as const;
+export type EventType = (typeof EVENT_TYPES)[number];
+
+export const eventSchema = z.strictObject({
+  seq: z.number().int().min(1),
+  at: z.number(),
+  actor: actorSchema,
+  type: z.enum(EVENT_TYPES),
+  wave: z.number().int().optional(),
+  instance: z.string().optional(),
+  /** Idempotency key of the command that caused it. */
+  key: z.string().optional(),
+  message: z.string(),
+  gate: gateResultSchema.optional(),
+  output: z.string().optional().describe("A hook's output (truncated to 64 KiB)."),
+});
+export type RolloutEvent = z.infer<typeof eventSchema>;

@@ -1,0 +1,463 @@
+/**
+ * The plan: waves from topology. A canary replica beside an untouched sibling replica of the same
+ * cluster (the concurrent control) → the other replicas in batches bounded by the blast-radius budget →
+ * the control replicas themselves (judged before/after, nothing concurrent is left untouched) →
+ * primaries last, by switchover. Only instances whose advisor safety gate allows the change are
+ * eligible; every exclusion is listed with its reason. Pure and deterministic.
+ */
+import { type Advice, advise } from "@untorn/advisor/advise";
+import { type InstanceFacts, instanceFactsSchema } from "@untorn/advisor/facts";
+import type { Finding } from "@untorn/advisor/rule";
+import { z } from "zod";
+import {
+  type Change,
+  changeSchema,
+  INELIGIBLE_REASONS,
+  type InstanceStep,
+  instanceStepSchema,
+  removesProtection,
+  stepFor,
+} from "./change.js";
+import { policySchema } from "./policy.js";
+
+export const EXCLUSION_REASONS = [
+  ...INELIGIBLE_REASONS,
+  "no-control-sibling",
+  "no-switchover-target",
+  "role-unknown",
+  "another-rollout-active",
+  "duplicate-instance",
+] as const;
+export type ExclusionReason = (typeof EXCLUSION_REASONS)[number];
+
+export const activeRolloutSchema = z.strictObject({
+  rolloutId: z.string().min(1),
+  instances: z.array(z.string()),
+});
+export type ActiveRollout = z.infer<typeof activeRolloutSchema>;
+
+export const planInputSchema = z
+  .strictObject({
+    $schema: z.string().optional(),
+    change: changeSchema,
+    instances: z
+      .array(instanceFactsSchema)
+      .min(1)
+      .max(10_000)
+      .describe("InstanceFacts of every candidate (identity.cluster and identity.role drive the waves)."),
+    targets: z
+      .array(z.string().min(1))
+      .optional()
+      .describe(
+        "Instances to change; default: every instance given. The others can still serve as controls.",
+      ),
+    activeRollouts: z
+      .array(activeRolloutSchema)
+      .default([])
+      .describe("Other rollouts still active, with the instances they touch."),
+    policy: policySchema.prefault({}),
+  })
+  .meta({ id: "RolloutPlanInput", description: "Input of the rollout planner (untorn rollout plan)." });
+export type PlanInput = z.output<typeof planInputSchema>;
+export type PlanInputJson = z.input<typeof planInputSchema>;
+
+export const gainRangeSchema = z.strictObject({ low: z.number(), high: z.number() });
+
+export const expectedGainSchema = z.strictObject({
+  ruleId: z.string(),
+  title: z.string(),
+  kind: z.enum(["throughput", "efficiency", "none"]),
+  throughput: gainRangeSchema,
+  writeBytesPerTxn: gainRangeSchema.nullable(),
+  writeOpsPerTxn: gainRangeSchema.nullable(),
+  fsyncsPerTxn: gainRangeSchema.nullable(),
+  basis: z.string(),
+  confidence: z.number().min(0).max(1),
+});
+export type ExpectedGain = z.infer<typeof expectedGainSchema>;
+
+export const WAVE_KINDS = ["canary", "replicas", "controls", "primaries"] as const;
+export type WaveKind = (typeof WAVE_KINDS)[number];
+
+export const plannedWaveSchema = z.strictObject({
+  index: z.number().int().min(0),
+  kind: z.enum(WAVE_KINDS),
+  instances: z.array(z.string()).min(1),
+  controls: z
+    .array(z.string())
+    .describe("Untouched sibling replicas judged concurrently; [] = before/after."),
+});
+export type PlannedWave = z.infer<typeof plannedWaveSchema>;
+
+export const dryRunRowSchema = z.strictObject({
+  instance: z.string(),
+  cluster: z.string().nullable(),
+  role: z.string().nullable(),
+  wave: z.number().int().nullable(),
+  control: z.boolean().describe("Serves as a control for an earlier wave."),
+  current: z.string().nullable(),
+  target: z.string().nullable(),
+  restart: z.boolean().nullable(),
+  method: z.string().nullable(),
+  gate: z.enum(["verified", "unverified", "unsafe"]),
+  gateSummary: z.string(),
+  expectedGain: expectedGainSchema.nullable(),
+  excluded: z.enum(EXCLUSION_REASONS).nullable(),
+});
+export type DryRunRow = z.infer<typeof dryRunRowSchema>;
+
+export const exclusionSchema = z.strictObject({
+  instance: z.string(),
+  reason: z.enum(EXCLUSION_REASONS),
+  detail: z.string(),
+  toVerify: z
+    .array(z.string())
+    .describe("What would make the safety gate verified (gate-not-verified only)."),
+});
+export type Exclusion = z.infer<typeof exclusionSchema>;
+
+export const instanceInfoSchema = z.strictObject({
+  instance: z.string(),
+  cluster: z.string().nullable(),
+  role: z.enum(["primary", "replica", "standalone"]).nullable(),
+});
+
+export const planSchema = z
+  .strictObject({
+    change: changeSchema,
+    removesTornPageProtection: z.boolean(),
+    waves: z.array(plannedWaveSchema),
+    steps: z.array(instanceStepSchema).describe("One per instance in a wave, in wave order."),
+    exclusions: z.array(exclusionSchema),
+    dryRun: z.array(dryRunRowSchema),
+    topology: z.array(instanceInfoSchema),
+    hypothesis: z.strictObject({
+      findings: z.array(
+        z.strictObject({ instance: z.string(), ruleId: z.string(), title: z.string(), summary: z.string() }),
+      ),
+      summary: z.string(),
+    }),
+  })
+  .meta({ id: "RolloutPlan", description: "Waves, per-instance steps, exclusions and dry run." });
+export type Plan = z.infer<typeof planSchema>;
+
+const byName = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
+/** Variables a change touches, to find the advisor finding that proposed it. */
+function changedVariable(change: Change): string {
+  switch (change.kind) {
+    case "doublewrite-off":
+    case "doublewrite-detect-only":
+      return "innodb_doublewrite";
+    case "doublewrite-pages":
+      return "innodb_doublewrite_pages";
+    case "flush-method":
+      return "innodb_flush_method";
+    case "custom-variable":
+      return change.variable;
+    case "atomic-storage":
+      return change.platform === "rds-blue-green"
+        ? "rds.optimized_writes"
+        : change.platform === "alibaba-16k"
+          ? "alibaba.16k_atomic_write"
+          : "storage";
+  }
+}
+
+/** The advisor finding behind this change on this instance: its expected gain and confidence. */
+export function findingFor(change: Change, advice: Advice): Finding | null {
+  const variable = changedVariable(change);
+  const target =
+    change.kind === "doublewrite-off"
+      ? "OFF"
+      : change.kind === "doublewrite-detect-only"
+        ? "DETECT_ONLY"
+        : null;
+  const matches = (f: Finding) =>
+    f.actions.some((a) =>
+      a.changes.some((c) => c.variable === variable && (target === null || c.to.toUpperCase() === target)),
+    ) ||
+    // A blocked finding lost its unsafe actions to the gate but keeps its expected gain.
+    (f.blocked !== null && removesProtection(change) && f.expectedGain !== null);
+  return (
+    advice.findings.find((f) => matches(f) && f.expectedGain !== null) ??
+    advice.findings.find(matches) ??
+    null
+  );
+}
+
+function gainOf(f: Finding | null): ExpectedGain | null {
+  if (!f?.expectedGain) return null;
+  const g = f.expectedGain;
+  return {
+    ruleId: f.ruleId,
+    title: f.title,
+    kind: g.kind,
+    throughput: { ...g.throughput },
+    writeBytesPerTxn: g.writeBytesPerTxn ? { ...g.writeBytesPerTxn } : null,
+    writeOpsPerTxn: g.writeOpsPerTxn ? { ...g.writeOpsPerTxn } : null,
+    fsyncsPerTxn: g.fsyncsPerTxn ? { ...g.fsyncsPerTxn } : null,
+    basis: g.basis,
+    confidence: f.confidence,
+  };
+}
+
+/** Splits `items` into chunks that respect the wave budget and the per-cluster share. */
+function batches(
+  items: readonly { instance: string; cluster: string }[],
+  maxPerWave: number,
+  perCluster: (cluster: string) => number,
+): string[][] {
+  const out: string[][] = [];
+  const left = [...items];
+  while (left.length > 0) {
+    const wave: string[] = [];
+    const used = new Map<string, number>();
+    for (let i = 0; i < left.length && wave.length < maxPerWave; ) {
+      const it = left[i]!;
+      const n = used.get(it.cluster) ?? 0;
+      if (n < perCluster(it.cluster)) {
+        wave.push(it.instance);
+        used.set(it.cluster, n + 1);
+        left.splice(i, 1);
+      } else i++;
+    }
+    out.push(wave);
+  }
+  return out;
+}
+
+/**
+ * Plans a rollout. `input` must be validated (planInputSchema.parse); the result is a pure function
+ * of it. A plan with no waves is valid: every instance is excluded, each with its reason.
+ */
+export function planRollout(input: PlanInput): Plan {
+  const { change, policy } = input;
+  const needsGate = removesProtection(change);
+  const exclusions: Exclusion[] = [];
+  const exclude = (instance: string, reason: ExclusionReason, detail: string, toVerify: string[] = []) =>
+    exclusions.push({ instance, reason, detail, toVerify });
+
+  const seen = new Set<string>();
+  const facts: InstanceFacts[] = [];
+  for (const f of input.instances) {
+    if (seen.has(f.identity.instance)) {
+      exclude(
+        f.identity.instance,
+        "duplicate-instance",
+        "The instance appears more than once in the input; the first is used.",
+      );
+      continue;
+    }
+    seen.add(f.identity.instance);
+    facts.push(f);
+  }
+  facts.sort((a, b) => byName(a.identity.instance, b.identity.instance));
+  const targets = input.targets ? new Set(input.targets) : null;
+  const busy = new Map<string, string>();
+  for (const r of input.activeRollouts) for (const i of r.instances) busy.set(i, r.rolloutId);
+
+  const advice = new Map<string, Advice>();
+  const steps = new Map<string, InstanceStep>();
+  const eligible = new Set<string>();
+  for (const f of facts) {
+    const id = f.identity.instance;
+    const a = advise(f);
+    advice.set(id, a);
+    if (targets && !targets.has(id)) continue;
+    const role = f.identity.role ?? null;
+    if (role === null) {
+      exclude(id, "role-unknown", "The replication role is unknown: declare it in the fleet metadata.");
+      continue;
+    }
+    const other = busy.get(id);
+    if (other !== undefined) {
+      exclude(id, "another-rollout-active", `Rollout ${other} is active on this instance.`);
+      continue;
+    }
+    const s = stepFor(change, f);
+    if (!s.ok) {
+      exclude(id, s.ineligible.reason, s.ineligible.detail);
+      continue;
+    }
+    if ((needsGate || s.step.removesTornPageProtection) && a.safetyGate.status !== "verified") {
+      exclude(id, "gate-not-verified", `The safety gate reads ${a.safetyGate.summary}`, [
+        ...a.safetyGate.toVerify,
+      ]);
+      continue;
+    }
+    steps.set(id, s.step);
+    eligible.add(id);
+  }
+
+  // Topology per cluster. An instance without a cluster is its own cluster (no sibling).
+  const clusterOf = (id: string) => {
+    const f = facts.find((x) => x.identity.instance === id)!;
+    return f.identity.cluster ?? `(no cluster) ${id}`;
+  };
+  const roleOf = (id: string) => facts.find((x) => x.identity.instance === id)!.identity.role ?? null;
+  const replicasOf = new Map<string, string[]>();
+  for (const f of facts) {
+    if (f.identity.role !== "replica") continue;
+    const c = clusterOf(f.identity.instance);
+    replicasOf.set(c, [...(replicasOf.get(c) ?? []), f.identity.instance]);
+  }
+
+  // One reserved control per cluster: an untouched replica, preferably one that is not changed at all.
+  const controlOf = new Map<string, string>();
+  for (const [cluster, replicas] of [...replicasOf].sort((a, b) => byName(a[0], b[0]))) {
+    if (replicas.length < 2) continue;
+    const untouched = replicas.filter((r) => !eligible.has(r) && !busy.has(r));
+    const pick = untouched[0] ?? [...replicas].filter((r) => eligible.has(r)).at(-1);
+    if (pick !== undefined) controlOf.set(cluster, pick);
+  }
+
+  const replicaTargets: { instance: string; cluster: string }[] = [];
+  const controlTargets: { instance: string; cluster: string }[] = [];
+  const primaryTargets: { instance: string; cluster: string }[] = [];
+  for (const id of [...eligible].sort(byName)) {
+    const cluster = clusterOf(id);
+    const role = roleOf(id);
+    if (role === "replica") {
+      if (controlOf.get(cluster) === id) controlTargets.push({ instance: id, cluster });
+      else if (controlOf.has(cluster) || !policy.requireControl)
+        replicaTargets.push({ instance: id, cluster });
+      else {
+        eligible.delete(id);
+        exclude(
+          id,
+          "no-control-sibling",
+          `Cluster ${cluster} has no second replica to serve as the concurrent control.`,
+        );
+      }
+    } else if (role === "primary") {
+      primaryTargets.push({ instance: id, cluster });
+    } else {
+      eligible.delete(id);
+      exclude(
+        id,
+        "no-control-sibling",
+        "A standalone server has no sibling replica to serve as the concurrent control.",
+      );
+    }
+  }
+  // Alibaba: replicas inherit from the primary, so the primary's step needs no switchover target.
+  const inherits = change.kind === "atomic-storage" && change.platform === "alibaba-16k";
+  const changedReplica = (cluster: string) =>
+    replicaTargets.some((r) => r.cluster === cluster) || controlTargets.some((r) => r.cluster === cluster);
+  const primaries = primaryTargets.filter((p) => {
+    if (!policy.includePrimaries) {
+      eligible.delete(p.instance);
+      return false;
+    }
+    const rdsBlueGreen = change.kind === "atomic-storage" && change.platform === "rds-blue-green";
+    if (inherits || rdsBlueGreen || changedReplica(p.cluster)) return true;
+    eligible.delete(p.instance);
+    exclude(
+      p.instance,
+      "no-switchover-target",
+      `Cluster ${p.cluster} has no replica in this rollout to switch over to before the primary is changed.`,
+    );
+    return false;
+  });
+
+  const waves: PlannedWave[] = [];
+  const share = (cluster: string) =>
+    Math.max(1, Math.floor(policy.maxClusterShare * (replicasOf.get(cluster)?.length ?? 1)));
+  const controlsFor = (ids: readonly string[]) =>
+    [...new Set(ids.map((i) => controlOf.get(clusterOf(i))).filter((x): x is string => x !== undefined))]
+      .filter((c) => !ids.includes(c))
+      .sort(byName);
+  // Canary: the first replica, by cluster and name, whose cluster has a control.
+  const canary = replicaTargets.find((r) => controlOf.has(r.cluster)) ?? replicaTargets[0];
+  if (canary)
+    waves.push({
+      index: 0,
+      kind: "canary",
+      instances: [canary.instance],
+      controls: controlsFor([canary.instance]),
+    });
+  const rest = replicaTargets.filter((r) => r !== canary);
+  for (const b of batches(rest, policy.maxInstancesPerWave, share))
+    waves.push({ index: waves.length, kind: "replicas", instances: b, controls: controlsFor(b) });
+  for (const b of batches(controlTargets, policy.maxInstancesPerWave, () => 1))
+    waves.push({ index: waves.length, kind: "controls", instances: b, controls: [] });
+  for (const b of batches(primaries, policy.maxInstancesPerWave, () => 1))
+    waves.push({
+      index: waves.length,
+      kind: waves.length === 0 ? "canary" : "primaries",
+      instances: b,
+      controls: [],
+    });
+
+  const waveOf = new Map<string, number>();
+  for (const w of waves) for (const i of w.instances) waveOf.set(i, w.index);
+  const controls = new Set(waves.flatMap((w) => w.controls));
+  const excluded = new Map(exclusions.map((e) => [e.instance, e.reason]));
+  const dryRun: DryRunRow[] = facts
+    .filter((f) => !targets || targets.has(f.identity.instance) || controls.has(f.identity.instance))
+    .map((f) => {
+      const id = f.identity.instance;
+      const a = advice.get(id)!;
+      const s = steps.get(id) ?? null;
+      const wave = waveOf.get(id) ?? null;
+      return {
+        instance: id,
+        cluster: f.identity.cluster ?? null,
+        role: f.identity.role ?? null,
+        wave,
+        control: controls.has(id),
+        current: s?.current ?? null,
+        target: wave === null ? null : (s?.target ?? null),
+        restart: wave === null ? null : (s?.restart ?? null),
+        method: wave === null ? null : (s?.method ?? null),
+        gate: a.safetyGate.status,
+        gateSummary: a.safetyGate.summary,
+        expectedGain: gainOf(findingFor(change, a)),
+        excluded: excluded.get(id) ?? null,
+      };
+    });
+
+  const hypothesisFindings = waves
+    .flatMap((w) => w.instances)
+    .flatMap((id) => {
+      const f = findingFor(change, advice.get(id)!);
+      return f ? [{ instance: id, ruleId: f.ruleId, title: f.title, summary: f.summary }] : [];
+    });
+  return {
+    change,
+    removesTornPageProtection: needsGate,
+    waves,
+    steps: waves.flatMap((w) => w.instances.map((i) => steps.get(i)!)),
+    exclusions: exclusions.sort((a, b) => byName(a.instance, b.instance)),
+    dryRun,
+    topology: facts.map((f) => ({
+      instance: f.identity.instance,
+      cluster: f.identity.cluster ?? null,
+      role: f.identity.role ?? null,
+    })),
+    hypothesis: {
+      findings: hypothesisFindings,
+      summary: hypothesisSummary(change, dryRun),
+    },
+  };
+}
+
+function hypothesisSummary(change: Change, rows: readonly DryRunRow[]): string {
+  const gains = rows.filter((r) => r.wave !== null && r.expectedGain).map((r) => r.expectedGain!);
+  const pct = (x: number) => `${Math.round(x * 100)}%`;
+  if (gains.length === 0)
+    return `No advisor finding quantifies the gain of ${changeLabel(change)} on the planned instances; the judge still checks the guardrails.`;
+  const lo = Math.min(...gains.map((g) => g.throughput.low));
+  const hi = Math.max(...gains.map((g) => g.throughput.high));
+  const bytes = gains.flatMap((g) => (g.writeBytesPerTxn ? [g.writeBytesPerTxn] : []));
+  const bytesText =
+    bytes.length > 0
+      ? `, write bytes per transaction ${pct(Math.min(...bytes.map((b) => b.low)))} to ${pct(Math.max(...bytes.map((b) => b.high)))} lower`
+      : "";
+  return `${changeLabel(change)}: the advisor expects write throughput ${pct(lo)} to ${pct(hi)} higher where it is write-bound${bytesText} (${gains.length} instance${gains.length === 1 ? "" : "s"} with a finding).`;
+}
+
+function changeLabel(change: Change): string {
+  return changedVariable(change) === "storage" ? "the storage migration" : changedVariable(change);
+}

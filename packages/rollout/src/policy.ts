@@ -1,0 +1,147 @@
+/**
+ * The knobs of a rollout: blast radius, pre-wave limits, bake and warm-up, success criteria of the
+ * judge and the anti-flap limits (after Argo Rollouts' AnalysisRun limits and Kayenta's NODATA rule).
+ * Every field has a default, so `{}` parses.
+ */
+import { z } from "zod";
+
+/** A metric the judge compares: an id of a catalog signal (packages/catalog/src/signals.ts). */
+export const judgedMetricSchema = z.strictObject({
+  metric: z.string().min(1).max(128).describe("Catalog signal id, e.g. write_bytes_per_transaction."),
+  kind: z.enum(["throughput", "latency", "efficiency"]),
+  /**
+   * guardrail: must not regress beyond `margin`; expected: must move the expected way (and by at least
+   * `minChange`); informative: reported, never decides (Argo Rollouts `dryRun` metrics).
+   */
+  role: z.enum(["guardrail", "expected", "informative"]),
+  margin: z
+    .number()
+    .min(0)
+    .max(1)
+    .default(0.05)
+    .describe("Relative regression tolerated by a guardrail (0.05 = 5%)."),
+  expect: z.enum(["decrease", "increase"]).optional().describe("For role expected."),
+  minChange: z
+    .number()
+    .min(0)
+    .max(1)
+    .default(0)
+    .describe("For role expected: smallest relative change that counts (0 = any significant change)."),
+});
+export type JudgedMetric = z.infer<typeof judgedMetricSchema>;
+
+export const applierSchema = z
+  .discriminatedUnion("kind", [
+    z.strictObject({ kind: z.literal("operator") }),
+    z.strictObject({
+      kind: z.literal("hook"),
+      hook: z.string().min(1).max(128).describe("Name of a hook configured on the reconciler's side."),
+    }),
+  ])
+  .describe("Who carries out each step: the operator marks it done, or a configured hook runs it.");
+export type Applier = z.infer<typeof applierSchema>;
+
+export const policySchema = z
+  .strictObject({
+    maxInstancesPerWave: z
+      .number()
+      .int()
+      .min(1)
+      .max(1000)
+      .default(2)
+      .describe("Blast radius: instances changed in one wave."),
+    maxClusterShare: z
+      .number()
+      .gt(0)
+      .max(1)
+      .default(0.5)
+      .describe("Blast radius: share of a cluster's replicas changed in one wave (at least one)."),
+    includePrimaries: z.boolean().default(true).describe("Plan a last wave of primaries, by switchover."),
+    requireControl: z
+      .boolean()
+      .default(true)
+      .describe("Exclude replicas whose cluster has no second replica to serve as the concurrent control."),
+    approval: z
+      .enum(["each-wave", "first-wave"])
+      .default("each-wave")
+      .describe(
+        "each-wave: every wave waits for an approve; first-wave: later waves start when the previous passed.",
+      ),
+    maxReplicationLagSeconds: z.number().min(0).default(30),
+    backupMaxAgeSeconds: z
+      .number()
+      .int()
+      .min(60)
+      .default(86_400)
+      .describe("A wave starts only if the operator attested a backup taken at most this long before."),
+    verifyTimeoutSeconds: z
+      .number()
+      .int()
+      .min(30)
+      .default(1800)
+      .describe("How long after a step the read-back may take to match before the step gate fails."),
+    verifyConsecutive: z
+      .number()
+      .int()
+      .min(1)
+      .max(10)
+      .default(2)
+      .describe("Matching read-backs in a row (at different times) that verify a step."),
+    warmupSeconds: z
+      .number()
+      .int()
+      .min(0)
+      .default(600)
+      .describe("Excluded after a restart (cold buffer pool) before the bake starts."),
+    bakeSeconds: z
+      .number()
+      .int()
+      .min(60)
+      .default(3600)
+      .describe("Length of the bake window judged against the control."),
+    evaluationIntervalSeconds: z
+      .number()
+      .int()
+      .min(30)
+      .default(600)
+      .describe("Time between two judgements of the same wave (the after window grows)."),
+    consecutiveSuccessLimit: z.number().int().min(1).max(10).default(2),
+    failureLimit: z
+      .number()
+      .int()
+      .min(1)
+      .max(10)
+      .default(2)
+      .describe("Consecutive fail judgements that fail the wave."),
+    inconclusiveLimit: z
+      .number()
+      .int()
+      .min(1)
+      .max(10)
+      .default(2)
+      .describe("Consecutive inconclusive (or no-data) judgements that pause for a human."),
+    maxEvaluations: z
+      .number()
+      .int()
+      .min(1)
+      .max(100)
+      .default(8)
+      .describe("A wave still undecided after this many judgements pauses as inconclusive."),
+    alpha: z.number().gt(0).lt(0.5).default(0.05),
+    minSamples: z
+      .number()
+      .int()
+      .min(2)
+      .default(20)
+      .describe("Per window and series, passed to @untorn/compare."),
+    minBlocks: z.number().int().min(3).default(6),
+    metrics: z
+      .array(judgedMetricSchema)
+      .max(32)
+      .optional()
+      .describe("Judged metrics; default: the change kind's defaults (see defaultMetrics)."),
+    applier: applierSchema.default({ kind: "operator" }),
+  })
+  .meta({ id: "RolloutPolicy", description: "Rollout knobs; every field has a default." });
+export type Policy = z.infer<typeof policySchema>;
+export type PolicyInput = z.input<typeof policySchema>;

@@ -1,0 +1,203 @@
+/**
+ * The change report of a rollout: hypothesis (the advisor's finding and expected gain), plan, gate
+ * results, timeline, effect per wave and metric with intervals, verdict, what remains and the revert
+ * plan; as JSON (reportSchema) and Markdown, ready to paste into a change ticket. Pure.
+ */
+import { z } from "zod";
+import { describeChange, instanceStepSchema } from "./change.js";
+import { eventSchema, gateResultSchema, metricJudgementSchema } from "./events.js";
+import { dryRunRowSchema, exclusionSchema, plannedWaveSchema } from "./plan.js";
+import { ROLLOUT_STATUSES, type RolloutState } from "./state.js";
+
+export const REPORT_VERDICTS = [
+  "succeeded",
+  "failed",
+  "inconclusive",
+  "in-progress",
+  "aborted",
+  "reverted",
+] as const;
+
+export const reportSchema = z
+  .strictObject({
+    schemaVersion: z.literal(1),
+    id: z.string(),
+    title: z.string(),
+    change: z.string(),
+    status: z.enum(ROLLOUT_STATUSES),
+    verdict: z.enum(REPORT_VERDICTS),
+    verdictReason: z.string(),
+    generatedAt: z.number(),
+    hypothesis: z.strictObject({
+      summary: z.string(),
+      findings: z.array(
+        z.strictObject({ instance: z.string(), ruleId: z.string(), title: z.string(), summary: z.string() }),
+      ),
+    }),
+    plan: z.strictObject({
+      waves: z.array(plannedWaveSchema.extend({ phase: z.string() })),
+      dryRun: z.array(dryRunRowSchema),
+      exclusions: z.array(exclusionSchema),
+    }),
+    gates: z.array(gateResultSchema.omit({ comparison: true })),
+    effects: z.array(metricJudgementSchema.extend({ wave: z.number().int(), at: z.number() })),
+    timeline: z.array(eventSchema.omit({ gate: true, output: true })),
+    remaining: z.array(z.strictObject({ instance: z.string(), wave: z.number().int(), status: z.string() })),
+    revertPlan: z.array(instanceStepSchema.shape.revert.extend({ instance: z.string(), status: z.string() })),
+  })
+  .meta({ id: "RolloutReport", description: "The change report of one rollout." });
+export type Report = z.infer<typeof reportSchema>;
+
+function verdictOf(s: RolloutState): { verdict: Report["verdict"]; reason: string } {
+  switch (s.status) {
+    case "completed":
+      return s.waves.length === 0
+        ? { verdict: "inconclusive", reason: "No instance was eligible: nothing was changed." }
+        : { verdict: "succeeded", reason: "Every wave passed its gates." };
+    case "reverted":
+      return { verdict: "reverted", reason: "Every changed instance was reverted to its previous value." };
+    case "aborted":
+      return {
+        verdict: "aborted",
+        reason: s.events.findLast((e) => e.type === "aborted")?.message ?? "Aborted.",
+      };
+    case "halted":
+      return {
+        verdict: "failed",
+        reason: s.events.findLast((e) => e.type === "revert-proposed")?.message ?? "Halted.",
+      };
+    case "paused":
+      return s.pause?.reason === "inconclusive"
+        ? { verdict: "inconclusive", reason: s.pause.message }
+        : { verdict: "in-progress", reason: `Paused: ${s.pause?.message ?? ""}` };
+    default:
+      return {
+        verdict: "in-progress",
+        reason: `Wave ${s.currentWave ?? "-"} of ${s.waves.length} under way.`,
+      };
+  }
+}
+
+export function buildReport(s: RolloutState, now: number): Report {
+  const { verdict, reason } = verdictOf(s);
+  const gates = s.events.flatMap((e) => (e.gate ? [e.gate] : []));
+  const lastBake = new Map<number, (typeof gates)[number]>();
+  for (const g of gates) if (g.gate === "bake") lastBake.set(g.wave, g);
+  const changed = new Set(["applied", "verified", "failed", "reverting", "revert-applied"]);
+  return {
+    schemaVersion: 1,
+    id: s.id,
+    title: s.title,
+    change: describeChange(s.plan.change),
+    status: s.status,
+    verdict,
+    verdictReason: reason,
+    generatedAt: now,
+    hypothesis: { summary: s.plan.hypothesis.summary, findings: s.plan.hypothesis.findings },
+    plan: {
+      waves: s.plan.waves.map((w) => ({ ...w, phase: s.waves[w.index]?.phase ?? "pending" })),
+      dryRun: s.plan.dryRun,
+      exclusions: s.plan.exclusions,
+    },
+    gates: gates.map(({ comparison: _c, ...g }) => g),
+    effects: [...lastBake.values()].flatMap((g) =>
+      (g.judgement ?? []).map((j) => ({ ...j, wave: g.wave, at: g.at })),
+    ),
+    timeline: s.events.map(({ gate: _g, output: _o, ...e }) => e),
+    remaining: s.instances
+      .filter((i) => i.status === "pending" || i.status === "applying" || i.status === "applied")
+      .map((i) => ({ instance: i.instance, wave: i.wave, status: i.status })),
+    revertPlan: s.instances
+      .filter((i) => changed.has(i.status))
+      .map((i) => ({
+        instance: i.instance,
+        status: i.status,
+        ...s.plan.steps.find((x) => x.instance === i.instance)!.revert,
+      })),
+  };
+}
+
+const iso = (t: number) => new Date(t * 1000).toISOString().replace(".000Z", "Z");
+const cell = (x: unknown) =>
+  String(x ?? "–")
+    .replaceAll("|", "\\|")
+    .replaceAll("\n", " ");
+const pctRange = (r: { low: number; high: number } | null) =>
+  r ? `${Math.round(r.low * 100)}–${Math.round(r.high * 100)}%` : "–";
+const ratio = (x: number | null) => (x === null ? "–" : `${((x - 1) * 100).toFixed(1)}%`);
+
+/** The report as Markdown for a change ticket. */
+export function renderReportMarkdown(r: Report): string {
+  const out: string[] = [];
+  out.push(`# Change report: ${r.title}`, "");
+  out.push(
+    `- Rollout: \`${r.id}\``,
+    `- Change: ${r.change}`,
+    `- Status: ${r.status}`,
+    `- **Verdict: ${r.verdict}**: ${r.verdictReason}`,
+    `- Generated: ${iso(r.generatedAt)}`,
+    "",
+  );
+  out.push("## Hypothesis", "", r.hypothesis.summary, "");
+  for (const f of r.hypothesis.findings)
+    out.push(`- ${f.instance}: **${f.title}** (${f.ruleId}). ${f.summary}`);
+  out.push("", "## Plan", "", "| Wave | Kind | Instances | Control | Phase |", "|---|---|---|---|---|");
+  for (const w of r.plan.waves)
+    out.push(
+      `| ${w.index} | ${w.kind} | ${w.instances.join(", ")} | ${w.controls.join(", ") || "before/after"} | ${w.phase} |`,
+    );
+  out.push(
+    "",
+    "| Instance | Role | Wave | Current → target | Restart | Gate | Expected throughput | Bytes/txn | Confidence | Excluded |",
+    "|---|---|---|---|---|---|---|---|---|---|",
+  );
+  for (const d of r.plan.dryRun)
+    out.push(
+      `| ${cell(d.instance)} | ${cell(d.role)} | ${cell(d.wave)}${d.control ? " (control)" : ""} | ${cell(d.current)} → ${cell(d.target)} | ${d.restart === null ? "–" : d.restart ? "yes" : "no"} | ${d.gate} | ${pctRange(d.expectedGain?.throughput ?? null)} | ${pctRange(d.expectedGain?.writeBytesPerTxn ?? null)} | ${d.expectedGain ? d.expectedGain.confidence.toFixed(2) : "–"} | ${cell(d.excluded)} |`,
+    );
+  if (r.plan.exclusions.length > 0) {
+    out.push("", "Excluded:", "");
+    for (const e of r.plan.exclusions) out.push(`- ${e.instance}: **${e.reason}**. ${e.detail}`);
+  }
+  out.push(
+    "",
+    "## Gates",
+    "",
+    "| Time | Gate | Wave | Instance | Outcome | Summary |",
+    "|---|---|---|---|---|---|",
+  );
+  for (const g of r.gates)
+    out.push(
+      `| ${iso(g.at)} | ${g.gate} | ${g.wave} | ${cell(g.instance)} | ${g.outcome} | ${cell(g.summary)} |`,
+    );
+  out.push("", "## Effect per wave and metric", "");
+  if (r.effects.length === 0) out.push("No wave has been judged yet.");
+  else {
+    out.push(
+      "| Wave | Metric | Role | Change | 95% interval | Verdict | Criterion | Outcome |",
+      "|---|---|---|---|---|---|---|---|",
+    );
+    for (const e of r.effects)
+      out.push(
+        `| ${e.wave} | ${e.metric} | ${e.role} | ${ratio(e.ratio)} | ${ratio(e.ciLow)} … ${ratio(e.ciHigh)} | ${e.verdict} | ${cell(e.criterion)} | ${e.outcome} |`,
+      );
+  }
+  out.push("", "## Timeline", "", "| Time | Actor | Event | Message |", "|---|---|---|---|");
+  for (const e of r.timeline)
+    out.push(`| ${iso(e.at)} | ${cell(e.actor.id)} | ${e.type} | ${cell(e.message)} |`);
+  out.push("", "## What remains", "");
+  if (r.remaining.length === 0) out.push("Nothing.");
+  for (const x of r.remaining) out.push(`- ${x.instance} (wave ${x.wave}): ${x.status}`);
+  out.push("", "## Revert plan", "");
+  if (r.revertPlan.length === 0) out.push("No instance is changed: nothing to revert.");
+  for (const x of r.revertPlan) {
+    out.push(
+      `### ${x.instance} (back to ${x.previousValue ?? "its previous value"}, ${x.restart ? "restart" : "no restart"})`,
+      "",
+    );
+    for (const st of x.steps) out.push(`1. ${st}`);
+    for (const sn of x.snippets) out.push("", `\`\`\`${sn.language}`, sn.text, "```");
+    out.push("");
+  }
+  return `${out.join("\n").trimEnd()}\n`;
+}

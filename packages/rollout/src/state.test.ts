@@ -1,0 +1,334 @@
+import { describe, expect, it } from "vitest";
+import { bakeFor, cmd, create, mysql, operator, readBack, T0 } from "../test/fixtures.ts";
+import { observationsSchema } from "./observations.ts";
+import { buildReport, renderReportMarkdown, reportSchema } from "./report.ts";
+import {
+  applyCommand,
+  createRollout,
+  nextActions,
+  type RolloutState,
+  reconcile,
+  rolloutStateSchema,
+} from "./state.ts";
+
+const fleet = () => [
+  mysql("p1", "primary"),
+  mysql("r1", "replica"),
+  mysql("r2", "replica"),
+  mysql("r3", "replica"),
+];
+const factsOf = new Map(fleet().map((f) => [f.identity.instance, f]));
+
+function ok(state: RolloutState, c: Parameters<typeof cmd>[0], now: number): RolloutState {
+  const t = applyCommand(state, cmd(c), now);
+  if (!t.ok) throw new Error(`refused: ${t.refusal.code} ${t.refusal.message}`);
+  return t.state;
+}
+
+/** Plays the operator and the reconciler until the rollout stops moving; returns the final state. */
+function drive(
+  start: RolloutState,
+  effect: Record<string, number>,
+  opts: { drop?: string[]; readMode?: string } = {},
+) {
+  let s = start;
+  let now = T0;
+  for (let round = 0; round < 400; round++) {
+    now += 60;
+    const next = nextActions(s, now);
+    if (
+      ["completed", "halted", "reverted", "aborted"].includes(s.status) ||
+      (s.status === "paused" && s.pause?.reason !== "operator")
+    )
+      break;
+    for (const h of next.human) {
+      if (h.kind === "attest-backup") s = ok(s, { type: "attest-backup", takenAt: now - 600 }, now);
+      if (h.kind === "approve" && h.wave !== undefined) s = ok(s, { type: "approve", wave: h.wave }, now);
+      if (h.kind === "apply-step" && h.instance) s = ok(s, { type: "step-done", instance: h.instance }, now);
+    }
+    const after = nextActions(s, now);
+    const obs = observationsSchema.parse({
+      health: after.observations.health.map((i) => ({
+        instance: i,
+        at: now,
+        facts: factsOf.get(i) ?? null,
+        replication: { ioRunning: true, sqlRunning: true, lagSeconds: 1 },
+      })),
+      activeRollouts: after.observations.activeRollouts ? [] : null,
+      readBacks: after.observations.readBacks.map((i) => readBack(i, now, opts.readMode ?? "off")),
+      bakes: after.observations.bakes.map((b) => bakeFor(b, effect, opts.drop)),
+    });
+    s = reconcile(s, obs, now).state;
+  }
+  return s;
+}
+
+describe("a whole rollout", () => {
+  const created = createRollout(create(fleet()), T0);
+
+  it("plans canary + control, replicas, the control, then the primary", () => {
+    expect(created.plan.waves.map((w) => [w.kind, w.instances, w.controls])).toEqual([
+      ["canary", ["r1"], ["r3"]],
+      ["replicas", ["r2"], ["r3"]],
+      ["controls", ["r3"], []],
+      ["primaries", ["p1"], []],
+    ]);
+    expect(created.status).toBe("active");
+  });
+
+  it("completes when every step reads back and every bake improves efficiency", () => {
+    const s = drive(created, { write_bytes_per_transaction: 0.6, write_ops_per_transaction: 0.7 });
+    expect(s.status).toBe("completed");
+    expect(s.instances.every((i) => i.status === "verified")).toBe(true);
+    expect(s.waves.every((w) => w.phase === "passed")).toBe(true);
+    const bake = s.events.filter((e) => e.gate?.gate === "bake");
+    expect(bake.length).toBeGreaterThanOrEqual(s.waves.length * 2);
+    expect(bake[0]!.gate!.comparison!.overall).toBeDefined();
+    const report = reportSchema.parse(buildReport(s, T0 + 1e6));
+    expect(report.verdict).toBe("succeeded");
+    const md = renderReportMarkdown(report);
+    for (const h of [
+      "## Hypothesis",
+      "## Plan",
+      "## Gates",
+      "## Effect per wave and metric",
+      "## Timeline",
+      "## Revert plan",
+    ])
+      expect(md).toContain(h);
+    expect(md).toContain("write_bytes_per_transaction");
+    // The state round-trips through JSON and the schema.
+    expect(rolloutStateSchema.parse(JSON.parse(JSON.stringify(s)))).toEqual(s);
+  });
+
+  it("halts and proposes the revert when the expected efficiency change does not come", () => {
+    const s = drive(created, {});
+    expect(s.status).toBe("halted");
+    expect(s.waves[0]!.phase).toBe("failed");
+    expect(s.events.at(-1)!.type).toBe("revert-proposed");
+    expect(s.events.at(-1)!.message).toContain("r1 to ON");
+    // Revert: the operator applies it, the read-back proves it.
+    let r = ok(s, { type: "revert", reason: "no gain" }, T0 + 1e5);
+    expect(nextActions(r, T0 + 1e5).human.map((h) => h.kind)).toEqual(["apply-revert"]);
+    r = ok(r, { type: "revert-done", instance: "r1" }, T0 + 1e5 + 10);
+    for (const t of [20, 40])
+      r = reconcile(
+        r,
+        observationsSchema.parse({ readBacks: [readBack("r1", T0 + 1e5 + t, "on", 50)] }),
+        T0 + 1e5 + t,
+      ).state;
+    expect(r.status).toBe("reverted");
+    expect(buildReport(r, T0 + 2e5).verdict).toBe("reverted");
+  });
+
+  it("a regression beyond the throughput margin fails the wave", () => {
+    const s = drive(created, {
+      write_bytes_per_transaction: 0.6,
+      write_ops_per_transaction: 0.7,
+      transactions_per_second: 0.8,
+    });
+    expect(s.status).toBe("halted");
+    const g = s.events.findLast((e) => e.gate?.gate === "bake")!.gate!;
+    expect(g.judgement!.find((j) => j.metric === "transactions_per_second")!.outcome).toBe("fail");
+  });
+
+  it("a missing metric is no data: the wave pauses for a human, never passes", () => {
+    const s = drive(
+      created,
+      { write_bytes_per_transaction: 0.6, write_ops_per_transaction: 0.7 },
+      { drop: ["transactions_per_second"] },
+    );
+    expect(s.status).toBe("paused");
+    expect(s.pause?.reason).toBe("inconclusive");
+    expect(s.waves[0]!.phase).toBe("inconclusive");
+    const g = s.events.findLast((e) => e.gate?.gate === "bake")!.gate!;
+    expect(g.judgement!.find((j) => j.metric === "transactions_per_second")!.outcome).toBe("no-data");
+    // A human accepts it: the next wave becomes current.
+    const t = applyCommand(s, cmd({ type: "approve", wave: 0 }), T0 + 1e6);
+    expect(t.ok && t.state.currentWave).toBe(1);
+  });
+
+  it("a read-back that never matches fails the step gate with what it saw", () => {
+    const s = drive(created, {}, { readMode: "on" });
+    expect(s.status).toBe("halted");
+    const failed = s.events.find((e) => e.type === "step-failed")!;
+    expect(failed.instance).toBe("r1");
+    const g = s.events.findLast((e) => e.gate?.gate === "step")!.gate!;
+    expect(g.outcome).toBe("fail");
+    expect(g.checks.find((c) => c.id === "doublewrite_mode")).toMatchObject({
+      expected: "off",
+      observed: "on",
+    });
+  });
+});
+
+describe("pre-wave gate", () => {
+  const s0 = createRollout(create(fleet()), T0);
+  const approved = ok(
+    ok(s0, { type: "attest-backup", takenAt: T0 - 60 }, T0),
+    { type: "approve", wave: 0 },
+    T0,
+  );
+  const health = (lag: number, facts = factsOf.get("r1")!) =>
+    ["r1", "r3"].map((i) => ({
+      instance: i,
+      at: T0,
+      facts: i === "r1" ? facts : factsOf.get(i)!,
+      replication: { ioRunning: true, sqlRunning: true, lagSeconds: lag },
+    }));
+
+  it("passes with fresh verified facts, healthy replication, no overlap and a recent backup", () => {
+    const r = reconcile(
+      approved,
+      observationsSchema.parse({ health: health(1), activeRollouts: [] }),
+      T0 + 1,
+    );
+    expect(r.state.waves[0]!.phase).toBe("applying");
+    expect(r.state.instances.find((i) => i.instance === "r1")!.gateAtStart).toBe("verified");
+  });
+  it.each([
+    ["lag over the limit", { health: health(120), activeRollouts: [] }, "replication"],
+    [
+      "another rollout on the control",
+      { health: health(1), activeRollouts: [{ rolloutId: "other", instances: ["r3"] }] },
+      "other-rollouts",
+    ],
+    ["other rollouts not looked up", { health: health(1) }, "other-rollouts"],
+    [
+      "the gate no longer verified",
+      { health: health(1, mysql("r1", "replica", { verified: false })), activeRollouts: [] },
+      "safety-gate",
+    ],
+    ["no health data", { activeRollouts: [] }, "safety-gate"],
+  ])("holds the wave: %s", (_name, obs, failing) => {
+    const r = reconcile(approved, observationsSchema.parse(obs), T0 + 1);
+    expect(r.state.waves[0]!.phase).toBe("pending");
+    const g = r.events.find((e) => e.gate)!.gate!;
+    expect(g.outcome).not.toBe("pass");
+    expect(g.checks.some((c) => c.id === failing && c.outcome !== "pass")).toBe(true);
+    // The same result again is not logged twice.
+    expect(reconcile(r.state, observationsSchema.parse(obs), T0 + 2).events).toHaveLength(0);
+  });
+  it("holds the wave when the backup is too old", () => {
+    const old = ok(s0, { type: "attest-backup", takenAt: T0 - 200_000 }, T0);
+    const a = ok(old, { type: "approve", wave: 0 }, T0);
+    const r = reconcile(a, observationsSchema.parse({ health: health(1), activeRollouts: [] }), T0 + 1);
+    expect(r.state.waves[0]!.phase).toBe("pending");
+    expect(r.events[0]!.gate!.checks.find((c) => c.id === "backup")!.outcome).toBe("fail");
+  });
+});
+
+describe("commands", () => {
+  const s0 = createRollout(create(fleet()), T0);
+
+  it("refuses a step before the wave's pre-wave gate passed", () => {
+    const t = applyCommand(s0, cmd({ type: "step-done", instance: "r1" }), T0);
+    expect(t.ok).toBe(false);
+    if (!t.ok) expect(t.refusal.code).toBe("wave-not-applying");
+    expect(t.state.instances.find((i) => i.instance === "r1")!.status).toBe("pending");
+  });
+
+  it.each([
+    [{ type: "approve", wave: 7 }, "unknown-wave"],
+    [{ type: "approve", wave: 1 }, "not-current-wave"],
+    [{ type: "step-done", instance: "nope" }, "unknown-instance"],
+    [{ type: "hook-started", instance: "r1" }, "wave-not-applying"],
+    [{ type: "resume" }, "not-paused"],
+    [{ type: "revert", reason: "x" }, "nothing-to-revert"],
+    [{ type: "revert-done", instance: "r1" }, "not-reverting"],
+    [{ type: "attest-backup", takenAt: T0 + 10 }, "backup-in-future"],
+  ] as const)("refuses %j with %s", (c, code) => {
+    const t = applyCommand(s0, cmd(c as never), T0);
+    expect(t.ok).toBe(false);
+    if (!t.ok) expect(t.refusal.code).toBe(code);
+  });
+
+  it("pause, resume, abort, and nothing after abort", () => {
+    const p = ok(s0, { type: "pause", reason: "change freeze" }, T0);
+    expect(p.status).toBe("paused");
+    expect(applyCommand(p, cmd({ type: "pause", reason: "again" }), T0).ok).toBe(false);
+    const r = ok(p, { type: "resume" }, T0);
+    expect(r.status).toBe("active");
+    const a = ok(r, { type: "abort", reason: "no" }, T0);
+    expect(a.status).toBe("aborted");
+    for (const c of [
+      { type: "approve", wave: 0 },
+      { type: "pause", reason: "x" },
+      { type: "abort", reason: "x" },
+    ] as const)
+      expect(applyCommand(a, cmd(c as never), T0).ok).toBe(false);
+  });
+
+  it("idempotency: the same key and command once; the same key with another command is refused", () => {
+    const c = cmd({ type: "attest-backup", takenAt: T0 - 10 });
+    const first = applyCommand(s0, c, T0);
+    expect(first.ok && !first.duplicate).toBe(true);
+    const again = applyCommand(first.state, c, T0 + 5);
+    expect(again.ok && again.duplicate).toBe(true);
+    expect(again.state).toBe(first.state);
+    const other = applyCommand(
+      first.state,
+      cmd({ type: "attest-backup", takenAt: T0 - 20, key: c.key }),
+      T0 + 5,
+    );
+    expect(!other.ok && other.refusal.code).toBe("key-reused");
+    // A refused command stays refused under its key, even after the state changed.
+    const bad = cmd({ type: "approve", wave: 1 });
+    const r1 = applyCommand(first.state, bad, T0);
+    const r2 = applyCommand(r1.state, bad, T0 + 1);
+    expect(!r2.ok && r2.duplicate && r2.refusal.code).toBe("not-current-wave");
+  });
+
+  it("a hook applies the step and its output is kept", () => {
+    let s = createRollout(create(fleet(), { applier: { kind: "hook", hook: "ansible" } }), T0);
+    s = ok(ok(s, { type: "attest-backup", takenAt: T0 }, T0), { type: "approve", wave: 0 }, T0);
+    s = reconcile(
+      s,
+      observationsSchema.parse({
+        health: ["r1", "r3"].map((i) => ({
+          instance: i,
+          at: T0,
+          facts: factsOf.get(i)!,
+          replication: { ioRunning: true, sqlRunning: true, lagSeconds: 0 },
+        })),
+        activeRollouts: [],
+      }),
+      T0 + 1,
+    ).state;
+    expect(nextActions(s, T0 + 2).hooks).toEqual([{ instance: "r1", wave: 0, hook: "ansible" }]);
+    expect(applyCommand(s, cmd({ type: "step-done", instance: "r1", actor: operator }), T0 + 2).ok).toBe(
+      true,
+    );
+    s = ok(s, { type: "hook-started", instance: "r1", actor: { id: "ansible", kind: "hook" } }, T0 + 2);
+    expect(nextActions(s, T0 + 3).hooks).toEqual([]);
+    const failed = ok(
+      s,
+      {
+        type: "hook-result",
+        instance: "r1",
+        ok: false,
+        exitCode: 2,
+        output: "unreachable",
+        actor: { id: "ansible", kind: "hook" },
+      },
+      T0 + 3,
+    );
+    expect(failed.status).toBe("paused");
+    expect(failed.events.find((e) => e.type === "hook-result")!.output).toBe("unreachable");
+    s = ok(
+      s,
+      {
+        type: "hook-result",
+        instance: "r1",
+        ok: true,
+        output: "changed=1",
+        actor: { id: "ansible", kind: "hook" },
+      },
+      T0 + 3,
+    );
+    expect(s.instances.find((i) => i.instance === "r1")).toMatchObject({
+      status: "applied",
+      appliedAt: T0 + 3,
+    });
+  });
+});
