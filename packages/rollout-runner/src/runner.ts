@@ -306,6 +306,8 @@ export interface ReconcileOptions {
   hooks?: HooksFile["hooks"];
   replication?: ReplicationSource;
   metadata?: ObserveOptions["metadata"];
+  /** rate() window of the read-backs and bake series; default 5m (shorter for short bakes). */
+  rateWindow?: ObserveOptions["rateWindow"];
   /** Name of the single-writer lock; default `rollout-reconciler`. */
   lockName?: string;
 }
@@ -419,6 +421,7 @@ async function reconcileOne(deps: RunnerDeps, id: string, opts: ReconcileOptions
         now: t0,
         ...(opts.metadata ? { metadata: opts.metadata } : {}),
         ...(opts.replication ? { replication: opts.replication } : {}),
+        ...(opts.rateWindow ? { rateWindow: opts.rateWindow } : {}),
         activeRollouts: () => activeRollouts(deps, id),
       });
     } catch (e) {
