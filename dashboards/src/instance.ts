@@ -341,6 +341,26 @@ export const collectorDurationPanel = (s: PanelScope) =>
     s,
   );
 
+export const replicationLagPanel = (s: PanelScope) =>
+  timeseriesPanel(
+    { title: "Replication lag", queries: [{ signal: "replication_lag_seconds" }], min: 0, span: 12 },
+    s,
+  );
+export const replicationThreadsPanel = (s: PanelScope) =>
+  timeseriesPanel(
+    {
+      title: "Replication threads running and last error",
+      queries: [
+        { signal: "replication_threads_running", legend: "{{instance}} threads running" },
+        { signal: "replication_last_errno", legend: "{{instance}} last error number" },
+      ],
+      rightAxis: { signal: "replication_last_errno", unit: "none" },
+      min: 0,
+      span: 12,
+    },
+    s,
+  );
+
 /** The whole instance dashboard as a list of panels. */
 export function instancePanels(s: PanelScope): PanelLike[] {
   return [
@@ -397,6 +417,9 @@ export function instancePanels(s: PanelScope): PanelLike[] {
     checkpointAgePanel(s),
     doublewriteWaitPanel(s),
     doublewriteWaitEventsPanel(s),
+    row("Replication"),
+    replicationLagPanel(s),
+    replicationThreadsPanel(s),
     row("Exporter"),
     collectorSuccessPanel(s),
     collectorDurationPanel(s),

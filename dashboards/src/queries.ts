@@ -108,6 +108,8 @@ export interface LiveEnvironment {
   readonly hostStorage: boolean;
   /** The datadir's device exposes atomic write limits (Linux 6.11+). */
   readonly atomicWriteAttributes: boolean;
+  /** The instance is a replica (replication signals have data only there). Default false. */
+  readonly replica?: boolean;
 }
 
 function atLeast(version: string, min: string): boolean {
@@ -129,6 +131,7 @@ export function expectsData(needs: Needs, env: LiveEnvironment): boolean {
   if (needs.innodbMetricsDblwr && !env.innodbMetricsDblwr) return false;
   if (needs.hostStorage && !env.hostStorage) return false;
   if (needs.atomicWriteAttributes && !env.atomicWriteAttributes) return false;
+  if (needs.replica && !env.replica) return false;
   return true;
 }
 

@@ -35,6 +35,7 @@ import {
   fsyncsPerTxPanel,
   miscLatencyByClassPanel,
   pagesFlushedVsDoublewritePanel,
+  replicationLagPanel,
   transactionsPanel,
   writeOpsPerTxPanel,
 } from "./instance.js";
@@ -93,6 +94,8 @@ export function rolloutPanels(): PanelLike[] {
     row("Pressure"),
     ...pair("Free-page waits/s", freePageWaitsPanel),
     ...pair("Checkpoint age / capacity", checkpointAgePanel),
+    row("Replication"),
+    ...pair("Replication lag", replicationLagPanel),
   ];
 }
 

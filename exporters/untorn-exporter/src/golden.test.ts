@@ -58,6 +58,8 @@ const info = (s: Sample[], name: string) => {
 };
 const mode = (s: Sample[]) =>
   s.filter((x) => x.name === "untorn_innodb_doublewrite_mode" && x.value === 1).map((x) => x.labels["mode"]);
+const role = (s: Sample[]) =>
+  s.filter((x) => x.name === "untorn_replication_role" && x.value === 1).map((x) => x.labels["role"]);
 const fileRow = (f: Fixture, event: string) => {
   const row = f.file_summary_by_event_name.find((r) => r.EVENT_NAME === event);
   if (!row) throw new Error(`fixture has no file_summary_by_event_name row for ${event}`);
@@ -99,6 +101,11 @@ const CHECKS: Record<string, (s: Sample[], f: Fixture) => void> = {
     // [4] no checkpoint status in MySQL before 8.0.30; redo size = file size x files.
     expect(has(s, "untorn_innodb_checkpoint_age_bytes")).toBe(false);
     expect(v(s, "untorn_innodb_redo_log_capacity_bytes")).toBe(2 * 536870912);
+    // A primary: SHOW SLAVE STATUS has no row, two binlog dump threads; gtid_mode OFF → no GTID series.
+    expect(role(s)).toEqual(["primary"]);
+    expect(v(s, "untorn_replication_connected_replicas")).toBe(f.processlist.length);
+    expect(s.some((x) => x.name.startsWith("untorn_replication_gtid_"))).toBe(false);
+    expect(has(s, "untorn_replication_lag_seconds")).toBe(false);
   },
 
   "mysql-8.0.19": (s) => {
@@ -156,6 +163,19 @@ const CHECKS: Record<string, (s: Sample[], f: Fixture) => void> = {
     // [1.5] with O_DIRECT the doublewrite file gets no fsync of its own: misc stays at a few opens.
     expect(v(s, "untorn_perf_schema_file_misc_total", { class: "doublewrite" })).toBeLessThan(10);
     expect(v(s, "untorn_perf_schema_file_writes_total", { class: "doublewrite" })).toBeGreaterThan(1e6);
+    // A multi-source replica in the 8.0.22+ column names: lag only where the server reports it (the
+    // stopped applier's NULL is absent, not 0), thread states and error numbers per channel.
+    expect(role(s)).toEqual(["replica"]);
+    expect(v(s, "untorn_replication_lag_seconds", { channel: "" })).toBe(12);
+    expect(has(s, "untorn_replication_lag_seconds", { channel: "reporting" })).toBe(false);
+    expect(v(s, "untorn_replication_sql_thread_running", { channel: "reporting" })).toBe(0);
+    expect(v(s, "untorn_replication_io_thread_running", { channel: "reporting" })).toBe(1);
+    expect(v(s, "untorn_replication_last_sql_errno", { channel: "reporting" })).toBe(1062);
+    expect(v(s, "untorn_replication_source_server_id", { channel: "" })).toBe(11);
+    // gtid_executed "uuid1:1-3412874, uuid2:1-120588:120590-120600" = 3412874 + 120588 + 11, no UUID label.
+    expect(v(s, "untorn_replication_gtid_executed_transactions")).toBe(3533473);
+    expect(v(s, "untorn_replication_gtid_retrieved_transactions", { channel: "" })).toBe(12880);
+    expect(f.replica_status.every((r) => "Seconds_Behind_Source" in r)).toBe(true);
   },
 
   "mysql-8.4.3": (s, f) => {
@@ -180,6 +200,10 @@ const CHECKS: Record<string, (s: Sample[], f: Fixture) => void> = {
     );
     expect(v(s, "untorn_perf_schema_dblwr_mutex_instrumented", { mutex: "dblwr_mutex" })).toBe(1);
     expect(v(s, "untorn_perf_schema_dblwr_mutex_waits_total", { mutex: "dblwr_mutex" })).toBeGreaterThan(0);
+    // 8.4 has no SHOW SLAVE STATUS (the fixture source refuses it, errno 1064); no replica, no dump thread.
+    expect(success(s, "replication")).toBe(1);
+    expect(role(s)).toEqual(["standalone"]);
+    expect(v(s, "untorn_replication_connected_replicas")).toBe(0);
   },
 
   "mysql-9.1.0": (s) => {
@@ -319,6 +343,9 @@ const CHECKS: Record<string, (s: Sample[], f: Fixture) => void> = {
     expect(s.some((x) => x.name.startsWith("untorn_perf_schema_dblwr_mutex"))).toBe(false);
     expect(v(s, "untorn_perf_schema_enabled")).toBe(1);
     expect(v(s, "untorn_innodb_dblwr_pages_written_total")).toBeGreaterThan(0);
+    // [6] REPLICATION CLIENT missing as well: no replication series, the collector says it failed.
+    expect(success(s, "replication")).toBe(0);
+    expect(s.some((x) => x.name.startsWith("untorn_replication_"))).toBe(false);
   },
 };
 
@@ -348,8 +375,9 @@ describe.each(CASES)("%s", (name) => {
     expect(v(samples, "untorn_mysql_up")).toBe(1);
     const denied = Object.keys(fixture.errors ?? {});
     for (const c of DB_COLLECTOR_NAMES) {
-      const expected =
-        PS_COLLECTORS.includes(c) && denied.some((t) => t.startsWith("performance_schema.")) ? 0 : 1;
+      const psDenied = PS_COLLECTORS.includes(c) && denied.some((t) => t.startsWith("performance_schema."));
+      const replicationDenied = c === "replication" && denied.includes("SHOW REPLICA STATUS");
+      const expected = psDenied || replicationDenied ? 0 : 1;
       expect(success(samples, c), c).toBe(expected);
     }
   });

@@ -136,6 +136,7 @@ describe("doublewrite ON vs OFF under sysbench oltp_write_only", () => {
       "innodb_metrics.dblwr",
       "perf_schema.file_io",
       "perf_schema.waits",
+      "replication",
     ]);
     for (const s of success) expect(s.value, s.labels["collector"]).toBe(1);
     for (const s of samples.filter((x) => x.name === "untorn_exporter_collector_duration_seconds")) {

@@ -131,9 +131,29 @@ describe("credentials and grants", () => {
     }
   });
 
+  it("needs SLAVE MONITOR on MariaDB 10.5.9+ for the replication collector: REPLICATION CLIENT is not enough", async () => {
+    // MariaDB 10.5 made REPLICATION CLIENT an alias of BINLOG MONITOR and moved SHOW [ALL] SLAVE[S]
+    // STATUS to SLAVE MONITOR (10.5.9; https://mariadb.com/kb/en/mariadb-maxscale-25-mariadb-monitor/#required-grants).
+    await db.query("CREATE USER 'nomonitor'@'localhost' IDENTIFIED BY 'pw'");
+    await db.query("GRANT PROCESS, REPLICATION CLIENT ON *.* TO 'nomonitor'@'localhost'");
+    await db.query("GRANT SELECT ON performance_schema.* TO 'nomonitor'@'localhost'");
+    const exporter = await startUntornExporter({
+      db: { socket: db.socket, user: "nomonitor", password: "pw" },
+    });
+    try {
+      const body = (await exporter.get("/metrics")).body;
+      expect(mustValue(body, "untorn_exporter_collector_success", { collector: "replication" })).toBe(0);
+      expect(mustValue(body, "untorn_exporter_collector_success", { collector: "config" })).toBe(1);
+      expect(body).not.toContain("untorn_replication_role");
+      expect(exporter.process.tail(100)).toMatch(/collector failed.*replication.*SLAVE MONITOR/);
+    } finally {
+      await exporter.stop();
+    }
+  });
+
   it("works with the documented least-privilege grants", async () => {
     await db.query("CREATE USER 'exporter'@'localhost' IDENTIFIED BY 'pw' WITH MAX_USER_CONNECTIONS 4");
-    await db.query("GRANT PROCESS, REPLICATION CLIENT ON *.* TO 'exporter'@'localhost'");
+    await db.query("GRANT PROCESS, REPLICATION CLIENT, SLAVE MONITOR ON *.* TO 'exporter'@'localhost'");
     await db.query("GRANT SELECT ON performance_schema.* TO 'exporter'@'localhost'");
     const exporter = await startUntornExporter({
       db: { socket: db.socket, user: "exporter", password: "pw" },

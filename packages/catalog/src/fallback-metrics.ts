@@ -27,6 +27,11 @@ const variables = "--collect.global_variables (default on)";
 const fileEvents = "--collect.perf_schema.file_events";
 const waits = "--collect.perf_schema.eventswaits";
 const diskstats = "diskstats (default on)";
+// SHOW ALL SLAVES STATUS / SHOW SLAVE STATUS, every numeric column as mysql_slave_status_<column in
+// lower case> with labels master_host, master_uuid, channel_name, connection_name; Yes/No → 1/0
+// (prometheus/mysqld_exporter collector/slave_status.go). On MySQL 8.4, which has no SHOW SLAVE STATUS,
+// 0.14 collects nothing.
+const slaveStatus = "--collect.slave_status (default on)";
 
 export const fallbackMetrics = {
   mysqlUp: m("mysqld_exporter", "always", "mysql_up", "1 when the exporter reached the server."),
@@ -180,6 +185,36 @@ export const fallbackMetrics = {
     "--collect.info_schema.innodb_metrics, with innodb_monitor_enable='module_dblwr'",
     "mysql_info_schema_innodb_metrics_dblwr_dblwr_flush_wait_events_total",
     "MySQL 8.0.20+ only.",
+  ),
+  replicaLag: m(
+    "mysqld_exporter",
+    slaveStatus,
+    "mysql_slave_status_seconds_behind_master",
+    "Seconds_Behind_Master per channel; absent while a thread is stopped (NULL is skipped).",
+  ),
+  replicaIoRunning: m(
+    "mysqld_exporter",
+    slaveStatus,
+    "mysql_slave_status_slave_io_running",
+    "Slave_IO_Running: 1 for Yes, 0 for No and Connecting.",
+  ),
+  replicaSqlRunning: m(
+    "mysqld_exporter",
+    slaveStatus,
+    "mysql_slave_status_slave_sql_running",
+    "Slave_SQL_Running: 1 for Yes, 0 for No.",
+  ),
+  replicaLastSqlErrno: m(
+    "mysqld_exporter",
+    slaveStatus,
+    "mysql_slave_status_last_sql_errno",
+    "Last_SQL_Errno per channel.",
+  ),
+  replicaLastIoErrno: m(
+    "mysqld_exporter",
+    slaveStatus,
+    "mysql_slave_status_last_io_errno",
+    "Last_IO_Errno per channel.",
   ),
   diskWrites: m(
     "node_exporter",

@@ -13,6 +13,7 @@ export type CollectorName =
   | "perf_schema.file_io"
   | "perf_schema.waits"
   | "innodb_metrics.dblwr"
+  | "replication"
   | "host.storage"
   | "exporter";
 
@@ -50,6 +51,14 @@ export type FileClass = (typeof FILE_CLASSES)[number];
 /** Doublewrite modes across flavors (docs/reference/mysql.md §1.4, docs/reference/mariadb.md §2.2), normalised to lower case. */
 export const DOUBLEWRITE_MODES = ["on", "off", "detect_and_recover", "detect_only", "fast"] as const;
 export type DoublewriteMode = (typeof DOUBLEWRITE_MODES)[number];
+
+/** Replication roles of `untorn_replication_role`, see docs/exporter.md (replication collector). */
+export const REPLICATION_ROLES = ["primary", "replica", "standalone"] as const;
+export type ReplicationRole = (typeof REPLICATION_ROLES)[number];
+
+/** MariaDB GTID positions of `untorn_replication_gtid_sequence` (system variables gtid_<position>_pos). */
+export const GTID_POSITIONS = ["binlog", "current", "slave"] as const;
+export type GtidPosition = (typeof GTID_POSITIONS)[number];
 
 export const metrics = {
   // ---- exporter ----
@@ -494,6 +503,92 @@ export const metrics = {
     "untorn_innodb_metrics_dblwr_events_total",
     "INNODB_METRICS dblwr counters by name: async_requests, sync_requests, flush_requests, flush_wait_events (threads that waited for a running batch).",
     ["event"] as const,
+  ),
+
+  // ---- replication: SHOW REPLICA STATUS / SHOW [ALL] SLAVE[S] STATUS, processlist, gtid variables ----
+  replicationRole: def(
+    "replication",
+    "gauge",
+    "untorn_replication_role",
+    "1 for the server's replication role, 0 for the others: replica when a replication channel is configured, else primary when a replica is connected (a binlog dump thread), else standalone.",
+    ["role"] as const,
+  ),
+  replicationConnectedReplicas: def(
+    "replication",
+    "gauge",
+    "untorn_replication_connected_replicas",
+    "Replicas connected now: binlog dump threads in the process list (needs PROCESS to see other users' threads).",
+    none,
+  ),
+  replicationLagSeconds: def(
+    "replication",
+    "gauge",
+    "untorn_replication_lag_seconds",
+    "Seconds_Behind_Source (Seconds_Behind_Master) per channel; absent while the SQL or I/O thread is stopped (the server reports NULL), never 0 for unknown.",
+    ["channel"] as const,
+  ),
+  replicationIoThreadRunning: def(
+    "replication",
+    "gauge",
+    "untorn_replication_io_thread_running",
+    "1 when the channel's receiver (I/O) thread runs and is connected (Replica_IO_Running / Slave_IO_Running = Yes), else 0.",
+    ["channel"] as const,
+  ),
+  replicationIoThreadConnecting: def(
+    "replication",
+    "gauge",
+    "untorn_replication_io_thread_connecting",
+    "1 when the channel's receiver (I/O) thread runs but is not connected to its source (Connecting), else 0.",
+    ["channel"] as const,
+  ),
+  replicationSqlThreadRunning: def(
+    "replication",
+    "gauge",
+    "untorn_replication_sql_thread_running",
+    "1 when the channel's applier (SQL) thread runs (Replica_SQL_Running / Slave_SQL_Running = Yes), else 0.",
+    ["channel"] as const,
+  ),
+  replicationLastIoErrno: def(
+    "replication",
+    "gauge",
+    "untorn_replication_last_io_errno",
+    "Last_IO_Errno of the channel: the last receiver error number, 0 when none.",
+    ["channel"] as const,
+  ),
+  replicationLastSqlErrno: def(
+    "replication",
+    "gauge",
+    "untorn_replication_last_sql_errno",
+    "Last_SQL_Errno of the channel: the last applier error number, 0 when none.",
+    ["channel"] as const,
+  ),
+  replicationSourceServerId: def(
+    "replication",
+    "gauge",
+    "untorn_replication_source_server_id",
+    "server_id of the channel's source (Source_Server_Id / Master_Server_Id); 0 before the first connection.",
+    ["channel"] as const,
+  ),
+  replicationGtidSequence: def(
+    "replication",
+    "gauge",
+    "untorn_replication_gtid_sequence",
+    "MariaDB: sequence number per GTID replication domain of gtid_binlog_pos, gtid_current_pos and gtid_slave_pos (the server_id part is left out: it changes on every switchover).",
+    ["domain_id", "position"] as const,
+  ),
+  replicationGtidExecutedTransactions: def(
+    "replication",
+    "gauge",
+    "untorn_replication_gtid_executed_transactions",
+    "MySQL with gtid_mode ON: transactions in gtid_executed, summed over every source UUID (the UUIDs are left out as labels).",
+    none,
+  ),
+  replicationGtidRetrievedTransactions: def(
+    "replication",
+    "gauge",
+    "untorn_replication_gtid_retrieved_transactions",
+    "MySQL with gtid_mode ON: transactions in the channel's Retrieved_Gtid_Set (received from the source into the relay log, applied or not).",
+    ["channel"] as const,
   ),
 
   // ---- host.storage: /proc/self/mountinfo, /sys/block, statfs, ext4 superblock ----

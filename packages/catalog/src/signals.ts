@@ -538,6 +538,8 @@ export interface Needs {
   readonly atomicWriteAttributes?: true;
   /** Returns series only when an event happened in the window (annotations). */
   readonly event?: true;
+  /** Has series only for a replica (a server with a replication channel). */
+  readonly replica?: true;
 }
 
 const FLAVOR_NAMES: Record<Flavor, string> = {
@@ -561,6 +563,7 @@ export function describeNeeds(n: Needs): string {
   if (n.hostStorage) parts.push("untorn-exporter beside the server (or node_exporter for the fallback)");
   if (n.atomicWriteAttributes) parts.push("Linux 6.11+ atomic write attributes");
   if (n.event) parts.push("only when the event happens");
+  if (n.replica) parts.push("replicas only");
   return parts.join("; ");
 }
 
@@ -741,7 +744,15 @@ const infoSignal = (
   untorn: (s) => maxBy(labels, instant(s, M[metric].name)),
 });
 
+/**
+ * Both series of a channel, I/O and SQL thread: `or` matches on the labels without the metric name, so
+ * each side gets a `thread` label first or the SQL side would be dropped wherever the I/O side exists.
+ */
+const bothThreads = (io: string, sql: string): string =>
+  `label_replace(${io}, "thread", "io", "", "") or label_replace(${sql}, "thread", "sql", "", "")`;
+
 const PS: Needs = { performanceSchema: true };
+const REPLICA: Needs = { replica: true };
 const MUTEX: Needs = { performanceSchema: true, mutexInstrument: true };
 const MYSQL_8020 = { mysql: "8.0.20", percona: "8.0.20" } as const;
 const MYSQL_ONLY_8020: Needs = { flavors: ["mysql", "percona"], minVersion: MYSQL_8020 };
@@ -1402,6 +1413,109 @@ const directSpecs = {
     "health",
     "1 when module_dblwr is enabled (MySQL 8.0.20+).",
   ),
+
+  // ---- replication ----
+  replication_role: {
+    title: "Replication role",
+    description:
+      "The server's role, as the label `role`: replica when a replication channel is configured, else primary when a replica is connected, else standalone (untorn-exporter only: mysqld_exporter has no role).",
+    unit: "info",
+    group: "health",
+    metrics: ["replicationRole"],
+    labels: ["role"],
+    windowed: false,
+    untorn: (s) => where(maxBy(["role"], instant(s, M.replicationRole.name)), "==", 1),
+  },
+  replication_lag_seconds: {
+    needs: REPLICA,
+    title: "Replication lag",
+    description:
+      "Seconds_Behind_Source (Seconds_Behind_Master) of the server's most lagging channel. Absent on a server that is not a replica and while a replication thread is stopped: no data, never 0.",
+    unit: "seconds",
+    group: "health",
+    metrics: ["replicationLagSeconds"],
+    labels: [],
+    windowed: false,
+    untorn: (s) => maxBy([], instant(s, M.replicationLagSeconds.name)),
+    fallback: { metrics: ["replicaLag"], render: (s) => maxBy([], instant(s, F.replicaLag.name)) },
+  },
+  replication_threads_running: {
+    needs: REPLICA,
+    title: "Replication threads running",
+    description:
+      "1 when the I/O and the SQL thread of every replication channel run, 0 when one of them does not (a receiver still connecting counts as not running). Absent on a server that is not a replica.",
+    unit: "bool",
+    group: "health",
+    metrics: ["replicationIoThreadRunning", "replicationSqlThreadRunning"],
+    labels: [],
+    windowed: false,
+    untorn: (s) =>
+      vec(
+        `min by (instance) (${instant(s, M.replicationIoThreadRunning.name)} * ${instant(s, M.replicationSqlThreadRunning.name)})`,
+        [],
+      ),
+    fallback: {
+      metrics: ["replicaIoRunning", "replicaSqlRunning"],
+      render: (s) =>
+        vec(
+          `min by (instance) (${instant(s, F.replicaIoRunning.name)} * ${instant(s, F.replicaSqlRunning.name)})`,
+          [],
+        ),
+    },
+  },
+  replication_io_thread_running: {
+    needs: REPLICA,
+    title: "Replication I/O threads running",
+    description:
+      "1 when the receiver (I/O) thread of every replication channel runs and is connected, 0 when one does not (stopped or still connecting). Absent on a server that is not a replica.",
+    unit: "bool",
+    group: "health",
+    metrics: ["replicationIoThreadRunning"],
+    labels: [],
+    windowed: false,
+    untorn: (s) => vec(`min by (instance) (${instant(s, M.replicationIoThreadRunning.name)})`, []),
+    fallback: {
+      metrics: ["replicaIoRunning"],
+      render: (s) => vec(`min by (instance) (${instant(s, F.replicaIoRunning.name)})`, []),
+    },
+  },
+  replication_sql_thread_running: {
+    needs: REPLICA,
+    title: "Replication SQL threads running",
+    description:
+      "1 when the applier (SQL) thread of every replication channel runs, 0 when one does not. Absent on a server that is not a replica.",
+    unit: "bool",
+    group: "health",
+    metrics: ["replicationSqlThreadRunning"],
+    labels: [],
+    windowed: false,
+    untorn: (s) => vec(`min by (instance) (${instant(s, M.replicationSqlThreadRunning.name)})`, []),
+    fallback: {
+      metrics: ["replicaSqlRunning"],
+      render: (s) => vec(`min by (instance) (${instant(s, F.replicaSqlRunning.name)})`, []),
+    },
+  },
+  replication_last_errno: {
+    needs: REPLICA,
+    title: "Replication error",
+    description:
+      "The largest Last_IO_Errno / Last_SQL_Errno over the server's replication channels: 0 when no channel reports an error, the server's error number otherwise (e.g. 1062 duplicate key). Absent on a server that is not a replica.",
+    unit: "count",
+    group: "health",
+    metrics: ["replicationLastIoErrno", "replicationLastSqlErrno"],
+    labels: [],
+    windowed: false,
+    untorn: (s) =>
+      maxBy(
+        [],
+        bothThreads(instant(s, M.replicationLastIoErrno.name), instant(s, M.replicationLastSqlErrno.name)),
+      ),
+    fallback: {
+      metrics: ["replicaLastIoErrno", "replicaLastSqlErrno"],
+      render: (s) =>
+        maxBy([], bothThreads(instant(s, F.replicaLastIoErrno.name), instant(s, F.replicaLastSqlErrno.name))),
+    },
+  },
 
   // ---- events (annotations) ----
   restarts: {

@@ -21,11 +21,12 @@ import type {
 } from "@untorn/rollout/observations";
 import type { ActiveRollout } from "@untorn/rollout/plan";
 import type { BakeRequest, NextActions } from "@untorn/rollout/state";
+import { prometheusReplication } from "./replication.js";
 
 /**
- * Replication state per replica (role, lag, I/O and SQL threads). Injectable: the exporter's
- * replication collector and its catalog signals arrive separately; until then the default reports
- * null ("nothing collects it"), which the pre-wave gate does not count as healthy.
+ * Replication state per replica (lag, I/O and SQL threads). Injectable; the default,
+ * `prometheusReplication` (./replication.ts), reads the catalog's replication signals. An instance
+ * nothing reports on is null, which the pre-wave gate does not count as healthy.
  */
 export type ReplicationSource = (
   api: PromQueryApi,
@@ -212,7 +213,7 @@ export async function fetchHealth(
     new Set(fleet.facts.map((f) => f.identity.instance)),
   );
   const byInstance = new Map<string, InstanceFacts>(merged.facts.map((f) => [f.identity.instance, f]));
-  const replication = await (opts.replication ?? noReplication)(api, instances, opts.now);
+  const replication = await (opts.replication ?? prometheusReplication)(api, instances, opts.now);
   return instances.map((instance) => ({
     instance,
     at: opts.now,

@@ -307,6 +307,8 @@ export interface ReconcileOptions {
   hooks?: HooksFile["hooks"];
   replication?: ReplicationSource;
   metadata?: ObserveOptions["metadata"];
+  /** rate() window of the read-backs and bake series; default 5m (shorter for short bakes). */
+  rateWindow?: ObserveOptions["rateWindow"];
   /** Name of the single-writer lock; default `rollout-reconciler`. */
   lockName?: string;
   /** rate() window of read-backs and bake series; default 5m. */

@@ -4,7 +4,7 @@ import { basename, dirname } from "node:path";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
 import { startMariaDb } from "./mariadb.js";
-import { blkioRoot, createThrottledVolume, throttleAvailable } from "./throttle.js";
+import { blkioRoot, createThrottledVolume, throttleAvailable, zramAvailable } from "./throttle.js";
 
 const run = promisify(execFile);
 
@@ -129,3 +129,41 @@ describe.skipIf(Boolean(unavailable))(`throttled volume${skipNote}`, () => {
     }
   });
 });
+
+const noZram = await zramAvailable();
+if (noZram) console.warn(`SKIPPING zram-backed throttled volume tests: ${noZram}`);
+
+describe.skipIf(Boolean(noZram))(
+  `zram-backed throttled volume${noZram ? ` (SKIPPED: ${noZram})` : ""}`,
+  () => {
+    it("is a whole disk of its own with ext4 bigalloc, meters writes, and is removed on destroy", async () => {
+      const v = await createThrottledVolume({ backing: "zram", writeIops: 100, sizeMiB: 256 });
+      const name = basename(v.device);
+      try {
+        expect(v.device).toMatch(/^\/dev\/zram\d+$/);
+        expect(v.image).toBe("");
+        // Nothing between the file system and the disk: no partition, no holders, no slaves.
+        expect(readdirSync(`/sys/block/${name}/slaves`)).toEqual([]);
+        expect((await run("tune2fs", ["-l", v.device])).stdout).toMatch(/Cluster size:\s+16384/);
+        expect(readFileSync("/proc/mounts", "utf8")).toContain(`${v.device} ${v.mountPoint} ext4 `);
+        const started = Date.now();
+        await run(v.spawnPrefix[0]!, [
+          ...v.spawnPrefix.slice(1),
+          "dd",
+          "if=/dev/zero",
+          `of=${v.mountPoint}/f`,
+          "bs=16k",
+          "count=320",
+          "oflag=direct",
+        ]);
+        // 320 writes at 100/s: not in much under 3 s (the throttle allows a short burst).
+        expect((Date.now() - started) / 1000).toBeGreaterThan(1.5);
+      } finally {
+        await v.destroy();
+      }
+      expect(existsSync(`/sys/block/${name}`)).toBe(false);
+      expect(readFileSync("/proc/mounts", "utf8")).not.toContain(v.mountPoint);
+      expect(existsSync(v.cgroup)).toBe(false);
+    });
+  },
+);

@@ -29,6 +29,13 @@ export interface ThrottleOptions {
   clusterBytes?: number;
   /** Directory for the image file and the mount point. Default a fresh temp dir. */
   parentDir?: string;
+  /**
+   * "loop" (default): a sparse image file on a loop device. "zram": a fresh zram device (RAM, `sizeMiB`
+   * of it), a whole disk with nothing between the file system and the disk, which a datadir needs for
+   * the advisor's safety gate to read verified (a loop device is a remapping layer, docs/reference/atomic-storage.md §8.7).
+   * Check `zramAvailable()` first.
+   */
+  backing?: "loop" | "zram";
 }
 
 export interface ThrottleLimits {
@@ -37,6 +44,7 @@ export interface ThrottleLimits {
 }
 
 export interface ThrottledVolume {
+  /** The image file behind the loop device; "" for zram. */
   readonly image: string;
   /** e.g. /dev/loop3 */
   readonly device: string;
@@ -142,6 +150,22 @@ async function probe(): Promise<string | undefined> {
   return undefined;
 }
 
+const ZRAM_CONTROL = "/sys/class/zram-control";
+
+/** Why a zram-backed volume cannot be made here (on top of `throttleAvailable()`), or undefined. */
+export async function zramAvailable(): Promise<string | undefined> {
+  const reason = await throttleAvailable();
+  if (reason) return reason;
+  if (!existsSync(join(ZRAM_CONTROL, "hot_add")))
+    return `no ${ZRAM_CONTROL}/hot_add (the zram module is not loaded)`;
+  return undefined;
+}
+
+async function removeZram(id: string): Promise<void> {
+  await writeFile(`/sys/block/zram${id}/reset`, "1");
+  await writeFile(join(ZRAM_CONTROL, "hot_remove"), id);
+}
+
 function firstLine(err: unknown): string {
   const e = err as { stderr?: string; message?: string };
   return (e.stderr?.trim() || e.message || String(err)).split("\n")[0]!;
@@ -161,7 +185,8 @@ function installExitHook(): void {
 
 /** Creates the volume; on any failure the steps already done are undone before the error is thrown. */
 export async function createThrottledVolume(opts: ThrottleOptions = {}): Promise<ThrottledVolume> {
-  const reason = await throttleAvailable();
+  const backing = opts.backing ?? "loop";
+  const reason = backing === "zram" ? await zramAvailable() : await throttleAvailable();
   if (reason) throw new Error(`cannot emulate an IOPS-limited volume: ${reason}`);
   const meterKiB = opts.meterKiB ?? 16;
   const sizeMiB = opts.sizeMiB ?? 4096;
@@ -176,10 +201,12 @@ export async function createThrottledVolume(opts: ThrottleOptions = {}): Promise
   const dir = opts.parentDir ?? (await makeTempDir("throttle"));
   if (ownDir) undo.push({ what: `remove ${dir}`, fn: () => removeDir(dir) });
   const root = blkioRoot()!;
-  const image = join(dir, `untorn-throttle-${process.pid}-${Date.now()}.img`);
+  const stem = `untorn-throttle-${process.pid}-${Date.now()}`;
+  const image = backing === "zram" ? "" : join(dir, `${stem}.img`);
   const mountPoint = join(dir, "mnt");
-  const cgroup = join(root, `untorn-${basename(image, ".img").slice("untorn-throttle-".length)}`);
+  const cgroup = join(root, `untorn-${stem.slice("untorn-throttle-".length)}`);
   let device = "";
+  let zramId = "";
   let majorMinor = "";
   let sysQueue = "";
   let originalMaxSectors = "";
@@ -209,8 +236,13 @@ export async function createThrottledVolume(opts: ThrottleOptions = {}): Promise
     sh("rmdir", [cgroup]);
     sh("umount", ["-l", mountPoint]);
     if (sysQueue && originalMaxSectors) sh("sh", ["-c", `echo ${originalMaxSectors} > ${sysQueue}`]);
-    if (device) sh("losetup", ["--detach", device]);
-    sh("rm", ["-rf", image, ...(ownDir ? [dir] : [])]);
+    if (zramId) {
+      sh("sh", [
+        "-c",
+        `echo 1 > /sys/block/zram${zramId}/reset; echo ${zramId} > ${ZRAM_CONTROL}/hot_remove`,
+      ]);
+    } else if (device) sh("losetup", ["--detach", device]);
+    sh("rm", ["-rf", ...(image ? [image] : []), ...(ownDir ? [dir] : [])]);
   };
   const handle = { cleanupSync };
 
@@ -218,12 +250,21 @@ export async function createThrottledVolume(opts: ThrottleOptions = {}): Promise
   live.add(handle);
   undo.push({ what: "forget", fn: async () => void live.delete(handle) });
   try {
-    await writeFile(image, "");
-    undo.push({ what: `remove ${image}`, fn: () => removeDir(image) });
-    await truncate(image, sizeMiB * 1024 * 1024);
+    if (backing === "zram") {
+      // hot_add creates a new device and answers its number: never one another process uses.
+      const id = (await readFile(join(ZRAM_CONTROL, "hot_add"), "utf8")).trim();
+      zramId = id;
+      device = `/dev/zram${id}`;
+      undo.push({ what: `remove ${device}`, fn: () => removeZram(id) });
+      await writeFile(`/sys/block/zram${id}/disksize`, `${sizeMiB}M`);
+    } else {
+      await writeFile(image, "");
+      undo.push({ what: `remove ${image}`, fn: () => removeDir(image) });
+      await truncate(image, sizeMiB * 1024 * 1024);
 
-    device = (await run("losetup", ["--find", "--show", image])).stdout.trim();
-    undo.push({ what: `detach ${device}`, fn: () => detach(device) });
+      device = (await run("losetup", ["--find", "--show", image])).stdout.trim();
+      undo.push({ what: `detach ${device}`, fn: () => detach(device) });
+    }
     const name = basename(device);
     majorMinor = (await readFile(`/sys/block/${name}/dev`, "utf8")).trim();
     sysQueue = `/sys/block/${name}/queue/max_sectors_kb`;

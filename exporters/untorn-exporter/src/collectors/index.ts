@@ -5,6 +5,7 @@ import { hostStorage } from "./host-storage.js";
 import { innodbMetricsDblwr } from "./innodb-metrics-dblwr.js";
 import { perfSchemaFileIo } from "./perf-schema-file-io.js";
 import { perfSchemaWaits } from "./perf-schema-waits.js";
+import { replication } from "./replication.js";
 
 /** Every collector, sorted by name; also the source of the --collect.<name> flags. */
 export const COLLECTORS: readonly Collector[] = [
@@ -14,6 +15,7 @@ export const COLLECTORS: readonly Collector[] = [
   innodbMetricsDblwr,
   perfSchemaFileIo,
   perfSchemaWaits,
+  replication,
 ];
 
 /** Collectors that need no database connection. */

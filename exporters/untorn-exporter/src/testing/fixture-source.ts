@@ -4,6 +4,7 @@ import { readFile } from "node:fs/promises";
 import { z } from "zod";
 import type { Queryable, Row } from "../collector.js";
 import type { QuerySource } from "../scrape.js";
+import { atLeast, detectFlavor, parseVersion } from "../version.js";
 
 /** Keys of `errors`: a statement kind or a table, as the dispatcher names them. */
 export const FIXTURE_TARGETS = [
@@ -15,6 +16,8 @@ export const FIXTURE_TARGETS = [
   "performance_schema.file_summary_by_instance",
   "performance_schema.events_waits_summary_global_by_event_name",
   "information_schema.INNODB_METRICS",
+  "information_schema.PROCESSLIST",
+  "SHOW REPLICA STATUS",
 ] as const;
 export type FixtureTarget = (typeof FIXTURE_TARGETS)[number];
 
@@ -37,6 +40,7 @@ const TABLES: Readonly<Record<string, { target: FixtureTarget; key: TableKey }>>
     key: "events_waits_summary_global_by_event_name",
   },
   "information_schema.innodb_metrics": { target: "information_schema.INNODB_METRICS", key: "innodb_metrics" },
+  "information_schema.processlist": { target: "information_schema.PROCESSLIST", key: "processlist" },
 };
 
 /** A cell as mysql2 returns it with bigNumberStrings: BIGINT columns as strings, INT as numbers. */
@@ -49,7 +53,7 @@ const P_S_TABLES = [
   "file_summary_by_instance",
   "events_waits_summary_global_by_event_name",
 ] as const;
-type TableKey = (typeof P_S_TABLES)[number] | "innodb_metrics";
+type TableKey = (typeof P_S_TABLES)[number] | "innodb_metrics" | "processlist";
 
 export const fixtureSchema = z
   .object({
@@ -77,6 +81,14 @@ export const fixtureSchema = z
     events_waits_summary_global_by_event_name: z.array(rowWith({ EVENT_NAME: z.string() })).default([]),
     /** MySQL rows carry STATUS ('enabled'/'disabled'), MariaDB 10.5+ rows ENABLED (1/0). */
     innodb_metrics: z.array(rowWith({ NAME: z.string(), SUBSYSTEM: z.string() })).default([]),
+    /** information_schema.PROCESSLIST rows (only COMMAND is read: binlog dump threads of connected replicas). */
+    processlist: z.array(rowWith({ COMMAND: z.string() })).default([]),
+    /**
+     * SHOW REPLICA STATUS / SHOW SLAVE STATUS / SHOW ALL SLAVES STATUS rows with the column names the
+     * server's syntax prints (MySQL 8.0.22+ Replica_* / Source_*, else Slave_* / Master_*); empty on a
+     * server that is not a replica. Which statement the server accepts follows its version.
+     */
+    replica_status: z.array(rowWith({})).default([]),
     /** Statements or tables that fail, e.g. missing grants: "SELECT command denied … (errno 1142)". */
     errors: z.partialRecord(z.enum(FIXTURE_TARGETS), z.string().regex(/\(errno \d+\)$/)).optional(),
   })
@@ -150,6 +162,7 @@ export class FixtureServerError extends Error {
 const ERROR_CODES: Readonly<Record<number, string>> = {
   1044: "ER_DBACCESS_DENIED_ERROR",
   1054: "ER_BAD_FIELD_ERROR",
+  1064: "ER_PARSE_ERROR",
   1142: "ER_TABLEACCESS_DENIED_ERROR",
   1227: "ER_SPECIFIC_ACCESS_DENIED_ERROR",
 };
@@ -204,6 +217,7 @@ type Predicate =
 
 type Statement =
   | { kind: "server"; items: { name: string; alias: string }[] }
+  | { kind: "replica_status"; syntax: "replica" | "slave" | "all_slaves" }
   | { kind: "show"; what: "status" | "variables"; where?: Predicate }
   | { kind: "select"; table: string; columns: "*" | string[]; where?: Predicate };
 
@@ -320,10 +334,48 @@ function parsePrimary(r: Reader): Predicate {
   return r.fail(`unsupported predicate on ${column}`);
 }
 
+/** SHOW REPLICA STATUS, SHOW SLAVE STATUS, SHOW ALL SLAVES STATUS (after SHOW), or undefined. */
+function parseReplicaStatus(r: Reader): Statement | undefined {
+  let syntax: "replica" | "slave" | "all_slaves";
+  if (r.isWord("REPLICA")) {
+    r.word("REPLICA");
+    syntax = "replica";
+  } else if (r.isWord("SLAVE")) {
+    r.word("SLAVE");
+    syntax = "slave";
+  } else if (r.isWord("ALL")) {
+    r.word("ALL");
+    r.word("SLAVES");
+    syntax = "all_slaves";
+  } else {
+    return undefined;
+  }
+  r.word("STATUS");
+  if (!r.done()) r.fail("trailing text");
+  return { kind: "replica_status", syntax };
+}
+
+/**
+ * Whether the fixture's server accepts the statement: MySQL 8.0.22 added SHOW REPLICA STATUS and 8.4
+ * removed SHOW SLAVE STATUS; SHOW ALL SLAVES STATUS is MariaDB only; MariaDB 10.5.1 added the REPLICA
+ * spelling. https://dev.mysql.com/doc/refman/8.4/en/mysql-nutshell.html, https://mariadb.com/kb/en/show-replica-status/
+ */
+function acceptsReplicaStatus(f: Fixture, syntax: "replica" | "slave" | "all_slaves"): boolean {
+  const v = parseVersion(f.server.version);
+  if (detectFlavor(f.server.version, f.server.version_comment) === "mariadb") {
+    return syntax !== "replica" || atLeast(v, [10, 5, 1]);
+  }
+  if (syntax === "all_slaves") return false;
+  if (syntax === "replica") return atLeast(v, [8, 0, 22]);
+  return !atLeast(v, [8, 4, 0]);
+}
+
 function parse(sql: string): Statement {
   const r = new Reader(tokenize(sql), sql);
   if (r.isWord("SHOW")) {
     r.word("SHOW");
+    const replicaStatus = parseReplicaStatus(r);
+    if (replicaStatus) return replicaStatus;
     r.word("GLOBAL");
     const what = r.word().toUpperCase();
     if (what !== "STATUS" && what !== "VARIABLES") r.fail(`SHOW GLOBAL ${what}`);
@@ -469,6 +521,15 @@ export class FixtureSource implements QuerySource {
       const row: Row = {};
       for (const { name, alias } of st.items) row[alias] = serverValue(f, name);
       return [row];
+    }
+    if (st.kind === "replica_status") {
+      if (!acceptsReplicaStatus(f, st.syntax)) {
+        throw new FixtureServerError(
+          `You have an error in your SQL syntax; check the manual for the right syntax to use near 'STATUS' (errno 1064)`,
+        );
+      }
+      this.fail("SHOW REPLICA STATUS");
+      return f.replica_status.map((r) => ({ ...r }));
     }
     if (st.kind === "show") {
       this.fail(st.what === "status" ? "SHOW GLOBAL STATUS" : "SHOW GLOBAL VARIABLES");

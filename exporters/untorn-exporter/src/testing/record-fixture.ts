@@ -1,6 +1,8 @@
 // Records a fixture (see fixture-source.ts) from a live server: every row any collector could select,
 // as the exporter's own driver settings return them, with the datadir rewritten to a stable path.
 import type { Queryable, Row } from "../collector.js";
+import { replicaStatusSql } from "../collectors/replication.js";
+import { detectFlavor, parseVersion } from "../version.js";
 import { FIXTURE_TARGETS, type Fixture, type FixtureTarget, fixtureSchema } from "./fixture-source.js";
 
 /** Variables recorded besides innodb_%: what config reads and what a reader of the fixture wants to see. */
@@ -8,6 +10,11 @@ const OTHER_VARIABLES = [
   "aurora_version",
   "basedir",
   "datadir",
+  "gtid_binlog_pos",
+  "gtid_current_pos",
+  "gtid_executed",
+  "gtid_mode",
+  "gtid_slave_pos",
   "log_bin",
   "performance_schema",
   "sync_binlog",
@@ -47,6 +54,11 @@ const QUERIES: ReadonlyArray<readonly [FixtureTarget, keyof Fixture, string]> = 
     "innodb_metrics",
     "SELECT * FROM information_schema.INNODB_METRICS WHERE NAME LIKE '%dblwr%' OR SUBSYSTEM = 'dblwr'",
   ],
+  [
+    "information_schema.PROCESSLIST",
+    "processlist",
+    "SELECT COMMAND FROM information_schema.PROCESSLIST WHERE COMMAND LIKE 'Binlog Dump%'",
+  ],
 ];
 
 export interface RecordOptions {
@@ -80,8 +92,17 @@ export async function recordFixture(db: Queryable, opts: RecordOptions): Promise
       performance_schema: Number(srv["performance_schema"]) === 1,
     },
   };
+  const version = String(srv["version"]);
+  const replicaStatus = replicaStatusSql({
+    flavor: detectFlavor(version, String(srv["version_comment"])),
+    versionNumber: parseVersion(version),
+  });
   const errors: Partial<Record<FixtureTarget, string>> = {};
-  for (const [target, key, sql] of QUERIES) {
+  const queries: ReadonlyArray<readonly [FixtureTarget, keyof Fixture, string]> = [
+    ...QUERIES,
+    ["SHOW REPLICA STATUS", "replica_status", replicaStatus],
+  ];
+  for (const [target, key, sql] of queries) {
     let rows: Row[];
     try {
       rows = await db.query(sql);
