@@ -2,12 +2,21 @@
  * Repository functions over one drizzle database (PGlite or node-postgres): inputs parsed with zod,
  * every write that touches two tables in one transaction, every mutation written to audit_log.
  */
-import { and, asc, desc, eq, type SQL, sql } from "drizzle-orm";
+import { and, asc, desc, eq, gt, ilike, isNull, like, lt, type SQL, sql } from "drizzle-orm";
 import { DrizzleQueryError } from "drizzle-orm/errors";
-import { NotFoundError, StoreError, StoreQueryError, VersionConflictError } from "./errors.js";
+import {
+  MetadataConflictError,
+  NotFoundError,
+  StoreError,
+  StoreQueryError,
+  VersionConflictError,
+} from "./errors.js";
 import { type Db, rootMessage } from "./migrate.js";
 import {
+  type AccessRole,
+  type ApiToken,
   type AuditEntry,
+  apiTokens,
   auditLog,
   type Comparison,
   comparisons,
@@ -17,16 +26,26 @@ import {
   type RolloutEvent,
   rolloutEvents,
   rollouts,
+  sessions,
+  type User,
+  users,
 } from "./schema.js";
 import {
   type AppendRolloutEventInput,
   type AuditInput,
   appendRolloutEventInput,
   auditInput,
+  type CreateApiTokenInput,
   type CreateRolloutInput,
+  type CreateSessionInput,
+  type CreateUserInput,
+  createApiTokenInput,
   createRolloutInput,
+  createSessionInput,
+  createUserInput,
   type DeleteInstanceMetadataInput,
   deleteInstanceMetadataInput,
+  hashInput,
   idInput,
   instanceInput,
   type JsonArray,
@@ -44,9 +63,12 @@ import {
   rolloutIdInput,
   type SaveComparisonInput,
   saveComparisonInput,
+  type UpdateUserInput,
   type UpsertInstanceMetadataInput,
   updateRolloutStateInput,
+  updateUserInput,
   upsertInstanceMetadataInput,
+  username as usernameSchema,
 } from "./validation.js";
 
 export interface StoreOps {
@@ -92,7 +114,32 @@ export interface StoreOps {
    * none do, whatever `fn` throws.
    */
   transaction<T>(fn: (tx: StoreOps) => Promise<T>): Promise<T>;
+
+  /** Local accounts. Throws StoreQueryError with constraint users_username_idx for a taken name. */
+  createUser(input: CreateUserInput): Promise<User>;
+  getUserByName(username: string): Promise<User | null>;
+  getUser(id: string): Promise<User | null>;
+  listUsers(): Promise<User[]>;
+  countUsers(): Promise<number>;
+  /** Changes role, password or disabled; disabling or a new password ends the user's sessions. */
+  updateUser(input: UpdateUserInput): Promise<User>;
+
+  createSession(input: CreateSessionInput): Promise<void>;
+  /** The live session's user (not expired, user not disabled), or null. */
+  getSessionUser(idHash: string): Promise<User | null>;
+  deleteSession(idHash: string): Promise<void>;
+  /** Removes expired sessions; returns how many. */
+  deleteExpiredSessions(): Promise<number>;
+
+  createApiToken(input: CreateApiTokenInput): Promise<ApiToken>;
+  /** The token's user when the token is neither revoked nor its user disabled; records its last use. */
+  getApiTokenUser(tokenHash: string): Promise<{ user: User; token: ApiToken } | null>;
+  listApiTokens(userId?: string): Promise<ApiToken[]>;
+  /** True when a live token was revoked. */
+  revokeApiToken(id: string, actor: string): Promise<boolean>;
 }
+
+export type { AccessRole };
 
 /** PostgreSQL SQLSTATE of a driver error, looking through drizzle's "Failed query" wrapper. */
 export function sqlState(e: unknown): string | undefined {
@@ -143,6 +190,8 @@ async function rolloutMustExist<T>(rolloutId: string | null | undefined, p: Prom
     throw e;
   }
 }
+
+const escapeLike = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
 
 /** JSON text with object keys sorted, to compare values the way jsonb does. */
 function canonical(v: unknown): string {
@@ -201,6 +250,24 @@ export function createRepository(db: Db): StoreOps {
           .where(eq(instanceMetadata.instance, v.instance))
           .for("update");
         if (!before) throw new Error(`instance_metadata ${v.instance} vanished inside its transaction`);
+        if (v.expectedVersion !== undefined && before.version !== v.expectedVersion) {
+          const [last] = await tx
+            .select()
+            .from(auditLog)
+            .where(and(eq(auditLog.entity, "instance_metadata"), eq(auditLog.entityId, v.instance)))
+            .orderBy(desc(auditLog.id))
+            .limit(1);
+          const d = (last?.details ?? {}) as { changes?: JsonObject; values?: JsonObject };
+          const fields = Object.keys(d.changes ?? d.values ?? {});
+          throw new MetadataConflictError(
+            v.instance,
+            v.expectedVersion,
+            before.version,
+            before.updatedBy,
+            before.updatedAt,
+            fields,
+          );
+        }
         const set: Record<string, unknown> = {};
         const changes: JsonObject = {};
         for (const [field, value] of Object.entries(given)) {
@@ -212,7 +279,7 @@ export function createRepository(db: Db): StoreOps {
         if (Object.keys(set).length === 0) return before;
         const [after] = await tx
           .update(instanceMetadata)
-          .set({ ...set, updatedAt: sql`now()`, updatedBy: v.actor })
+          .set({ ...set, updatedAt: sql`now()`, updatedBy: v.actor, version: before.version + 1 })
           .where(eq(instanceMetadata.instance, v.instance))
           .returning();
         await writeAudit(tx, v.actor, "instance-metadata.update", "instance_metadata", v.instance, {
@@ -396,6 +463,9 @@ export function createRepository(db: Db): StoreOps {
       const where: SQL[] = [];
       if (f.entity !== undefined) where.push(eq(auditLog.entity, f.entity));
       if (f.entityId !== undefined) where.push(eq(auditLog.entityId, f.entityId));
+      if (f.actor !== undefined) where.push(ilike(auditLog.actor, `%${escapeLike(f.actor)}%`));
+      if (f.action !== undefined) where.push(like(auditLog.action, `${escapeLike(f.action)}%`));
+      if (f.before !== undefined) where.push(lt(auditLog.id, f.before));
       return db
         .select()
         .from(auditLog)
@@ -406,6 +476,157 @@ export function createRepository(db: Db): StoreOps {
 
     transaction(fn) {
       return inTx((tx) => fn(createRepository(tx)));
+    },
+
+    async createUser(input) {
+      const v = parseInput("createUser", createUserInput, input);
+      return inTx(async (tx) => {
+        const [row] = await tx
+          .insert(users)
+          .values({ username: v.username, passwordHash: v.passwordHash, role: v.role })
+          .returning();
+        const u = row!;
+        await writeAudit(tx, v.actor, "user.create", "user", u.username, { role: u.role });
+        return u;
+      });
+    },
+
+    async getUserByName(name) {
+      const n = usernameSchema.safeParse(name);
+      if (!n.success) return null;
+      const [row] = await db.select().from(users).where(eq(users.username, n.data));
+      return row ?? null;
+    },
+
+    async getUser(userId) {
+      const { id: uid } = parseInput("getUser", idInput, { id: userId });
+      const [row] = await db.select().from(users).where(eq(users.id, uid));
+      return row ?? null;
+    },
+
+    async listUsers() {
+      return db.select().from(users).orderBy(asc(users.username));
+    },
+
+    async countUsers() {
+      const [row] = await db.select({ n: sql<number>`count(*)::int` }).from(users);
+      return row?.n ?? 0;
+    },
+
+    async updateUser(input) {
+      const v = parseInput("updateUser", updateUserInput, input);
+      return inTx(async (tx) => {
+        const [before] = await tx.select().from(users).where(eq(users.id, v.id)).for("update");
+        if (!before) throw new NotFoundError("user", v.id);
+        const set: Partial<typeof users.$inferInsert> = {};
+        const changes: JsonObject = {};
+        if (v.role !== undefined && v.role !== before.role) {
+          set.role = v.role;
+          changes["role"] = { from: before.role, to: v.role };
+        }
+        if (v.passwordHash !== undefined) {
+          set.passwordHash = v.passwordHash;
+          changes["password"] = "changed";
+        }
+        if (v.disabled !== undefined && v.disabled !== (before.disabledAt !== null)) {
+          set.disabledAt = v.disabled ? new Date() : null;
+          changes["disabled"] = { from: !v.disabled, to: v.disabled };
+        }
+        if (Object.keys(changes).length === 0) return before;
+        const [after] = await tx
+          .update(users)
+          .set({ ...set, updatedAt: sql`now()` })
+          .where(eq(users.id, v.id))
+          .returning();
+        if (set.passwordHash !== undefined || v.disabled === true)
+          await tx.delete(sessions).where(eq(sessions.userId, v.id));
+        await writeAudit(tx, v.actor, "user.update", "user", before.username, { changes });
+        return after!;
+      });
+    },
+
+    async createSession(input) {
+      const v = parseInput("createSession", createSessionInput, input);
+      await db.insert(sessions).values(v);
+    },
+
+    async getSessionUser(idHash) {
+      const h = hashInput.safeParse({ hash: idHash });
+      if (!h.success) return null;
+      const [row] = await db
+        .select({ user: users })
+        .from(sessions)
+        .innerJoin(users, eq(users.id, sessions.userId))
+        .where(
+          and(eq(sessions.idHash, h.data.hash), gt(sessions.expiresAt, sql`now()`), isNull(users.disabledAt)),
+        );
+      return row?.user ?? null;
+    },
+
+    async deleteSession(idHash) {
+      await db.delete(sessions).where(eq(sessions.idHash, idHash));
+    },
+
+    async deleteExpiredSessions() {
+      const gone = await db.delete(sessions).where(lt(sessions.expiresAt, sql`now()`)).returning();
+      return gone.length;
+    },
+
+    async createApiToken(input) {
+      const v = parseInput("createApiToken", createApiTokenInput, input);
+      return inTx(async (tx) => {
+        const [row] = await tx
+          .insert(apiTokens)
+          .values({ userId: v.userId, name: v.name, tokenHash: v.tokenHash })
+          .returning();
+        const t = row!;
+        await writeAudit(tx, v.actor, "api-token.create", "api_token", t.id, {
+          name: t.name,
+          userId: t.userId,
+        });
+        return t;
+      });
+    },
+
+    async getApiTokenUser(tokenHash) {
+      const h = hashInput.safeParse({ hash: tokenHash });
+      if (!h.success) return null;
+      const [row] = await db
+        .update(apiTokens)
+        .set({ lastUsedAt: sql`now()` })
+        .where(and(eq(apiTokens.tokenHash, h.data.hash), isNull(apiTokens.revokedAt)))
+        .returning();
+      if (!row) return null;
+      const [user] = await db
+        .select()
+        .from(users)
+        .where(and(eq(users.id, row.userId), isNull(users.disabledAt)));
+      return user ? { user, token: row } : null;
+    },
+
+    async listApiTokens(userId) {
+      return db
+        .select()
+        .from(apiTokens)
+        .where(userId === undefined ? undefined : eq(apiTokens.userId, userId))
+        .orderBy(desc(apiTokens.createdAt));
+    },
+
+    async revokeApiToken(tokenId, actor) {
+      const { id: tid } = parseInput("revokeApiToken", idInput, { id: tokenId });
+      return inTx(async (tx) => {
+        const [row] = await tx
+          .update(apiTokens)
+          .set({ revokedAt: sql`now()` })
+          .where(and(eq(apiTokens.id, tid), isNull(apiTokens.revokedAt)))
+          .returning();
+        if (!row) return false;
+        await writeAudit(tx, actor, "api-token.revoke", "api_token", row.id, {
+          name: row.name,
+          userId: row.userId,
+        });
+        return true;
+      });
     },
   });
 }

@@ -7,7 +7,17 @@ import { type BackendOptions, openBackend } from "./backend.js";
 import { createRepository, type StoreOps } from "./repository.js";
 
 export type { StoreOps } from "./repository.js";
-export type { AuditEntry, Comparison, InstanceMetadata, Rollout, RolloutEvent } from "./schema.js";
+export type {
+  AccessRole,
+  ApiToken,
+  AuditEntry,
+  Comparison,
+  InstanceMetadata,
+  Rollout,
+  RolloutEvent,
+  User,
+} from "./schema.js";
+export { ACCESS_ROLES } from "./schema.js";
 
 /** `dataDir` is the app's choice (e.g. `$UNTORN_DATA_DIR` or `.untorn-data/`); `databaseUrl` wins over it. */
 export type OpenStoreOptions = BackendOptions;
