@@ -1,8 +1,11 @@
 import type { Metadata } from "next";
+import { headers } from "next/headers";
 import { Suspense } from "react";
 import { NavLinks } from "../components/nav-links.js";
 import { SourceBadge } from "../components/source-badge.js";
 import { ThemeToggle, themeScript } from "../components/theme-toggle.js";
+import { UserMenu } from "../components/user-menu.js";
+import { currentPrincipal } from "../server/access.js";
 import "./globals.css";
 
 export const metadata: Metadata = {
@@ -11,13 +14,16 @@ export const metadata: Metadata = {
     "Doublewrite buffer cost, write-bound verdicts and safe advice for MySQL, MariaDB and Percona fleets.",
 };
 
-export default function RootLayout({ children }: { children: React.ReactNode }) {
+export default async function RootLayout({ children }: { children: React.ReactNode }) {
+  // The per-request CSP nonce set by src/proxy.ts: inline scripts without it do not run.
+  const nonce = (await headers()).get("x-nonce") ?? undefined;
+  const who = await currentPrincipal().catch(() => null);
   return (
     <html lang="en" suppressHydrationWarning>
       <head>
         {/* Applies the saved theme before the first paint, so a dark choice never flashes light. */}
         {/* biome-ignore lint/security/noDangerouslySetInnerHtml: a constant script, no user input */}
-        <script dangerouslySetInnerHTML={{ __html: themeScript }} />
+        <script nonce={nonce} dangerouslySetInnerHTML={{ __html: themeScript }} />
       </head>
       <body>
         <a className="skip-link" href="#main">
@@ -35,6 +41,7 @@ export default function RootLayout({ children }: { children: React.ReactNode }) 
               <SourceBadge />
             </Suspense>
             <ThemeToggle />
+            <UserMenu who={who} />
           </div>
         </header>
         <main id="main" tabIndex={-1}>

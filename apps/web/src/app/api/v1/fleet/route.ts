@@ -1,6 +1,6 @@
-import type { NextRequest } from "next/server";
 import type { ErrorResponse } from "../../../../lib/api-schema.js";
 import { parseFleetQuery, parsePageQuery } from "../../../../lib/fleet-query.js";
+import { route } from "../../../../server/access.js";
 import { fleetResponseJson, unavailable } from "../../../../server/api.js";
 import { getFleetView } from "../../../../server/data.js";
 
@@ -10,8 +10,8 @@ const json = (status: number, body: unknown) =>
   Response.json(body, { status, headers: { "cache-control": "no-store" } });
 
 /** GET /api/v1/fleet: every instance, filtered and sorted by the fleet page's parameters, paged. */
-export async function GET(req: NextRequest): Promise<Response> {
-  const paging = parsePageQuery(req.nextUrl.searchParams);
+export const GET = route("GET /api/v1/fleet", async (req) => {
+  const paging = parsePageQuery(new URL(req.url).searchParams);
   const parsed = parseFleetQuery(paging.rest);
   const { query } = parsed;
   const problems = [...paging.problems, ...parsed.problems];
@@ -30,4 +30,4 @@ export async function GET(req: NextRequest): Promise<Response> {
     status: 200,
     headers: { "content-type": "application/json", "cache-control": "no-store" },
   });
-}
+});
