@@ -52,6 +52,7 @@ export function proxy(req: NextRequest): NextResponse {
   const policy = csp(nonce);
   const forwarded = new Headers(h);
   forwarded.set("x-nonce", nonce);
+  forwarded.set("x-untorn-path", req.nextUrl.pathname + req.nextUrl.search);
   forwarded.set("content-security-policy", policy);
   const res = NextResponse.next({ request: { headers: forwarded } });
   res.headers.set("content-security-policy", policy);

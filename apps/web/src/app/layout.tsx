@@ -1,5 +1,6 @@
 import type { Metadata } from "next";
 import { headers } from "next/headers";
+import { redirect } from "next/navigation";
 import { Suspense } from "react";
 import { NavLinks } from "../components/nav-links.js";
 import { SourceBadge } from "../components/source-badge.js";
@@ -16,8 +17,12 @@ export const metadata: Metadata = {
 
 export default async function RootLayout({ children }: { children: React.ReactNode }) {
   // The per-request CSP nonce set by src/proxy.ts: inline scripts without it do not run.
-  const nonce = (await headers()).get("x-nonce") ?? undefined;
+  const h = await headers();
+  const nonce = h.get("x-nonce") ?? undefined;
   const who = await currentPrincipal().catch(() => null);
+  // Here, outside the pages' loading boundaries, a redirect is a real 307; each page checks its role too.
+  const path = h.get("x-untorn-path") ?? "/";
+  if (!who && !path.startsWith("/login")) redirect(`/login?next=${encodeURIComponent(path)}`);
   return (
     <html lang="en" suppressHydrationWarning>
       <head>

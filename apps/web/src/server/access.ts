@@ -83,10 +83,10 @@ export async function principalOf(h: Headers, opts: { bearer: boolean }): Promis
   if (forced) return forced.principal;
   const e = env();
   const authorization = h.get("authorization");
-  if (authorization !== null) {
+  // Pages and actions go by the session alone (a proxy's Basic credentials may pass through).
+  if (authorization !== null && opts.bearer) {
     const m = /^Bearer\s+([\x21-\x7e]{1,1000})$/i.exec(authorization.trim());
-    if (!opts.bearer || !m)
-      throw new AccessError(401, "this route takes no Authorization header but a session");
+    if (!m) throw new AccessError(401, "the Authorization header must be Bearer <API token>");
     const token = m[1]!;
     if (e.UNTORN_VIEWER_TOKEN && sameSecret(token, e.UNTORN_VIEWER_TOKEN))
       return { name: "viewer-token", role: "viewer", via: "viewer-token" };

@@ -1,10 +1,12 @@
 /**
  * Failed sign-ins and bad tokens: each is logged (what, from where, never the secret) and counted per
- * account and per client address; after MAX_FAILURES in WINDOW_MS further attempts are refused until
+ * account and per client address; after MAX_FAILURES (per account) or MAX_FAILURES_PER_ADDRESS in WINDOW_MS further attempts are refused until
  * the window passes. Per process: behind several consoles each counts on its own (docs/security.md).
  */
 const WINDOW_MS = 15 * 60_000;
+/** Per account; per client address more, since people behind one NAT or proxy share it. */
 const MAX_FAILURES = 10;
+const MAX_FAILURES_PER_ADDRESS = 50;
 
 const failures = new Map<string, number[]>();
 
@@ -18,9 +20,12 @@ function recent(key: string, now: number): number[] {
 /** Seconds until `account` or `address` may try again, or 0. */
 export function throttledFor(account: string, address: string, now = Date.now()): number {
   let wait = 0;
-  for (const key of [`a:${account}`, `ip:${address}`]) {
+  for (const [key, max] of [
+    [`a:${account}`, MAX_FAILURES],
+    [`ip:${address}`, MAX_FAILURES_PER_ADDRESS],
+  ] as const) {
     const list = recent(key, now);
-    if (list.length >= MAX_FAILURES) wait = Math.max(wait, Math.ceil((list[0]! + WINDOW_MS - now) / 1000));
+    if (list.length >= max) wait = Math.max(wait, Math.ceil((list[0]! + WINDOW_MS - now) / 1000));
   }
   return wait;
 }

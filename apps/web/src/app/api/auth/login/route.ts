@@ -40,7 +40,17 @@ export const POST = route("POST /api/auth/login", async (req) => {
   );
   const next = safeNext(data.get("next"));
   if (!parsed.success) return back(req, { error: parsed.error.issues[0]?.message ?? "bad form", next });
-  const r = await signIn(e, parsed.data.username, parsed.data.password, clientAddress(req.headers));
+  let r: Awaited<ReturnType<typeof signIn>>;
+  try {
+    r = await signIn(e, parsed.data.username, parsed.data.password, clientAddress(req.headers));
+  } catch (err) {
+    // The reason names server paths: it goes to the log, not to someone not yet signed in.
+    console.error(`untorn: sign-in failed, the store is unavailable: ${(err as Error).message}`);
+    return back(req, {
+      error: "Cannot sign in now: the store is unavailable (the server log says why).",
+      next,
+    });
+  }
   if (!r.ok) return back(req, { error: r.error, next });
   return new Response(null, {
     status: 303,
