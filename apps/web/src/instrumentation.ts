@@ -15,6 +15,12 @@ export async function register(): Promise<void> {
     console.error(`untorn: refusing to start, ${err.message}`);
     process.exit(1);
   }
+  if (e.UNTORN_AUTH !== "local") {
+    console.error(
+      `untorn: refusing to start, UNTORN_AUTH=${e.UNTORN_AUTH}: this build signs in with local accounts only (UNTORN_AUTH=local; docs/security.md)`,
+    );
+    process.exit(1);
+  }
   const { getStore, storeLocation } = await import("./server/store.js");
   const host = bindHost();
   let storeError: Error | null = null;
