@@ -6,6 +6,7 @@
  * UNTORN_CACHE_SECONDS. Concurrent requests share one read (single flight). When the source fails the
  * last good snapshot is served, marked stale, with the error; without one the view says unavailable.
  */
+import { redactForReaders } from "../lib/redact.js";
 import "server-only";
 import type { Advice } from "@untorn/advisor/advise";
 import type { InstanceFacts } from "@untorn/advisor/facts";
@@ -65,7 +66,8 @@ async function readMetadata(e: Env): Promise<{ rows: InstanceMetadata[]; problem
     const store = await getStore(e);
     return { rows: await store.listInstanceMetadata(), problem: null };
   } catch (err) {
-    return { rows: [], problem: message(err) };
+    console.error(`untorn: fleet metadata unavailable: ${message(err)}`);
+    return { rows: [], problem: redactForReaders(message(err)) };
   }
 }
 
