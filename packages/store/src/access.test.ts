@@ -119,6 +119,19 @@ describe.each(BACKENDS)("access tables on %s", (kind) => {
     expect(racing).toBeInstanceOf(MetadataConflictError);
   });
 
+  it("the metadata stamp changes on every create, update and delete", async () => {
+    const a = await store.instanceMetadataStamp();
+    const instance = uniq("db");
+    await store.upsertInstanceMetadata({ instance, cluster: "a", actor: "t" });
+    const b = await store.instanceMetadataStamp();
+    await store.upsertInstanceMetadata({ instance, cluster: "b", actor: "t" });
+    const c = await store.instanceMetadataStamp();
+    await store.deleteInstanceMetadata({ instance, actor: "t" });
+    const d = await store.instanceMetadataStamp();
+    // Each differs from the one before (d equals a: the table is back where it started).
+    expect([b !== a, c !== b, d !== c]).toEqual([true, true, true]);
+  });
+
   it("two concurrent saves from the same version: one wins, the other is a conflict", async () => {
     const instance = uniq("db");
     await store.upsertInstanceMetadata({ instance, cluster: "a", actor: "alice" });

@@ -76,6 +76,11 @@ export interface StoreOps {
   upsertInstanceMetadata(input: UpsertInstanceMetadataInput): Promise<InstanceMetadata>;
   getInstanceMetadata(instance: string): Promise<InstanceMetadata | null>;
   listInstanceMetadata(filter?: ListInstanceMetadataInput): Promise<InstanceMetadata[]>;
+  /**
+   * Changes whenever any instance's metadata is created, changed or deleted (row count, newest change,
+   * sum of versions): one cheap query to tell whether a cached copy is still the database's.
+   */
+  instanceMetadataStamp(): Promise<string>;
   /** True when a row was deleted. */
   deleteInstanceMetadata(input: DeleteInstanceMetadataInput): Promise<boolean>;
 
@@ -305,6 +310,17 @@ export function createRepository(db: Db): StoreOps {
         .from(instanceMetadata)
         .where(and(...where))
         .orderBy(asc(instanceMetadata.instance));
+    },
+
+    async instanceMetadataStamp() {
+      const [row] = await db
+        .select({
+          n: sql<number>`count(*)::int`,
+          newest: sql<string | null>`max(${instanceMetadata.updatedAt})::text`,
+          versions: sql<string | null>`sum(${instanceMetadata.version})::text`,
+        })
+        .from(instanceMetadata);
+      return `${row?.n ?? 0}:${row?.newest ?? ""}:${row?.versions ?? 0}`;
     },
 
     async deleteInstanceMetadata(input) {
