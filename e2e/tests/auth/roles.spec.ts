@@ -176,5 +176,15 @@ test.describe("hardening", () => {
       headers: { authorization: `Bearer ${VIEWER_TOKEN}` },
     });
     expect(strict.status).toBe(400);
+    const post = await fetch(`${baseURL}/api/v1/fleet`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${VIEWER_TOKEN}` },
+    });
+    expect(post.status).toBe(405);
+    expect(post.headers.get("allow")).toBe("GET");
+    expect((await post.json()).error).toMatch(/POST is not allowed here/);
+    const missing = await fetch(`${baseURL}/api/v1/nope`);
+    expect(missing.status).toBe(404);
+    expect((await missing.json()).error).toMatch(/^no API route \/api\/v1\/nope/);
   });
 });

@@ -10,6 +10,7 @@ import { describe, expect, it } from "vitest";
 import { ACTIONS, allows, PAGES, ROLES, ROUTES, type Role } from "../lib/permissions.js";
 import { AccessError, type Principal, runAs } from "./access.js";
 import * as actions from "./actions.js";
+import { isRefusal } from "./http.js";
 
 const APP = fileURLToPath(new URL("../app/", import.meta.url));
 const WHO: (Principal | null)[] = [
@@ -70,11 +71,16 @@ const PROBES: Record<keyof typeof ROUTES, () => Request> = {
 
 const routeFiles = files(APP, /^route\.ts$/);
 const handlers: [string, (req: Request, ctx: unknown) => Promise<Response>][] = [];
+/** Handlers that only answer 405 or 404 (server/http.ts): no role, nothing read. */
+const refusals: [string, (req: Request) => Promise<Response>][] = [];
 for (const f of routeFiles) {
   const mod = (await import(f)) as Record<string, unknown>;
   for (const [k, v] of Object.entries(mod))
-    if (/^(GET|HEAD|POST|PUT|PATCH|DELETE|OPTIONS)$/.test(k) && typeof v === "function")
-      handlers.push([`${k} ${routePath(f)}`, v as (req: Request, ctx: unknown) => Promise<Response>]);
+    if (/^(GET|HEAD|POST|PUT|PATCH|DELETE|OPTIONS)$/.test(k) && typeof v === "function") {
+      const name = `${k} ${routePath(f)}`;
+      if (isRefusal(v)) refusals.push([name, v]);
+      else handlers.push([name, v as (req: Request, ctx: unknown) => Promise<Response>]);
+    }
 }
 
 describe("route handlers", () => {
@@ -106,6 +112,32 @@ describe("route handlers", () => {
         expect(res.status).toBe(403);
         expect((await res.json()).error).toMatch(/foreign Origin "http:\/\/evil.example"/);
       });
+  });
+});
+
+describe("refusing handlers", () => {
+  it.each(refusals)("%s answers a JSON 405 with Allow, or a JSON 404", async (name, handler) => {
+    const [method, path] = name.split(" ") as [string, string];
+    const res = await handler(new Request(`http://localhost${path}`, { method }));
+    const body = (await res.json()) as { error: string };
+    if (path.startsWith("/api/[...rest]")) {
+      expect(res.status).toBe(404);
+      expect(body.error).toMatch(/^no API route/);
+    } else {
+      expect(res.status).toBe(405);
+      expect(res.headers.get("allow")).toMatch(/^(GET|POST)$/);
+      expect(body.error).toContain(`${method} is not allowed here`);
+    }
+  });
+
+  it("every route file refuses the methods it does not take", () => {
+    const byPath = new Map<string, Set<string>>();
+    for (const [n] of [...handlers, ...refusals]) {
+      const [m, p] = n.split(" ") as [string, string];
+      byPath.set(p, (byPath.get(p) ?? new Set()).add(m));
+    }
+    for (const [p, methods] of byPath)
+      for (const m of ["GET", "POST", "PUT", "PATCH", "DELETE"]) expect(methods, `${m} ${p}`).toContain(m);
   });
 });
 

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { env } from "../../../../env.js";
 import { clientAddress, route } from "../../../../server/access.js";
 import { isHttps, safeNext, sessionCookie, signIn } from "../../../../server/auth.js";
-import { jsonError } from "../../../../server/http.js";
+import { jsonError, methodNotAllowed } from "../../../../server/http.js";
 
 export const dynamic = "force-dynamic";
 
@@ -61,3 +61,9 @@ export const POST = route("POST /api/auth/login", async (req) => {
     },
   });
 });
+
+const notAllowed = methodNotAllowed("POST");
+export const GET = notAllowed;
+export const PUT = notAllowed;
+export const PATCH = notAllowed;
+export const DELETE = notAllowed;

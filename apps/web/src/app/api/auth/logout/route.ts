@@ -1,6 +1,7 @@
 import { env } from "../../../../env.js";
 import { route } from "../../../../server/access.js";
 import { isHttps, sessionCookie } from "../../../../server/auth.js";
+import { methodNotAllowed } from "../../../../server/http.js";
 import { getStore } from "../../../../server/store.js";
 
 export const dynamic = "force-dynamic";
@@ -17,3 +18,9 @@ export const POST = route("POST /api/auth/logout", async (req, who) => {
     },
   });
 });
+
+const notAllowed = methodNotAllowed("POST");
+export const GET = notAllowed;
+export const PUT = notAllowed;
+export const PATCH = notAllowed;
+export const DELETE = notAllowed;

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { env } from "../../../../env.js";
 import { route } from "../../../../server/access.js";
-import { jsonError } from "../../../../server/http.js";
+import { jsonError, methodNotAllowed } from "../../../../server/http.js";
 import { getStore } from "../../../../server/store.js";
 
 export const dynamic = "force-dynamic";
@@ -45,3 +45,9 @@ export const GET = route("GET /api/v1/audit", async (req) => {
     { headers: { "cache-control": "no-store" } },
   );
 });
+
+const notAllowed = methodNotAllowed("GET");
+export const POST = notAllowed;
+export const PUT = notAllowed;
+export const PATCH = notAllowed;
+export const DELETE = notAllowed;

@@ -3,6 +3,7 @@ import { parseFleetQuery, parsePageQuery } from "../../../../lib/fleet-query.js"
 import { route } from "../../../../server/access.js";
 import { fleetResponseJson, unavailable } from "../../../../server/api.js";
 import { getFleetView } from "../../../../server/data.js";
+import { methodNotAllowed } from "../../../../server/http.js";
 
 export const dynamic = "force-dynamic";
 
@@ -31,3 +32,9 @@ export const GET = route("GET /api/v1/fleet", async (req) => {
     headers: { "content-type": "application/json", "cache-control": "no-store" },
   });
 });
+
+const notAllowed = methodNotAllowed("GET");
+export const POST = notAllowed;
+export const PUT = notAllowed;
+export const PATCH = notAllowed;
+export const DELETE = notAllowed;

@@ -3,6 +3,7 @@ import { lastSegment, parseInstanceId } from "../../../../../lib/instance-id.js"
 import { route } from "../../../../../server/access.js";
 import { instanceResponse, unavailable } from "../../../../../server/api.js";
 import { getInstance } from "../../../../../server/data.js";
+import { methodNotAllowed } from "../../../../../server/http.js";
 
 export const dynamic = "force-dynamic";
 
@@ -40,3 +41,9 @@ export const GET = route<{ params: Promise<{ id: string }> }>("GET /api/v1/insta
     }
   }
 });
+
+const notAllowed = methodNotAllowed("GET");
+export const POST = notAllowed;
+export const PUT = notAllowed;
+export const PATCH = notAllowed;
+export const DELETE = notAllowed;
