@@ -92,29 +92,25 @@ describe.each(BACKENDS)("access tables on %s", (kind) => {
 
   it("a metadata save from a stale version is refused naming who changed what", async () => {
     const instance = uniq("db");
-    const first = await store.upsertInstanceMetadata({
-      instance,
-      cluster: "a",
-      actor: "alice",
-      expectedVersion: 0,
-    });
+    const first = await store.upsertInstanceMetadata(
+      { instance, cluster: "a", actor: "alice" },
+      { expectedVersion: 0 },
+    );
     expect(first.version).toBe(1);
-    const second = await store.upsertInstanceMetadata({
-      instance,
-      notes: "x",
-      actor: "bob",
-      expectedVersion: 1,
-    });
+    const second = await store.upsertInstanceMetadata(
+      { instance, notes: "x", actor: "bob" },
+      { expectedVersion: 1 },
+    );
     expect(second.version).toBe(2);
     const e = await rejection(
-      store.upsertInstanceMetadata({ instance, cluster: "b", actor: "carol", expectedVersion: 1 }),
+      store.upsertInstanceMetadata({ instance, cluster: "b", actor: "carol" }, { expectedVersion: 1 }),
     );
     expect(e).toBeInstanceOf(MetadataConflictError);
     expect(e.message).toContain("changed by bob");
     expect(e.message).toContain("(notes)");
     expect((await store.getInstanceMetadata(instance))?.cluster).toBe("a");
     const racing = await rejection(
-      store.upsertInstanceMetadata({ instance, cluster: "c", actor: "dave", expectedVersion: 0 }),
+      store.upsertInstanceMetadata({ instance, cluster: "c", actor: "dave" }, { expectedVersion: 0 }),
     );
     expect(racing).toBeInstanceOf(MetadataConflictError);
   });
@@ -136,8 +132,8 @@ describe.each(BACKENDS)("access tables on %s", (kind) => {
     const instance = uniq("db");
     await store.upsertInstanceMetadata({ instance, cluster: "a", actor: "alice" });
     const results = await Promise.allSettled([
-      store.upsertInstanceMetadata({ instance, cluster: "x", actor: "x", expectedVersion: 1 }),
-      store.upsertInstanceMetadata({ instance, cluster: "y", actor: "y", expectedVersion: 1 }),
+      store.upsertInstanceMetadata({ instance, cluster: "x", actor: "x" }, { expectedVersion: 1 }),
+      store.upsertInstanceMetadata({ instance, cluster: "y", actor: "y" }, { expectedVersion: 1 }),
     ]);
     expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(1);
     const lost = results.find((r) => r.status === "rejected") as PromiseRejectedResult;

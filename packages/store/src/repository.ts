@@ -45,6 +45,7 @@ import {
   createUserInput,
   type DeleteInstanceMetadataInput,
   deleteInstanceMetadataInput,
+  expectedVersionInput,
   hashInput,
   idInput,
   instanceInput,
@@ -73,7 +74,13 @@ import {
 
 export interface StoreOps {
   /** Creates or changes one instance's metadata; omitted fields keep their value, null clears. */
-  upsertInstanceMetadata(input: UpsertInstanceMetadataInput): Promise<InstanceMetadata>;
+  upsertInstanceMetadata(
+    input: UpsertInstanceMetadataInput,
+    options?: {
+      /** The version the writer read (0: no row); a save from an older one is MetadataConflictError. */
+      expectedVersion?: number;
+    },
+  ): Promise<InstanceMetadata>;
   getInstanceMetadata(instance: string): Promise<InstanceMetadata | null>;
   listInstanceMetadata(filter?: ListInstanceMetadataInput): Promise<InstanceMetadata[]>;
   /**
@@ -232,8 +239,9 @@ export function createRepository(db: Db): StoreOps {
   const inTx = <T>(fn: (tx: Db) => Promise<T>): Promise<T> => db.transaction((tx) => fn(tx));
 
   return guarded({
-    async upsertInstanceMetadata(input) {
+    async upsertInstanceMetadata(input, options = {}) {
       const v = parseInput("upsertInstanceMetadata", upsertInstanceMetadataInput, input);
+      const { expectedVersion } = parseInput("upsertInstanceMetadata", expectedVersionInput, options);
       const given: Partial<Pick<typeof instanceMetadata.$inferInsert, (typeof METADATA_FIELDS)[number]>> = {};
       for (const f of METADATA_FIELDS) if (v[f] !== undefined) (given as Record<string, unknown>)[f] = v[f];
       return inTx(async (tx) => {
@@ -255,7 +263,7 @@ export function createRepository(db: Db): StoreOps {
           .where(eq(instanceMetadata.instance, v.instance))
           .for("update");
         if (!before) throw new Error(`instance_metadata ${v.instance} vanished inside its transaction`);
-        if (v.expectedVersion !== undefined && before.version !== v.expectedVersion) {
+        if (expectedVersion !== undefined && before.version !== expectedVersion) {
           const [last] = await tx
             .select()
             .from(auditLog)
@@ -266,7 +274,7 @@ export function createRepository(db: Db): StoreOps {
           const fields = Object.keys(d.changes ?? d.values ?? {});
           throw new MetadataConflictError(
             v.instance,
-            v.expectedVersion,
+            expectedVersion,
             before.version,
             before.updatedBy,
             before.updatedAt,

@@ -156,8 +156,6 @@ export const upsertInstanceMetadataInput = z
     storageFacts: storageFactsSchema.optional(),
     managedService: z.enum(MANAGED_SERVICES).nullable().optional(),
     actor,
-    /** The version the writer read; the save fails with MetadataConflictError when it has moved on. */
-    expectedVersion: z.number().int().min(0).optional(),
   })
   .strict();
 export type UpsertInstanceMetadataInput = z.input<typeof upsertInstanceMetadataInput>;
@@ -284,6 +282,10 @@ export const createApiTokenInput = z
 export type CreateApiTokenInput = z.input<typeof createApiTokenInput>;
 
 export const hashInput = z.object({ hash: sha256Hex }).strict();
+
+export const expectedVersionInput = z
+  .object({ expectedVersion: z.number().int().min(0).optional() })
+  .strict();
 
 export const idInput = z.object({ id }).strict();
 export const rolloutIdInput = z.object({ rolloutId: id }).strict();

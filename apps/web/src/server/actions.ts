@@ -48,10 +48,10 @@ export async function saveInstanceMetadata(
   try {
     const store = await metadataStore();
     const existing = await store.getInstanceMetadata(form.instance);
-    saved = await store.upsertInstanceMetadata({
-      ...toUpsertInput(form, existing, actorOf(who)),
-      ...(expected === undefined ? {} : { expectedVersion: expected }),
-    });
+    saved = await store.upsertInstanceMetadata(
+      toUpsertInput(form, existing, actorOf(who)),
+      expected === undefined ? {} : { expectedVersion: expected },
+    );
   } catch (err) {
     const e = err as Error & { issues?: { path: string; message: string }[] };
     if (e.name === "StoreValidationError" && Array.isArray(e.issues)) {
