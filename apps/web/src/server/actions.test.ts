@@ -14,11 +14,14 @@ let dir: string;
 const operator: Principal = { name: "olga", role: "operator", via: "session" };
 const viewer: Principal = { name: "vic", role: "viewer", via: "session" };
 
-beforeAll(() => {
+beforeAll(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), "untorn-actions-"));
   fs.writeFileSync(path.join(dir, "fleet.json.gz"), encodeReplay(smallReplay()));
   process.env.UNTORN_REPLAY = path.join(dir, "fleet.json.gz");
   process.env.UNTORN_DATA_DIR = path.join(dir, "store");
+  // Loaded and opened here, under the hook's longer timeout, not in the first test.
+  await import("./actions.js");
+  await (await import("./data.js")).metadataStore();
 });
 
 afterAll(async () => {
