@@ -8,11 +8,25 @@ import { revalidatePath } from "next/cache";
 import { z } from "zod";
 import { IDLE, type MetadataFormState, metadataFormSchema } from "../lib/metadata-form.js";
 import { instanceHref } from "../lib/paths.js";
+import type { ActionName } from "../lib/permissions.js";
 import { ROLES } from "../lib/permissions.js";
-import { actorOf, requireRole, sha256 } from "./access.js";
+import { AccessError, actorOf, type Principal, requireRole, sha256 } from "./access.js";
 import { metadataChanged, metadataStore } from "./data.js";
 import { formFieldOf, toUpsertInput } from "./metadata-input.js";
 import { hashPassword, randomToken } from "./password.js";
+
+/**
+ * requireRole for a form: a refusal comes back as the form's error (with `denied` = 401 or 403) instead
+ * of the page's error boundary, so a user whose role changed sees why.
+ */
+async function authorize(action: ActionName): Promise<Principal | { denied: 401 | 403; message: string }> {
+  try {
+    return await requireRole(action);
+  } catch (err) {
+    if (err instanceof AccessError) return { denied: err.status, message: `Not allowed: ${err.message}.` };
+    throw err;
+  }
+}
 
 function fail(message: string, fieldErrors: Record<string, string> = {}): MetadataFormState {
   return { status: "error", message, fieldErrors };
@@ -35,7 +49,8 @@ export async function saveInstanceMetadata(
   _prev: MetadataFormState,
   data: FormData,
 ): Promise<MetadataFormState> {
-  const who = await requireRole("saveInstanceMetadata");
+  const who = await authorize("saveInstanceMetadata");
+  if ("denied" in who) return { ...fail(who.message), denied: who.denied };
   const { version, ...raw } = strings(data);
   const parsed = metadataFormSchema.safeParse(raw);
   if (!parsed.success) return fail("Some fields need fixing.", fieldErrorsOf(parsed.error.issues));
@@ -75,6 +90,8 @@ export async function saveInstanceMetadata(
 
 export interface FormState {
   readonly status: "idle" | "saved" | "error";
+  /** Set when access control refused the action: 401 not signed in, 403 role too weak. */
+  readonly denied?: 401 | 403;
   readonly message: string;
   readonly fieldErrors: Readonly<Record<string, string>>;
   /** A secret shown once (a new API token). */
@@ -93,7 +110,8 @@ const tokenForm = z.object({
 
 /** Creates an API token for the signed-in user; the token is shown once and stored as its sha256. */
 export async function createApiToken(_prev: FormState, data: FormData): Promise<FormState> {
-  const who = await requireRole("createApiToken");
+  const who = await authorize("createApiToken");
+  if ("denied" in who) return { ...failed(who.message), denied: who.denied };
   const parsed = tokenForm.safeParse(strings(data));
   if (!parsed.success) return failed("Some fields need fixing.", fieldErrorsOf(parsed.error.issues));
   if (!who.userId) return failed("Only a signed-in account can own API tokens.");
@@ -117,7 +135,8 @@ const idForm = z.object({ id: z.uuid("not a token id") });
 
 /** Revokes one of the user's own API tokens (an admin may revoke anyone's). */
 export async function revokeApiToken(_prev: FormState, data: FormData): Promise<FormState> {
-  const who = await requireRole("revokeApiToken");
+  const who = await authorize("revokeApiToken");
+  if ("denied" in who) return { ...failed(who.message), denied: who.denied };
   const parsed = idForm.safeParse(strings(data));
   if (!parsed.success) return failed("Some fields need fixing.", fieldErrorsOf(parsed.error.issues));
   const store = await metadataStore();
@@ -146,7 +165,8 @@ const userForm = z.object({ username, password, role: z.enum(ROLES, "viewer, ope
 
 /** Admin: creates a local account. */
 export async function createUser(_prev: FormState, data: FormData): Promise<FormState> {
-  const who = await requireRole("createUser");
+  const who = await authorize("createUser");
+  if ("denied" in who) return { ...failed(who.message), denied: who.denied };
   const parsed = userForm.safeParse(strings(data));
   if (!parsed.success) return failed("Some fields need fixing.", fieldErrorsOf(parsed.error.issues));
   try {
@@ -178,7 +198,8 @@ const updateForm = z.object({
 
 /** Admin: changes a user's role, password or disabled state (a new password or disabling ends their sessions). */
 export async function updateUser(_prev: FormState, data: FormData): Promise<FormState> {
-  const who = await requireRole("updateUser");
+  const who = await authorize("updateUser");
+  if ("denied" in who) return { ...failed(who.message), denied: who.denied };
   const parsed = updateForm.safeParse(strings(data));
   if (!parsed.success) return failed("Some fields need fixing.", fieldErrorsOf(parsed.error.issues));
   const v = parsed.data;
