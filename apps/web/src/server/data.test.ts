@@ -57,6 +57,11 @@ beforeEach(() => resetCaches());
 const env = (over: Record<string, string> = {}) =>
   parseEnv({ UNTORN_DATA_DIR: path.join(dir, "store"), ...over });
 
+// Opened here, under the hook's longer timeout: PGlite's first open (WASM, migrations) is slow on a busy machine.
+beforeAll(async () => {
+  await metadataStore(env());
+});
+
 describe("getFleetView", () => {
   it("serves a recorded fleet, labelled as recorded", async () => {
     const v = await getFleetView(env({ UNTORN_REPLAY: replayFile }));
