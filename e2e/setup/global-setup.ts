@@ -10,6 +10,7 @@ import { join } from "node:path";
 import type { FullConfig } from "@playwright/test";
 import { openStore } from "@untorn/store/store";
 import { freePort, repoRoot } from "@untorn/testkit/process";
+import { VIEWER_TOKEN } from "../fixtures/auth.js";
 import { GRAFANA, TARGETS, type Target, targetEnv } from "../fixtures/targets.js";
 import { startLiveStack, WINDOW } from "./live-stack.js";
 import { startToggleProxy, type ToggleProxy } from "./toggle-proxy.js";
@@ -66,7 +67,9 @@ async function startCompleteLiveServer(
 ): Promise<WebServer> {
   for (let attempt = 1; ; attempt++) {
     const server = await startWebServer("live", env, workDir);
-    const body = (await (await fetch(`${server.url}/api/v1/fleet`)).json()) as {
+    const body = (await (
+      await fetch(`${server.url}/api/v1/fleet`, { headers: { authorization: `Bearer ${VIEWER_TOKEN}` } })
+    ).json()) as {
       total?: number;
       skipped?: { instance: string; reason: string }[];
     };

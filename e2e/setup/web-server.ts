@@ -8,6 +8,7 @@ import { mkdir } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import { freePort, type ManagedProcess, repoRoot, spawnManaged, waitFor } from "@untorn/testkit/process";
+import { ADMIN_PASSWORD, VIEWER_TOKEN } from "../fixtures/auth.js";
 
 export interface WebServer {
   readonly name: string;
@@ -44,6 +45,8 @@ export async function startWebServer(
       NODE_ENV: "production",
       NEXT_TELEMETRY_DISABLED: "1",
       UNTORN_DATA_DIR: dataDir,
+      UNTORN_ADMIN_PASSWORD: ADMIN_PASSWORD,
+      UNTORN_VIEWER_TOKEN: VIEWER_TOKEN,
       ...env,
     },
   });

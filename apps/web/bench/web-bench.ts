@@ -90,9 +90,29 @@ async function waitUp(url: string, child: ChildProcess, logFile: string): Promis
   throw new Error(`${url} did not come up`);
 }
 
+/** The bench's credentials: pages with a session cookie, the API with the viewer token. */
+const ADMIN_PASSWORD = "bench-admin-password";
+const VIEWER_TOKEN = "bench-viewer-token-0123456789abcdef";
+const auth: { cookie: string } = { cookie: "" };
+
+async function signIn(url: string): Promise<void> {
+  const r = await fetch(`${url}/api/auth/login`, {
+    method: "POST",
+    body: new URLSearchParams({ username: "admin", password: ADMIN_PASSWORD }),
+    redirect: "manual",
+  });
+  const v = /untorn_session=([^;]+)/.exec(r.headers.get("set-cookie") ?? "")?.[1];
+  if (!v) throw new Error(`sign-in failed: ${r.status}`);
+  auth.cookie = v;
+}
+
 async function get(url: string): Promise<{ ms: number; bytes: number; status: number }> {
   const t = performance.now();
-  const r = await fetch(url);
+  const r = await fetch(url, {
+    headers: url.includes("/api/v1/")
+      ? { authorization: `Bearer ${VIEWER_TOKEN}` }
+      : { cookie: `untorn_session=${auth.cookie}` },
+  });
   const b = await r.arrayBuffer();
   return { ms: performance.now() - t, bytes: b.byteLength, status: r.status };
 }
@@ -140,7 +160,13 @@ const SCROLL_SCRIPT = `(async () => {
 })()`;
 
 async function cannon(url: string): Promise<Record<string, number>> {
-  const r = await autocannon({ url, connections: CONNECTIONS, duration: SECONDS, timeout: 60 });
+  const r = await autocannon({
+    url,
+    connections: CONNECTIONS,
+    duration: SECONDS,
+    timeout: 60,
+    headers: { authorization: `Bearer ${VIEWER_TOKEN}` },
+  });
   return {
     requests: r.requests.total,
     requestsPerSecond: ms(r.requests.average),
@@ -198,8 +224,18 @@ async function main(): Promise<void> {
     const url = `http://127.0.0.1:${port}`;
     const logFile = join(work, "web.log");
     const spawnedAt = performance.now();
-    server = startServer(port, { UNTORN_REPLAY: file, UNTORN_DATA_DIR: join(work, "data") }, logFile);
+    server = startServer(
+      port,
+      {
+        UNTORN_REPLAY: file,
+        UNTORN_DATA_DIR: join(work, "data"),
+        UNTORN_ADMIN_PASSWORD: ADMIN_PASSWORD,
+        UNTORN_VIEWER_TOKEN: VIEWER_TOKEN,
+      },
+      logFile,
+    );
     await waitUp(url, server, logFile);
+    await signIn(url);
     const upMs = performance.now() - spawnedAt;
     const cold = await get(`${url}/`);
     const firstPageMs = performance.now() - spawnedAt;
@@ -238,6 +274,7 @@ async function main(): Promise<void> {
     try {
       for (let i = 0; i < 5; i++) {
         const page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
+        await page.context().addCookies([{ name: "untorn_session", value: auth.cookie, url }]);
         await page.goto(`${url}/`, { waitUntil: "commit" });
         await page.locator('[data-testid="fleet-table"][data-ready="true"]').waitFor({ timeout: 120_000 });
         loads.push(

@@ -13,7 +13,13 @@ const httpUrl = (what: string) =>
     .url({ protocol: /^https?$/, error: `${what} must be an http:// or https:// URL` })
     .transform((u) => u.replace(/\/+$/, ""));
 
-const positiveInt = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
+/** Decimal digits only: `1e3`, `0x10` and ` 5` are refused, not read as numbers. */
+const positiveInt = (min: number, max: number) =>
+  z
+    .string()
+    .regex(/^\d{1,9}$/, "must be a whole number in decimal digits")
+    .transform(Number)
+    .pipe(z.number().int().min(min).max(max));
 
 export const envSchema = z.object({
   /** Live mode: the Prometheus (or Thanos, Mimir, VictoriaMetrics) the fleet is read from. */
@@ -35,8 +41,60 @@ export const envSchema = z.object({
   /** Grafana base URL for the instance dashboard link (dashboard uid untorn-instance). */
   GRAFANA_URL: optional(httpUrl("GRAFANA_URL")),
   PORT: optional(positiveInt(1, 65535)).transform((v) => v ?? 3000),
-  /** When set, editing fleet metadata needs this token. At least 12 characters. */
-  UNTORN_ADMIN_TOKEN: optional(z.string().min(12, "UNTORN_ADMIN_TOKEN must be at least 12 characters")),
+  /** Removed: refused with a migration note (docs/security.md#migrating-from-untorn_admin_token). */
+  UNTORN_ADMIN_TOKEN: optional(
+    z.never({
+      error:
+        "UNTORN_ADMIN_TOKEN was removed: sign in with an account instead (set UNTORN_ADMIN_PASSWORD for the first admin; docs/security.md#migrating-from-untorn_admin_token)",
+    }),
+  ),
+  /** How people sign in: local accounts in the store (default), an auth proxy's headers, or OIDC. */
+  UNTORN_AUTH: optional(
+    z.enum(["local", "proxy", "oidc"], { error: "UNTORN_AUTH must be local, proxy or oidc" }),
+  ).transform((v) => v ?? "local"),
+  /** Name of the admin account created on first run (UNTORN_AUTH=local). */
+  UNTORN_ADMIN_USER: optional(
+    z
+      .string()
+      .max(100)
+      .regex(/^[A-Za-z0-9._@-]+$/, "UNTORN_ADMIN_USER may hold letters, digits and . _ @ - only"),
+  ).transform((v) => v ?? "admin"),
+  /** The first-run admin's password; unset, a random one is generated and printed once. */
+  UNTORN_ADMIN_PASSWORD: optional(
+    z.string().min(12, "UNTORN_ADMIN_PASSWORD must be at least 12 characters").max(1000),
+  ),
+  /** Read-only API token for automation (`Authorization: Bearer …` on /api/v1, viewer role). */
+  UNTORN_VIEWER_TOKEN: optional(
+    z.string().min(32, "UNTORN_VIEWER_TOKEN must be at least 32 characters").max(1000),
+  ),
+  /** Idle-independent lifetime of a sign-in session. */
+  UNTORN_SESSION_SECONDS: optional(positiveInt(5, 30 * 86_400)).transform((v) => v ?? 12 * 3600),
+  /**
+   * Host names (with optional :port) the console answers to, comma-separated; any other Host header is
+   * refused (DNS rebinding). Unset: any host, with every write still needing a session.
+   */
+  UNTORN_ALLOWED_HOSTS: optional(
+    z
+      .string()
+      .transform((s) =>
+        s
+          .split(",")
+          .map((h) => h.trim().toLowerCase())
+          .filter(Boolean),
+      )
+      .pipe(
+        z
+          .array(
+            z
+              .string()
+              .regex(
+                /^[a-z0-9.-]+(:\d{1,5})?$|^\[[0-9a-f:]+\](:\d{1,5})?$/,
+                "UNTORN_ALLOWED_HOSTS: each entry is host or host:port",
+              ),
+          )
+          .min(1, "UNTORN_ALLOWED_HOSTS lists no host"),
+      ),
+  ),
   /** Window the fleet's workload statistics cover (PromQL duration). */
   UNTORN_WINDOW: optional(
     z.string().regex(/^\d+[smhdw]$/, "UNTORN_WINDOW must be a duration like 1h"),
@@ -50,6 +108,21 @@ export const envSchema = z.object({
 });
 
 export type Env = z.infer<typeof envSchema>;
+
+/**
+ * The address `next start` listens on: its -H/--hostname argument (the start script passes
+ * `${UNTORN_HOST:-127.0.0.1}`), or every interface when there is none (Next's default).
+ */
+export function bindHost(argv: readonly string[] = process.argv): string {
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (a === "-H" || a === "--hostname") return argv[i + 1] ?? "0.0.0.0";
+    if (a.startsWith("--hostname=")) return a.slice("--hostname=".length);
+  }
+  return "0.0.0.0";
+}
+
+export const isLoopback = (host: string) => /^(localhost|127(\.\d{1,3}){3}|::1|\[::1\])$/i.test(host);
 
 export class EnvError extends Error {
   constructor(readonly issues: readonly string[]) {

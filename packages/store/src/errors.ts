@@ -125,3 +125,23 @@ export class StoreQueryError extends StoreError {
     super(`${operation}: ${message}`, options);
   }
 }
+
+/**
+ * An instance's metadata changed after the writer read it: names who changed it, when, and which fields,
+ * so the second writer can reload and redo their edit instead of silently undoing the first.
+ */
+export class MetadataConflictError extends StoreError {
+  override name = "MetadataConflictError";
+  constructor(
+    readonly instance: string,
+    readonly expectedVersion: number,
+    readonly actualVersion: number,
+    readonly changedBy: string,
+    readonly changedAt: Date,
+    readonly fields: readonly string[],
+  ) {
+    super(
+      `${instance} was changed by ${changedBy} at ${changedAt.toISOString()}${fields.length ? ` (${fields.join(", ")})` : ""} after you loaded it (version ${expectedVersion}, now ${actualVersion}): reload and redo your edit`,
+    );
+  }
+}

@@ -4,7 +4,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { StoreLockedError } from "./errors.js";
-import { acquireDirLock, LOCK_FILE, type LockHolder, processStartTime } from "./lock.js";
+import { acquireDirLock, LOCK_FILE, type LockHolder, processStartTime, processState } from "./lock.js";
 import { type TempDir, tempDir } from "./testing/pglite.js";
 
 const dirs: TempDir[] = [];
@@ -84,6 +84,24 @@ describe("data directory lock", () => {
   it("takes over the lock of a dead process", () => {
     const d = dir();
     writeHolder(d, { pid: deadPid() });
+    const lock = acquireDirLock(d);
+    expect(readHolder(d).pid).toBe(process.pid);
+    lock.release();
+  });
+
+  it("takes over the lock of a killed process its parent has not reaped (a zombie)", async () => {
+    const d = dir();
+    // The shell starts a short child, then becomes `sleep 30`, which never waits for it.
+    const parent = spawn("sh", ["-c", "sleep 0.1 & echo $!; exec sleep 30"], {
+      stdio: ["ignore", "pipe", "ignore"],
+    });
+    children.push(parent);
+    const pid = Number(
+      await new Promise<string>((resolve) => parent.stdout!.once("data", (b) => resolve(String(b)))),
+    );
+    for (let i = 0; i < 100 && processState(pid) !== "Z"; i++) await new Promise((r) => setTimeout(r, 50));
+    expect(processState(pid)).toBe("Z");
+    writeHolder(d, { pid, startTime: processStartTime(pid) });
     const lock = acquireDirLock(d);
     expect(readHolder(d).pid).toBe(process.pid);
     lock.release();

@@ -37,6 +37,16 @@ export function processStartTime(pid: number): string | null {
   }
 }
 
+/** Process state letter from /proc/<pid>/stat (field 3: R, S, D, Z zombie, X dead), or null. */
+export function processState(pid: number): string | null {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2).split(" ")[0] ?? null;
+  } catch {
+    return null;
+  }
+}
+
 export type HolderStatus = "alive" | "dead" | "other-host";
 
 export function holderStatus(holder: LockHolder): HolderStatus {
@@ -48,6 +58,9 @@ export function holderStatus(holder: LockHolder): HolderStatus {
     if ((e as NodeJS.ErrnoException).code === "EPERM") return "alive";
     return "dead";
   }
+  // Killed but not yet reaped by its parent: signal 0 still succeeds on a zombie, yet it holds nothing.
+  const state = processState(holder.pid);
+  if (state === "Z" || state === "X") return "dead";
   if (holder.startTime !== null) {
     const now = processStartTime(holder.pid);
     if (now !== null && now !== holder.startTime) return "dead";

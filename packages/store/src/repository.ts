@@ -3,10 +3,11 @@
  * every write that touches two tables in one transaction, every mutation written to audit_log.
  */
 import { createHash } from "node:crypto";
-import { and, asc, desc, eq, inArray, type SQL, sql } from "drizzle-orm";
+import { and, asc, desc, eq, gt, ilike, inArray, isNull, like, lt, type SQL, sql } from "drizzle-orm";
 import { DrizzleQueryError } from "drizzle-orm/errors";
 import {
   IdempotencyKeyReuseError,
+  MetadataConflictError,
   NotFoundError,
   StoreError,
   StoreQueryError,
@@ -14,7 +15,10 @@ import {
 } from "./errors.js";
 import { type Db, rootMessage } from "./migrate.js";
 import {
+  type AccessRole,
+  type ApiToken,
   type AuditEntry,
+  apiTokens,
   auditLog,
   type Comparison,
   comparisons,
@@ -26,6 +30,9 @@ import {
   rolloutCommands,
   rolloutEvents,
   rollouts,
+  sessions,
+  type User,
+  users,
 } from "./schema.js";
 import {
   type AppendRolloutEventInput,
@@ -33,11 +40,19 @@ import {
   appendRolloutEventInput,
   auditInput,
   type CommitRolloutInput,
+  type CreateApiTokenInput,
   type CreateRolloutInput,
+  type CreateSessionInput,
+  type CreateUserInput,
   commitRolloutInput,
+  createApiTokenInput,
   createRolloutInput,
+  createSessionInput,
+  createUserInput,
   type DeleteInstanceMetadataInput,
   deleteInstanceMetadataInput,
+  expectedVersionInput,
+  hashInput,
   idempotencyKey as idempotencyKeySchema,
   idInput,
   instanceInput,
@@ -56,9 +71,12 @@ import {
   rolloutIdInput,
   type SaveComparisonInput,
   saveComparisonInput,
+  type UpdateUserInput,
   type UpsertInstanceMetadataInput,
   updateRolloutStateInput,
+  updateUserInput,
   upsertInstanceMetadataInput,
+  username as usernameSchema,
 } from "./validation.js";
 
 /** What commitRollout did, or what the first call with the same idempotency key did. */
@@ -75,9 +93,20 @@ export interface CommitResult {
 
 export interface StoreOps {
   /** Creates or changes one instance's metadata; omitted fields keep their value, null clears. */
-  upsertInstanceMetadata(input: UpsertInstanceMetadataInput): Promise<InstanceMetadata>;
+  upsertInstanceMetadata(
+    input: UpsertInstanceMetadataInput,
+    options?: {
+      /** The version the writer read (0: no row); a save from an older one is MetadataConflictError. */
+      expectedVersion?: number;
+    },
+  ): Promise<InstanceMetadata>;
   getInstanceMetadata(instance: string): Promise<InstanceMetadata | null>;
   listInstanceMetadata(filter?: ListInstanceMetadataInput): Promise<InstanceMetadata[]>;
+  /**
+   * Changes whenever any instance's metadata is created, changed or deleted (row count, newest change,
+   * sum of versions): one cheap query to tell whether a cached copy is still the database's.
+   */
+  instanceMetadataStamp(): Promise<string>;
   /** True when a row was deleted. */
   deleteInstanceMetadata(input: DeleteInstanceMetadataInput): Promise<boolean>;
 
@@ -126,7 +155,32 @@ export interface StoreOps {
    * none do, whatever `fn` throws.
    */
   transaction<T>(fn: (tx: StoreOps) => Promise<T>): Promise<T>;
+
+  /** Local accounts. Throws StoreQueryError with constraint users_username_idx for a taken name. */
+  createUser(input: CreateUserInput): Promise<User>;
+  getUserByName(username: string): Promise<User | null>;
+  getUser(id: string): Promise<User | null>;
+  listUsers(): Promise<User[]>;
+  countUsers(): Promise<number>;
+  /** Changes role, password or disabled; disabling or a new password ends the user's sessions. */
+  updateUser(input: UpdateUserInput): Promise<User>;
+
+  createSession(input: CreateSessionInput): Promise<void>;
+  /** The live session's user (not expired, user not disabled), or null. */
+  getSessionUser(idHash: string): Promise<User | null>;
+  deleteSession(idHash: string): Promise<void>;
+  /** Removes expired sessions; returns how many. */
+  deleteExpiredSessions(): Promise<number>;
+
+  createApiToken(input: CreateApiTokenInput): Promise<ApiToken>;
+  /** The token's user when the token is neither revoked nor its user disabled; records its last use. */
+  getApiTokenUser(tokenHash: string): Promise<{ user: User; token: ApiToken } | null>;
+  listApiTokens(userId?: string): Promise<ApiToken[]>;
+  /** True when a live token was revoked. */
+  revokeApiToken(id: string, actor: string): Promise<boolean>;
 }
+
+export type { AccessRole };
 
 /** PostgreSQL SQLSTATE of a driver error, looking through drizzle's "Failed query" wrapper. */
 export function sqlState(e: unknown): string | undefined {
@@ -207,6 +261,8 @@ async function rolloutMustExist<T>(rolloutId: string | null | undefined, p: Prom
   }
 }
 
+const escapeLike = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
+
 /** JSON text with object keys sorted, to compare values the way jsonb does. */
 function canonical(v: unknown): string {
   return JSON.stringify(v, (_k, x: unknown) =>
@@ -241,8 +297,9 @@ export function createRepository(db: Db): StoreOps {
   const inTx = <T>(fn: (tx: Db) => Promise<T>): Promise<T> => db.transaction((tx) => fn(tx));
 
   return guarded({
-    async upsertInstanceMetadata(input) {
+    async upsertInstanceMetadata(input, options = {}) {
       const v = parseInput("upsertInstanceMetadata", upsertInstanceMetadataInput, input);
+      const { expectedVersion } = parseInput("upsertInstanceMetadata", expectedVersionInput, options);
       const given: Partial<Pick<typeof instanceMetadata.$inferInsert, (typeof METADATA_FIELDS)[number]>> = {};
       for (const f of METADATA_FIELDS) if (v[f] !== undefined) (given as Record<string, unknown>)[f] = v[f];
       return inTx(async (tx) => {
@@ -264,6 +321,24 @@ export function createRepository(db: Db): StoreOps {
           .where(eq(instanceMetadata.instance, v.instance))
           .for("update");
         if (!before) throw new Error(`instance_metadata ${v.instance} vanished inside its transaction`);
+        if (expectedVersion !== undefined && before.version !== expectedVersion) {
+          const [last] = await tx
+            .select()
+            .from(auditLog)
+            .where(and(eq(auditLog.entity, "instance_metadata"), eq(auditLog.entityId, v.instance)))
+            .orderBy(desc(auditLog.id))
+            .limit(1);
+          const d = (last?.details ?? {}) as { changes?: JsonObject; values?: JsonObject };
+          const fields = Object.keys(d.changes ?? d.values ?? {});
+          throw new MetadataConflictError(
+            v.instance,
+            expectedVersion,
+            before.version,
+            before.updatedBy,
+            before.updatedAt,
+            fields,
+          );
+        }
         const set: Record<string, unknown> = {};
         const changes: JsonObject = {};
         for (const [field, value] of Object.entries(given)) {
@@ -275,7 +350,7 @@ export function createRepository(db: Db): StoreOps {
         if (Object.keys(set).length === 0) return before;
         const [after] = await tx
           .update(instanceMetadata)
-          .set({ ...set, updatedAt: sql`now()`, updatedBy: v.actor })
+          .set({ ...set, updatedAt: sql`now()`, updatedBy: v.actor, version: before.version + 1 })
           .where(eq(instanceMetadata.instance, v.instance))
           .returning();
         await writeAudit(tx, v.actor, "instance-metadata.update", "instance_metadata", v.instance, {
@@ -301,6 +376,17 @@ export function createRepository(db: Db): StoreOps {
         .from(instanceMetadata)
         .where(and(...where))
         .orderBy(asc(instanceMetadata.instance));
+    },
+
+    async instanceMetadataStamp() {
+      const [row] = await db
+        .select({
+          n: sql<number>`count(*)::int`,
+          newest: sql<string | null>`max(${instanceMetadata.updatedAt})::text`,
+          versions: sql<string | null>`sum(${instanceMetadata.version})::text`,
+        })
+        .from(instanceMetadata);
+      return `${row?.n ?? 0}:${row?.newest ?? ""}:${row?.versions ?? 0}`;
     },
 
     async deleteInstanceMetadata(input) {
@@ -606,6 +692,9 @@ export function createRepository(db: Db): StoreOps {
       const where: SQL[] = [];
       if (f.entity !== undefined) where.push(eq(auditLog.entity, f.entity));
       if (f.entityId !== undefined) where.push(eq(auditLog.entityId, f.entityId));
+      if (f.actor !== undefined) where.push(ilike(auditLog.actor, `%${escapeLike(f.actor)}%`));
+      if (f.action !== undefined) where.push(like(auditLog.action, `${escapeLike(f.action)}%`));
+      if (f.before !== undefined) where.push(lt(auditLog.id, f.before));
       return db
         .select()
         .from(auditLog)
@@ -616,6 +705,157 @@ export function createRepository(db: Db): StoreOps {
 
     transaction(fn) {
       return inTx((tx) => fn(createRepository(tx)));
+    },
+
+    async createUser(input) {
+      const v = parseInput("createUser", createUserInput, input);
+      return inTx(async (tx) => {
+        const [row] = await tx
+          .insert(users)
+          .values({ username: v.username, passwordHash: v.passwordHash, role: v.role })
+          .returning();
+        const u = row!;
+        await writeAudit(tx, v.actor, "user.create", "user", u.username, { role: u.role });
+        return u;
+      });
+    },
+
+    async getUserByName(name) {
+      const n = usernameSchema.safeParse(name);
+      if (!n.success) return null;
+      const [row] = await db.select().from(users).where(eq(users.username, n.data));
+      return row ?? null;
+    },
+
+    async getUser(userId) {
+      const { id: uid } = parseInput("getUser", idInput, { id: userId });
+      const [row] = await db.select().from(users).where(eq(users.id, uid));
+      return row ?? null;
+    },
+
+    async listUsers() {
+      return db.select().from(users).orderBy(asc(users.username));
+    },
+
+    async countUsers() {
+      const [row] = await db.select({ n: sql<number>`count(*)::int` }).from(users);
+      return row?.n ?? 0;
+    },
+
+    async updateUser(input) {
+      const v = parseInput("updateUser", updateUserInput, input);
+      return inTx(async (tx) => {
+        const [before] = await tx.select().from(users).where(eq(users.id, v.id)).for("update");
+        if (!before) throw new NotFoundError("user", v.id);
+        const set: Partial<typeof users.$inferInsert> = {};
+        const changes: JsonObject = {};
+        if (v.role !== undefined && v.role !== before.role) {
+          set.role = v.role;
+          changes["role"] = { from: before.role, to: v.role };
+        }
+        if (v.passwordHash !== undefined) {
+          set.passwordHash = v.passwordHash;
+          changes["password"] = "changed";
+        }
+        if (v.disabled !== undefined && v.disabled !== (before.disabledAt !== null)) {
+          set.disabledAt = v.disabled ? new Date() : null;
+          changes["disabled"] = { from: !v.disabled, to: v.disabled };
+        }
+        if (Object.keys(changes).length === 0) return before;
+        const [after] = await tx
+          .update(users)
+          .set({ ...set, updatedAt: sql`now()` })
+          .where(eq(users.id, v.id))
+          .returning();
+        if (set.passwordHash !== undefined || v.disabled === true)
+          await tx.delete(sessions).where(eq(sessions.userId, v.id));
+        await writeAudit(tx, v.actor, "user.update", "user", before.username, { changes });
+        return after!;
+      });
+    },
+
+    async createSession(input) {
+      const v = parseInput("createSession", createSessionInput, input);
+      await db.insert(sessions).values(v);
+    },
+
+    async getSessionUser(idHash) {
+      const h = hashInput.safeParse({ hash: idHash });
+      if (!h.success) return null;
+      const [row] = await db
+        .select({ user: users })
+        .from(sessions)
+        .innerJoin(users, eq(users.id, sessions.userId))
+        .where(
+          and(eq(sessions.idHash, h.data.hash), gt(sessions.expiresAt, sql`now()`), isNull(users.disabledAt)),
+        );
+      return row?.user ?? null;
+    },
+
+    async deleteSession(idHash) {
+      await db.delete(sessions).where(eq(sessions.idHash, idHash));
+    },
+
+    async deleteExpiredSessions() {
+      const gone = await db.delete(sessions).where(lt(sessions.expiresAt, sql`now()`)).returning();
+      return gone.length;
+    },
+
+    async createApiToken(input) {
+      const v = parseInput("createApiToken", createApiTokenInput, input);
+      return inTx(async (tx) => {
+        const [row] = await tx
+          .insert(apiTokens)
+          .values({ userId: v.userId, name: v.name, tokenHash: v.tokenHash })
+          .returning();
+        const t = row!;
+        await writeAudit(tx, v.actor, "api-token.create", "api_token", t.id, {
+          name: t.name,
+          userId: t.userId,
+        });
+        return t;
+      });
+    },
+
+    async getApiTokenUser(tokenHash) {
+      const h = hashInput.safeParse({ hash: tokenHash });
+      if (!h.success) return null;
+      const [row] = await db
+        .update(apiTokens)
+        .set({ lastUsedAt: sql`now()` })
+        .where(and(eq(apiTokens.tokenHash, h.data.hash), isNull(apiTokens.revokedAt)))
+        .returning();
+      if (!row) return null;
+      const [user] = await db
+        .select()
+        .from(users)
+        .where(and(eq(users.id, row.userId), isNull(users.disabledAt)));
+      return user ? { user, token: row } : null;
+    },
+
+    async listApiTokens(userId) {
+      return db
+        .select()
+        .from(apiTokens)
+        .where(userId === undefined ? undefined : eq(apiTokens.userId, userId))
+        .orderBy(desc(apiTokens.createdAt));
+    },
+
+    async revokeApiToken(tokenId, actor) {
+      const { id: tid } = parseInput("revokeApiToken", idInput, { id: tokenId });
+      return inTx(async (tx) => {
+        const [row] = await tx
+          .update(apiTokens)
+          .set({ revokedAt: sql`now()` })
+          .where(and(eq(apiTokens.id, tid), isNull(apiTokens.revokedAt)))
+          .returning();
+        if (!row) return false;
+        await writeAudit(tx, actor, "api-token.revoke", "api_token", row.id, {
+          name: row.name,
+          userId: row.userId,
+        });
+        return true;
+      });
     },
   });
 }

@@ -49,6 +49,8 @@ export const instanceMetadata = untorn.table(
     createdAt: createdAt(),
     updatedAt: updatedAt(),
     updatedBy: text("updated_by").notNull(),
+    /** Starts at 1; every change adds 1. A writer that read version N saves only while it is still N. */
+    version: integer("version").notNull().default(1),
   },
   (t) => [
     index("instance_metadata_cluster_idx").on(t.cluster),
@@ -180,9 +182,69 @@ export const auditLog = untorn.table(
   (t) => [index("audit_log_entity_idx").on(t.entity, t.entityId), index("audit_log_at_idx").on(t.at)],
 );
 
+/** Console access roles, weakest first: each role can do what the ones before it can. */
+export const ACCESS_ROLES = ["viewer", "operator", "admin"] as const;
+export type AccessRole = (typeof ACCESS_ROLES)[number];
+
+/** Local console accounts (UNTORN_AUTH=local). Passwords are scrypt hashes (`scrypt$N$r$p$salt$hash`). */
+export const users = untorn.table(
+  "users",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    username: text("username").notNull(),
+    passwordHash: text("password_hash").notNull(),
+    role: text("role", { enum: ACCESS_ROLES }).notNull(),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+    /** Set when the account is disabled: its sessions and tokens stop working. */
+    disabledAt: timestamp("disabled_at", { withTimezone: true }),
+  },
+  (t) => [
+    uniqueIndex("users_username_idx").on(t.username),
+    check("users_role_check", sql`${t.role} IN (${inList(ACCESS_ROLES)})`),
+  ],
+);
+
+/** Browser sessions. Only the sha256 of the cookie's random value is stored. */
+export const sessions = untorn.table(
+  "sessions",
+  {
+    idHash: text("id_hash").primaryKey(),
+    userId: uuid("user_id")
+      .notNull()
+      .references(() => users.id),
+    createdAt: createdAt(),
+    expiresAt: timestamp("expires_at", { withTimezone: true }).notNull(),
+  },
+  (t) => [index("sessions_user_id_idx").on(t.userId)],
+);
+
+/** Per-user API tokens for the read API. Only the sha256 of the token is stored; revoked ones stay listed. */
+export const apiTokens = untorn.table(
+  "api_tokens",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    userId: uuid("user_id")
+      .notNull()
+      .references(() => users.id),
+    name: text("name").notNull(),
+    tokenHash: text("token_hash").notNull(),
+    createdAt: createdAt(),
+    lastUsedAt: timestamp("last_used_at", { withTimezone: true }),
+    revokedAt: timestamp("revoked_at", { withTimezone: true }),
+  },
+  (t) => [
+    uniqueIndex("api_tokens_token_hash_idx").on(t.tokenHash),
+    index("api_tokens_user_id_idx").on(t.userId),
+  ],
+);
+
 export type InstanceMetadata = typeof instanceMetadata.$inferSelect;
 export type Rollout = typeof rollouts.$inferSelect;
 export type RolloutEvent = typeof rolloutEvents.$inferSelect;
 export type RolloutCommand = typeof rolloutCommands.$inferSelect;
 export type Comparison = typeof comparisons.$inferSelect;
 export type AuditEntry = typeof auditLog.$inferSelect;
+export type User = typeof users.$inferSelect;
+export type Session = typeof sessions.$inferSelect;
+export type ApiToken = typeof apiTokens.$inferSelect;

@@ -9,13 +9,17 @@ import { createRepository, type StoreOps } from "./repository.js";
 export type { TryExclusive } from "./backend.js";
 export type { CommitResult, StoreOps } from "./repository.js";
 export type {
+  AccessRole,
+  ApiToken,
   AuditEntry,
   Comparison,
   InstanceMetadata,
   Rollout,
   RolloutCommand,
   RolloutEvent,
+  User,
 } from "./schema.js";
+export { ACCESS_ROLES } from "./schema.js";
 
 /** `dataDir` is the app's choice (e.g. `$UNTORN_DATA_DIR` or `.untorn-data/`); `databaseUrl` wins over it. */
 export type OpenStoreOptions = BackendOptions;

@@ -6,7 +6,7 @@
 import { CLOUDS, TORN_WRITE_PROVIDERS } from "@untorn/advisor/facts";
 import { z } from "zod";
 import { StoreValidationError, type ValidationIssue } from "./errors.js";
-import { MANAGED_SERVICES, ROLES } from "./schema.js";
+import { ACCESS_ROLES, MANAGED_SERVICES, ROLES } from "./schema.js";
 
 export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
 export type JsonObject = { [key: string]: JsonValue };
@@ -283,10 +283,60 @@ export const auditInput = z
 export type AuditInput = z.input<typeof auditInput>;
 
 export const listAuditInput = z
-  .object({ entity: str().optional(), entityId: str().optional(), limit })
+  .object({
+    entity: str().optional(),
+    entityId: str().optional(),
+    /** Substring of the actor, case-insensitive. */
+    actor: str().max(200).optional(),
+    /** Action prefix, e.g. `instance-metadata.` or `user.create`. */
+    action: str().max(100).optional(),
+    /** Entries before this id (paging, newest first). */
+    before: z.number().int().min(1).optional(),
+    limit,
+  })
   .strict()
   .default({ limit: 100 });
 export type ListAuditInput = z.input<typeof listAuditInput>;
+
+/** Letters, digits and `._@-`: what an SSO or a DBA uses as a login name. */
+export const username = str()
+  .trim()
+  .min(1, "required")
+  .max(100, "at most 100 characters")
+  .regex(/^[A-Za-z0-9._@-]+$/, "letters, digits and . _ @ - only");
+export const accessRole = z.enum(ACCESS_ROLES);
+
+export const createUserInput = z
+  .object({ username, passwordHash: str().min(1).max(500), role: accessRole, actor })
+  .strict();
+export type CreateUserInput = z.input<typeof createUserInput>;
+
+export const updateUserInput = z
+  .object({
+    id,
+    role: accessRole.optional(),
+    passwordHash: str().min(1).max(500).optional(),
+    disabled: z.boolean().optional(),
+    actor,
+  })
+  .strict();
+export type UpdateUserInput = z.input<typeof updateUserInput>;
+
+const sha256Hex = str().regex(/^[0-9a-f]{64}$/, "a sha256 hex digest");
+
+export const createSessionInput = z.object({ idHash: sha256Hex, userId: id, expiresAt: z.date() }).strict();
+export type CreateSessionInput = z.input<typeof createSessionInput>;
+
+export const createApiTokenInput = z
+  .object({ userId: id, name: str().trim().min(1, "required").max(100), tokenHash: sha256Hex, actor })
+  .strict();
+export type CreateApiTokenInput = z.input<typeof createApiTokenInput>;
+
+export const hashInput = z.object({ hash: sha256Hex }).strict();
+
+export const expectedVersionInput = z
+  .object({ expectedVersion: z.number().int().min(0).optional() })
+  .strict();
 
 export const idInput = z.object({ id }).strict();
 export const rolloutIdInput = z.object({ rolloutId: id }).strict();

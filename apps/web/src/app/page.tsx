@@ -2,12 +2,14 @@ import type { Metadata } from "next";
 import { Suspense } from "react";
 import { EmptyState } from "../components/empty-state.js";
 import { FleetTable } from "../components/fleet-table.js";
+import { Forbidden } from "../components/forbidden.js";
 import { ParamProblems } from "../components/param-problems.js";
 import { CardsSkeleton, TableSkeleton } from "../components/skeletons.js";
 import { StatusBanner } from "../components/status-banner.js";
 import { SummaryCards } from "../components/summary-cards.js";
 import { type FleetQuery, parseFleetQuery } from "../lib/fleet-query.js";
 import { num, seconds, utc } from "../lib/format.js";
+import { requirePage } from "../server/access.js";
 import { fleetView, tableRows } from "../server/views.js";
 
 export const dynamic = "force-dynamic";
@@ -16,6 +18,7 @@ export const metadata: Metadata = { title: "Fleet" };
 type SearchParams = Promise<Record<string, string | string[] | undefined>>;
 
 export default async function FleetPage({ searchParams }: { searchParams: SearchParams }) {
+  if ((await requirePage("/", "/")) === "forbidden") return <Forbidden needed="viewer" />;
   const { query, problems } = parseFleetQuery(await searchParams);
   return (
     <>

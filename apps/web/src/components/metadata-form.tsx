@@ -120,20 +120,42 @@ const sized = (values: readonly string[]) => values.map((v) => [v, bytes(Number(
 export function MetadataForm({
   instance,
   values,
-  tokenRequired,
+  version,
+  canEdit,
   action,
   updated,
 }: {
   instance: string;
   values: MetadataValues;
-  tokenRequired: boolean;
+  /** The stored version this form was filled from (0: nothing stored): a later save elsewhere is a conflict. */
+  version: number;
+  /** False for a viewer: the values are shown read-only, with no save button. */
+  canEdit: boolean;
   action: Action;
   updated: string | null;
 }) {
   const [state, formAction, pending] = useActionState(action, IDLE);
+  if (!canEdit)
+    return (
+      <div data-testid="metadata-readonly">
+        <dl className="kv">
+          {(["cluster", "role", "storageClass", "notes", "managedService", "tornWriteProvider"] as const).map(
+            (k) => (
+              <div key={k}>
+                <dt>{k}</dt>
+                <dd>{values[k] || "not set"}</dd>
+              </div>
+            ),
+          )}
+        </dl>
+        <p className="subtle">Editing fleet metadata needs the operator role.</p>
+        {updated && <p className="subtle">{updated}</p>}
+      </div>
+    );
   return (
     <form action={formAction} aria-labelledby="metadata-title" noValidate>
       <input type="hidden" name="instance" value={instance} />
+      <input type="hidden" name="version" value={version} />
       <fieldset>
         <legend>Identity</legend>
         <div className="form-grid">
@@ -247,19 +269,6 @@ export function MetadataForm({
           />
         </div>
       </fieldset>
-      {tokenRequired && (
-        <div className="field" style={{ maxWidth: 360, marginBottom: "0.75rem" }}>
-          <label htmlFor="meta-token">Admin token</label>
-          <input
-            id="meta-token"
-            name="token"
-            type="password"
-            autoComplete="current-password"
-            {...invalid("token", state)}
-          />
-          <Err id="token" state={state} />
-        </div>
-      )}
       <div style={{ display: "flex", gap: "0.75rem", alignItems: "center", flexWrap: "wrap" }}>
         <button type="submit" className="primary" disabled={pending}>
           {pending ? "Saving…" : "Save metadata"}
@@ -273,11 +282,6 @@ export function MetadataForm({
         </span>
         {updated && state.status === "idle" && <span className="subtle">{updated}</span>}
       </div>
-      {!tokenRequired && (
-        <p className="subtle">
-          Editing is open to anyone who can reach this console: set UNTORN_ADMIN_TOKEN to require a token.
-        </p>
-      )}
     </form>
   );
 }

@@ -142,4 +142,10 @@ describe("parsePageQuery", () => {
     expect(bad.page).toEqual({ limit: null, offset: 0 });
     expect(bad.problems.map((p) => p.param)).toEqual(["limit", "offset"]);
   });
+
+  it.each(["1e3", "0x10", "0b11", " 5", "5.0", "+5", "١٢"])("refuses limit=%j (decimal digits only)", (v) => {
+    const r = parsePageQuery(new URLSearchParams({ limit: v, offset: v }));
+    expect(r.page).toEqual({ limit: null, offset: 0 });
+    expect(r.problems.map((p) => p.param)).toEqual(["limit", "offset"]);
+  });
 });

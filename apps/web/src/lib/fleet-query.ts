@@ -138,7 +138,10 @@ export function parsePageQuery(raw: URLSearchParams): {
       problems.push({ param: key, value: shown(values.join(",")), message: "given more than once" });
       continue;
     }
-    const r = pageParamSchemas[key].safeParse(values[0]);
+    // Decimal digits only: Number() would also take 1e3, 0x10, 0b11 and " 5".
+    const r = /^\d{1,7}$/.test(values[0]!)
+      ? pageParamSchemas[key].safeParse(values[0])
+      : ({ success: false } as const);
     if (r.success) out[key] = r.data;
     else
       problems.push({

@@ -84,6 +84,8 @@ export type MetadataForm = z.infer<typeof metadataFormSchema>;
 
 export interface MetadataFormState {
   readonly status: "idle" | "saved" | "error";
+  /** Set when access control refused the save: 401 not signed in, 403 role too weak. */
+  readonly denied?: 401 | 403;
   readonly message: string;
   readonly fieldErrors: Readonly<Record<string, string>>;
 }

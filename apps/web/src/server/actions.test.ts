@@ -5,19 +5,23 @@ import { encodeReplay } from "@untorn/fleet/replay";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { IDLE } from "../lib/metadata-form.js";
 import { smallReplay } from "../testing/fleet-facts.js";
+import { type Principal, runAs } from "./access.js";
 
 const revalidated: string[] = [];
 vi.mock("next/cache", () => ({ revalidatePath: (p: string) => revalidated.push(p) }));
 
-const TOKEN = "correct-horse-battery";
 let dir: string;
+const operator: Principal = { name: "olga", role: "operator", via: "session" };
+const viewer: Principal = { name: "vic", role: "viewer", via: "session" };
 
-beforeAll(() => {
+beforeAll(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), "untorn-actions-"));
   fs.writeFileSync(path.join(dir, "fleet.json.gz"), encodeReplay(smallReplay()));
   process.env.UNTORN_REPLAY = path.join(dir, "fleet.json.gz");
   process.env.UNTORN_DATA_DIR = path.join(dir, "store");
-  process.env.UNTORN_ADMIN_TOKEN = TOKEN;
+  // Loaded and opened here, under the hook's longer timeout, not in the first test.
+  await import("./actions.js");
+  await (await import("./data.js")).metadataStore();
 });
 
 afterAll(async () => {
@@ -34,27 +38,23 @@ const form = (fields: Record<string, string>) => {
 };
 
 describe("saveInstanceMetadata", () => {
-  it("refuses a missing or wrong admin token and writes nothing", async () => {
+  it("refuses anyone but an operator or admin and writes nothing", async () => {
     const { saveInstanceMetadata } = await import("./actions.js");
     const { metadataStore } = await import("./data.js");
-    const none = await saveInstanceMetadata(IDLE, form({ instance: "db-idle:9105", cluster: "x" }));
-    expect(none).toMatchObject({
-      status: "error",
-      fieldErrors: { token: expect.stringMatching(/requires the admin token/) },
-    });
-    const wrong = await saveInstanceMetadata(
-      IDLE,
-      form({ instance: "db-idle:9105", cluster: "x", token: "nope" }),
-    );
-    expect(wrong.message).toBe("The admin token is wrong.");
+    for (const who of [null, viewer]) {
+      const r = await runAs(who, () =>
+        saveInstanceMetadata(IDLE, form({ instance: "db-idle:9105", cluster: "x" })),
+      );
+      expect(r).toMatchObject({ status: "error", denied: who ? 403 : 401 });
+      expect(r.message).toMatch(who ? /needs the operator role; vic is viewer/ : /sign in first/);
+    }
     expect(await (await metadataStore()).getInstanceMetadata("db-idle:9105")).toBeNull();
   });
 
   it("reports bad fields by name", async () => {
     const { saveInstanceMetadata } = await import("./actions.js");
-    const r = await saveInstanceMetadata(
-      IDLE,
-      form({ instance: "db-idle:9105", role: "leader", token: TOKEN }),
+    const r = await runAs(operator, () =>
+      saveInstanceMetadata(IDLE, form({ instance: "db-idle:9105", role: "leader" })),
     );
     expect(r.status).toBe("error");
     expect(Object.keys(r.fieldErrors)).toEqual(["role"]);
@@ -64,23 +64,40 @@ describe("saveInstanceMetadata", () => {
     const { saveInstanceMetadata } = await import("./actions.js");
     const { getInstance } = await import("./data.js");
     await getInstance("db-idle:9105");
-    const r = await saveInstanceMetadata(
-      IDLE,
-      form({
-        instance: "db-idle:9105",
-        cluster: "analytics",
-        role: "replica",
-        notes: "canary",
-        token: TOKEN,
-      }),
+    const r = await runAs(operator, () =>
+      saveInstanceMetadata(
+        IDLE,
+        form({
+          instance: "db-idle:9105",
+          cluster: "analytics",
+          role: "replica",
+          notes: "canary",
+          version: "0",
+        }),
+      ),
     );
     expect(r.status).toBe("saved");
     const after = await getInstance("db-idle:9105");
     expect(after.kind === "found" && after.view.row).toMatchObject({ cluster: "analytics", role: "replica" });
     expect(after.kind === "found" && after.view.metadata).toMatchObject({
       notes: "canary",
-      updatedBy: "web (admin token)",
+      updatedBy: "olga (operator)",
     });
     expect(revalidated).toEqual(expect.arrayContaining(["/instances/db-idle%3A9105", "/"]));
+  });
+
+  it("a save from a page loaded before someone else's save is refused, naming them and the fields", async () => {
+    const { saveInstanceMetadata } = await import("./actions.js");
+    const { metadataStore } = await import("./data.js");
+    const first = await runAs(operator, () =>
+      saveInstanceMetadata(IDLE, form({ instance: "db-on:9105", notes: "first", version: "0" })),
+    );
+    expect(first.status).toBe("saved");
+    const stale = await runAs({ name: "bob", role: "admin", via: "session" }, () =>
+      saveInstanceMetadata(IDLE, form({ instance: "db-on:9105", notes: "second", version: "0" })),
+    );
+    expect(stale.status).toBe("error");
+    expect(stale.message).toMatch(/changed by olga \(operator\) at .* \(.*notes.*\) after you loaded it/);
+    expect((await (await metadataStore()).getInstanceMetadata("db-on:9105"))?.notes).toBe("first");
   });
 });

@@ -1,21 +1,91 @@
+import "server-only";
 /**
- * Authorisation for writes: when UNTORN_ADMIN_TOKEN is set, a write must present it; when it is not set,
- * writes are open (the default suits one operator on localhost; set the token anywhere else).
+ * Local accounts (UNTORN_AUTH=local): the first-run admin, password sign-in with throttling, and
+ * sessions: a random 256-bit cookie value, stored only as its sha256 with an expiry, so the database
+ * decides (logout, expiry, a disabled user end a session on every console at once).
  */
-import { createHash, timingSafeEqual } from "node:crypto";
+import type { Env } from "../env.js";
+import { SESSION_COOKIE, sha256 } from "./access.js";
+import { DUMMY_HASH, hashPassword, randomToken, verifyPassword } from "./password.js";
+import { getStore } from "./store.js";
+import { failedCredential, succeeded, throttledFor } from "./throttle.js";
 
-export type AuthResult =
-  | { readonly ok: true; readonly actor: string }
-  | { readonly ok: false; readonly reason: string };
+/**
+ * Creates the admin account when the store has no user. Returns the generated password when none was
+ * configured (the caller prints it once), else null.
+ */
+export async function ensureFirstAdmin(e: Env): Promise<{ created: boolean; generated: string | null }> {
+  const store = await getStore(e);
+  if ((await store.countUsers()) > 0) return { created: false, generated: null };
+  const generated = e.UNTORN_ADMIN_PASSWORD ? null : randomToken().slice(0, 24);
+  const password = e.UNTORN_ADMIN_PASSWORD ?? generated!;
+  try {
+    await store.createUser({
+      username: e.UNTORN_ADMIN_USER,
+      passwordHash: await hashPassword(password),
+      role: "admin",
+      actor: "first run",
+    });
+  } catch (err) {
+    // Another console on the same database created it first.
+    if ((err as { constraint?: string }).constraint === "users_username_idx")
+      return { created: false, generated: null };
+    throw err;
+  }
+  return { created: true, generated };
+}
 
-const digest = (s: string) => createHash("sha256").update(s, "utf8").digest();
+export type SignIn =
+  | { ok: true; cookie: string; maxAge: number; username: string }
+  | { ok: false; status: 401 | 429; error: string };
 
-export function authorise(configured: string | undefined, presented: string): AuthResult {
-  if (!configured) return { ok: true, actor: "web" };
-  if (!presented)
-    return { ok: false, reason: "This console requires the admin token (UNTORN_ADMIN_TOKEN) to edit." };
-  // Compare digests: equal length, constant time, whatever the lengths of the inputs.
-  if (!timingSafeEqual(digest(configured), digest(presented)))
-    return { ok: false, reason: "The admin token is wrong." };
-  return { ok: true, actor: "web (admin token)" };
+export async function signIn(e: Env, username: string, password: string, address: string): Promise<SignIn> {
+  const wait = throttledFor(username, address);
+  if (wait > 0)
+    return {
+      ok: false,
+      status: 429,
+      error: `Too many failed sign-ins: try again in ${Math.ceil(wait / 60)} min.`,
+    };
+  const store = await getStore(e);
+  const user = await store.getUserByName(username);
+  // Verify even for an unknown user, so the answer takes as long either way.
+  const good = await verifyPassword(password, user?.passwordHash ?? DUMMY_HASH);
+  if (!user || !good || user.disabledAt) {
+    failedCredential("password", address, username);
+    return { ok: false, status: 401, error: "Wrong username or password." };
+  }
+  succeeded(username);
+  const cookie = randomToken();
+  const maxAge = e.UNTORN_SESSION_SECONDS;
+  await store.createSession({
+    idHash: sha256(cookie),
+    userId: user.id,
+    expiresAt: new Date(Date.now() + maxAge * 1000),
+  });
+  await store.deleteExpiredSessions().catch(() => 0);
+  return { ok: true, cookie, maxAge, username: user.username };
+}
+
+/** The session cookie's Set-Cookie value; Secure when the request came over https. */
+export function sessionCookie(value: string, maxAge: number, secure: boolean): string {
+  return [
+    `${SESSION_COOKIE}=${value}`,
+    "Path=/",
+    "HttpOnly",
+    "SameSite=Lax",
+    `Max-Age=${maxAge}`,
+    ...(secure ? ["Secure"] : []),
+  ].join("; ");
+}
+
+export const isHttps = (req: Request) =>
+  new URL(req.url).protocol === "https:" ||
+  req.headers.get("x-forwarded-proto")?.split(",")[0]?.trim() === "https";
+
+/** A `next` parameter safe to redirect to: a path on this console, never another site. */
+export function safeNext(next: unknown): string {
+  if (typeof next !== "string" || !next.startsWith("/") || next.startsWith("//") || next.includes("\\"))
+    return "/";
+  return next.slice(0, 2000);
 }

@@ -57,6 +57,11 @@ beforeEach(() => resetCaches());
 const env = (over: Record<string, string> = {}) =>
   parseEnv({ UNTORN_DATA_DIR: path.join(dir, "store"), ...over });
 
+// Opened here, under the hook's longer timeout: PGlite's first open (WASM, migrations) is slow on a busy machine.
+beforeAll(async () => {
+  await metadataStore(env());
+});
+
 describe("getFleetView", () => {
   it("serves a recorded fleet, labelled as recorded", async () => {
     const v = await getFleetView(env({ UNTORN_REPLAY: replayFile }));
@@ -161,6 +166,22 @@ describe("getInstance", () => {
     resetCaches();
     const again = await getFleetView(e);
     expect(again.rows.find((x) => x.instance === "db-idle:9105")?.cluster).toBe("analytics");
+  });
+
+  it("shows a change another console wrote to the shared store within a second, without a restart", async () => {
+    const e = env({ UNTORN_REPLAY: replayFile });
+    await getFleetView(e);
+    const store = await metadataStore(e);
+    // Written to the store directly, as another console process would: this one is never told.
+    await store.upsertInstanceMetadata({ instance: "db-off:9105", cluster: "elsewhere", actor: "console-b" });
+    await new Promise((r) => setTimeout(r, 1100));
+    const r = await getInstance("db-off:9105", e);
+    expect(r.kind === "found" && r.view.row.cluster).toBe("elsewhere");
+    expect(r.kind === "found" && r.view.metadata?.updatedBy).toBe("console-b");
+    await store.deleteInstanceMetadata({ instance: "db-off:9105", actor: "console-b" });
+    await new Promise((r) => setTimeout(r, 1100));
+    const gone = await getInstance("db-off:9105", e);
+    expect(gone.kind === "found" && gone.view.metadata).toBeNull();
   });
 });
 

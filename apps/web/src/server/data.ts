@@ -16,6 +16,7 @@ import type { InstanceMetadata, Store } from "@untorn/store/store";
 import { type Env, env } from "../env.js";
 import type { FleetRow } from "../lib/fleet-row.js";
 import { RANGE_KEYS, RANGE_SECONDS, type RangeKey } from "../lib/ranges.js";
+import { redactForReaders } from "../lib/redact.js";
 import { readDeclaredFile } from "./declared.js";
 import { buildSnapshot, reviseSnapshot, type Snapshot, staleRows } from "./snapshot.js";
 import { type ResolvedSource, resolveSource, type SourceInfo } from "./source.js";
@@ -45,6 +46,51 @@ interface CacheEntry {
   snapshot: Snapshot;
   expiresAt: number;
   staleRows?: FleetRow[];
+  /** The store's metadata stamp the snapshot's metadata matches, and when it was last compared. */
+  metaStamp?: string;
+  metaCheckedAt?: number;
+}
+
+/** How often a cached snapshot asks the store whether its metadata is still current. */
+const METADATA_RECHECK_MS = 1000;
+
+/**
+ * Brings a cached snapshot's metadata up to the store's: another console's save, a deletion, or the end
+ * of a store outage shows within METADATA_RECHECK_MS, not at the next restart. One cheap query when
+ * nothing changed; the changed instances are re-advised.
+ */
+async function refreshMetadata(e: Env, entry: CacheEntry): Promise<void> {
+  if (entry.metaCheckedAt !== undefined && Date.now() - entry.metaCheckedAt < METADATA_RECHECK_MS) return;
+  entry.metaCheckedAt = Date.now();
+  let store: Awaited<ReturnType<typeof getStore>>;
+  let stamp: string;
+  try {
+    store = await getStore(e);
+    stamp = await store.instanceMetadataStamp();
+  } catch (err) {
+    entry.metaStamp = undefined;
+    if (!entry.snapshot.storeProblem)
+      entry.snapshot = { ...entry.snapshot, storeProblem: redactForReaders(message(err)) };
+    return;
+  }
+  if (stamp === entry.metaStamp && !entry.snapshot.storeProblem) return;
+  const rows = await store.listInstanceMetadata().catch(() => null);
+  if (!rows) return;
+  let snap = entry.snapshot;
+  const current = new Map(rows.map((r) => [r.instance, r]));
+  for (const r of rows) {
+    const old = snap.metadata.get(r.instance);
+    if (!old || old.version !== r.version || old.updatedAt.getTime() !== r.updatedAt.getTime())
+      snap = reviseSnapshot(snap, r.instance, r);
+  }
+  for (const instance of [...snap.metadata.keys()])
+    if (!current.has(instance)) snap = reviseSnapshot(snap, instance, null);
+  if (snap.storeProblem) snap = { ...snap, storeProblem: null };
+  if (snap !== entry.snapshot) {
+    entry.snapshot = snap;
+    entry.staleRows = undefined;
+  }
+  entry.metaStamp = stamp;
 }
 
 interface State {
@@ -65,7 +111,8 @@ async function readMetadata(e: Env): Promise<{ rows: InstanceMetadata[]; problem
     const store = await getStore(e);
     return { rows: await store.listInstanceMetadata(), problem: null };
   } catch (err) {
-    return { rows: [], problem: message(err) };
+    console.error(`untorn: fleet metadata unavailable: ${message(err)}`);
+    return { rows: [], problem: redactForReaders(message(err)) };
   }
 }
 
@@ -122,6 +169,7 @@ export async function getFleetView(e: Env = env()): Promise<FleetView> {
     };
   }
   const cached = state.cache.get(src.key);
+  if (cached) await refreshMetadata(e, cached);
   if (cached && cached.expiresAt > Date.now())
     return {
       source: src.info,

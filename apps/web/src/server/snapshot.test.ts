@@ -14,6 +14,7 @@ const metadata = (instance: string, over: Partial<InstanceMetadata> = {}): Insta
   createdAt: new Date(0),
   updatedAt: new Date(0),
   updatedBy: "test",
+  version: 1,
   ...over,
 });
 

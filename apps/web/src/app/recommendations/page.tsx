@@ -3,11 +3,13 @@ import Link from "next/link";
 import { Suspense } from "react";
 import { SeverityBadge } from "../../components/badges.js";
 import { EmptyState } from "../../components/empty-state.js";
+import { Forbidden } from "../../components/forbidden.js";
 import { SectionSkeleton } from "../../components/skeletons.js";
 import { StatusBanner } from "../../components/status-banner.js";
 import { num, pct, pctRange } from "../../lib/format.js";
 import { gainText } from "../../lib/gain.js";
 import { instanceHref, ruleDocsHref } from "../../lib/paths.js";
+import { requirePage } from "../../server/access.js";
 import { groupFindings, type RuleGroup } from "../../server/recommendations.js";
 import { fleetView } from "../../server/views.js";
 
@@ -18,7 +20,9 @@ const SHOWN = 25;
 /** Beyond this the page would carry thousands of rows: the fleet table is the place to browse them. */
 const MAX_LISTED = 500;
 
-export default function RecommendationsPage() {
+export default async function RecommendationsPage() {
+  if ((await requirePage("/recommendations", "/recommendations")) === "forbidden")
+    return <Forbidden needed="viewer" />;
   return (
     <>
       <div className="page-head">

@@ -2,6 +2,8 @@ import fs from "node:fs";
 import type { Metadata } from "next";
 import Link from "next/link";
 import { notFound } from "next/navigation";
+import { Forbidden } from "../../../components/forbidden.js";
+import { requirePage } from "../../../server/access.js";
 import { docFile, docPathOf, findDocsDir, renderDoc } from "../../../server/docs.js";
 
 export const dynamic = "force-dynamic";
@@ -22,6 +24,10 @@ export async function generateMetadata({ params }: { params: Params }): Promise<
 
 export default async function DocPage({ params }: { params: Params }) {
   const { slug } = await params;
+  if (
+    (await requirePage("/docs/[...slug]", `/docs/${slug.map(encodeURIComponent).join("/")}`)) === "forbidden"
+  )
+    return <Forbidden needed="viewer" />;
   const doc = load(slug);
   if (!doc) notFound();
   return (

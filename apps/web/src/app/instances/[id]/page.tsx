@@ -6,6 +6,7 @@ import { GateBadge, VerdictBadge } from "../../../components/badges.js";
 import { ChartsSection } from "../../../components/charts-section.js";
 import { FactsSection } from "../../../components/facts-section.js";
 import { FindingCard } from "../../../components/finding-card.js";
+import { Forbidden } from "../../../components/forbidden.js";
 import { GateSection } from "../../../components/gate-section.js";
 import { MetadataForm, type MetadataValues } from "../../../components/metadata-form.js";
 import { ProfileSection } from "../../../components/profile-section.js";
@@ -17,7 +18,9 @@ import { serverLabel, utc } from "../../../lib/format.js";
 import { gainText } from "../../../lib/gain.js";
 import { parseInstanceId } from "../../../lib/instance-id.js";
 import { grafanaInstanceHref } from "../../../lib/paths.js";
+import { ACTIONS, allows } from "../../../lib/permissions.js";
 import { RANGE_KEYS, type RangeKey, rangeParamSchema } from "../../../lib/ranges.js";
+import { requirePage } from "../../../server/access.js";
 import { saveInstanceMetadata } from "../../../server/actions.js";
 import { instanceLookup } from "../../../server/views.js";
 
@@ -63,6 +66,8 @@ export default async function InstancePage({
   searchParams: SearchParams;
 }) {
   const segment = (await params).id;
+  const who = await requirePage("/instances/[id]", `/instances/${encodeURIComponent(segment)}`);
+  if (who === "forbidden") return <Forbidden needed="viewer" />;
   const id = parseInstanceId(segment);
   if (!id.ok)
     return (
@@ -206,7 +211,8 @@ export default async function InstancePage({
           <MetadataForm
             instance={instance}
             values={formValues(m)}
-            tokenRequired={Boolean(e.UNTORN_ADMIN_TOKEN)}
+            version={m?.version ?? 0}
+            canEdit={allows(who.role, ACTIONS.saveInstanceMetadata)}
             action={saveInstanceMetadata}
             updated={m ? `Last changed ${utc(new Date(m.updatedAt))} by ${m.updatedBy}.` : null}
           />

@@ -1,8 +1,9 @@
-import type { NextRequest } from "next/server";
 import type { ErrorResponse } from "../../../../lib/api-schema.js";
 import { parseFleetQuery, parsePageQuery } from "../../../../lib/fleet-query.js";
+import { route } from "../../../../server/access.js";
 import { fleetResponseJson, unavailable } from "../../../../server/api.js";
 import { getFleetView } from "../../../../server/data.js";
+import { methodNotAllowed } from "../../../../server/http.js";
 
 export const dynamic = "force-dynamic";
 
@@ -10,8 +11,8 @@ const json = (status: number, body: unknown) =>
   Response.json(body, { status, headers: { "cache-control": "no-store" } });
 
 /** GET /api/v1/fleet: every instance, filtered and sorted by the fleet page's parameters, paged. */
-export async function GET(req: NextRequest): Promise<Response> {
-  const paging = parsePageQuery(req.nextUrl.searchParams);
+export const GET = route("GET /api/v1/fleet", async (req) => {
+  const paging = parsePageQuery(new URL(req.url).searchParams);
   const parsed = parseFleetQuery(paging.rest);
   const { query } = parsed;
   const problems = [...paging.problems, ...parsed.problems];
@@ -30,4 +31,10 @@ export async function GET(req: NextRequest): Promise<Response> {
     status: 200,
     headers: { "content-type": "application/json", "cache-control": "no-store" },
   });
-}
+});
+
+const notAllowed = methodNotAllowed("GET");
+export const POST = notAllowed;
+export const PUT = notAllowed;
+export const PATCH = notAllowed;
+export const DELETE = notAllowed;

@@ -1,7 +1,9 @@
 import type { ErrorResponse } from "../../../../../lib/api-schema.js";
 import { lastSegment, parseInstanceId } from "../../../../../lib/instance-id.js";
+import { route } from "../../../../../server/access.js";
 import { instanceResponse, unavailable } from "../../../../../server/api.js";
 import { getInstance } from "../../../../../server/data.js";
+import { methodNotAllowed } from "../../../../../server/http.js";
 
 export const dynamic = "force-dynamic";
 
@@ -9,7 +11,7 @@ const json = (status: number, body: unknown) =>
   Response.json(body, { status, headers: { "cache-control": "no-store" } });
 
 /** GET /api/v1/instances/{id}: one instance's facts, verdict and evidence, gate and findings. */
-export async function GET(req: Request, _ctx: { params: Promise<{ id: string }> }): Promise<Response> {
+export const GET = route<{ params: Promise<{ id: string }> }>("GET /api/v1/instances/[id]", async (req) => {
   const segment = lastSegment(req.url);
   const id = parseInstanceId(segment);
   if (!id.ok)
@@ -38,4 +40,10 @@ export async function GET(req: Request, _ctx: { params: Promise<{ id: string }> 
       return json(u.code, u.body);
     }
   }
-}
+});
+
+const notAllowed = methodNotAllowed("GET");
+export const POST = notAllowed;
+export const PUT = notAllowed;
+export const PATCH = notAllowed;
+export const DELETE = notAllowed;

@@ -1,0 +1,67 @@
+import type { Metadata } from "next";
+import { redirect } from "next/navigation";
+import { env } from "../../env.js";
+import { currentPrincipal } from "../../server/access.js";
+import { safeNext } from "../../server/auth.js";
+
+export const metadata: Metadata = { title: "Sign in" };
+export const dynamic = "force-dynamic";
+
+type SearchParams = Promise<Record<string, string | string[] | undefined>>;
+const one = (v: string | string[] | undefined) => (typeof v === "string" ? v : undefined);
+
+/** The sign-in form (UNTORN_AUTH=local); it posts to /api/auth/login. */
+export default async function LoginPage({ searchParams }: { searchParams: SearchParams }) {
+  const sp = await searchParams;
+  const next = safeNext(one(sp.next));
+  const who = await currentPrincipal().catch(() => null);
+  if (who) redirect(next);
+  const e = env();
+  if (e.UNTORN_AUTH !== "local")
+    return (
+      <div className="banner" role="status">
+        Sign-in is handled by{" "}
+        {e.UNTORN_AUTH === "proxy" ? "the auth proxy in front of this console" : "your identity provider"}.
+      </div>
+    );
+  const error = one(sp.error);
+  return (
+    <section className="section" aria-labelledby="login-title" style={{ maxWidth: 420 }}>
+      <h1 id="login-title">Sign in</h1>
+      {one(sp.signedOut) && (
+        <p role="status" className="subtle">
+          You are signed out.
+        </p>
+      )}
+      {error && (
+        <p role="alert" className="field-error" data-testid="login-error">
+          {error.slice(0, 200)}
+        </p>
+      )}
+      <form method="post" action="/api/auth/login">
+        <input type="hidden" name="next" value={next} />
+        <div className="field">
+          <label htmlFor="login-username">Username</label>
+          <input id="login-username" name="username" autoComplete="username" required />
+        </div>
+        <div className="field">
+          <label htmlFor="login-password">Password</label>
+          <input
+            id="login-password"
+            name="password"
+            type="password"
+            autoComplete="current-password"
+            required
+          />
+        </div>
+        <button type="submit" className="primary" style={{ marginTop: "0.75rem" }}>
+          Sign in
+        </button>
+      </form>
+      <p className="subtle">
+        First run: the account <code>{e.UNTORN_ADMIN_USER}</code> uses UNTORN_ADMIN_PASSWORD, or the password
+        the server printed once on its console.
+      </p>
+    </section>
+  );
+}

@@ -1,0 +1,52 @@
+/**
+ * Who may do what: every Server Action, route handler and page with the weakest role that may use it.
+ * The one list the server checks (server/access.ts) and the table test walks (server/permissions.test.ts):
+ * an action, route or page missing here fails that test. Adding one is one line.
+ */
+export const ROLES = ["viewer", "operator", "admin"] as const;
+export type Role = (typeof ROLES)[number];
+/** `anonymous` = no sign-in needed (the sign-in itself). */
+export type Required = Role | "anonymous";
+
+const RANK: Record<Required, number> = { anonymous: 0, viewer: 1, operator: 2, admin: 3 };
+
+/** True when `role` (null = not signed in) may do what needs `required`. */
+export function allows(role: Role | null, required: Required): boolean {
+  return RANK[role ?? "anonymous"] >= RANK[required];
+}
+
+/** Server Actions (server/actions.ts and friends), by exported name. */
+export const ACTIONS = {
+  saveInstanceMetadata: "operator",
+  createApiToken: "viewer",
+  revokeApiToken: "viewer",
+  createUser: "admin",
+  updateUser: "admin",
+} as const satisfies Record<string, Required>;
+export type ActionName = keyof typeof ACTIONS;
+
+/** Route handlers under app/, as `METHOD /path` with the app router's [param] segments. */
+export const ROUTES = {
+  "GET /api/v1/fleet": "viewer",
+  "GET /api/v1/instances/[id]": "viewer",
+  "GET /api/v1/audit": "admin",
+  "POST /api/auth/login": "anonymous",
+  "POST /api/auth/logout": "viewer",
+} as const satisfies Record<string, Required>;
+export type RouteName = keyof typeof ROUTES;
+
+/** Pages under app/, by route path. */
+export const PAGES = {
+  "/": "viewer",
+  "/instances/[id]": "viewer",
+  "/recommendations": "viewer",
+  "/docs/[...slug]": "viewer",
+  "/login": "anonymous",
+  "/account": "viewer",
+  "/admin/users": "admin",
+  "/admin/audit": "admin",
+} as const satisfies Record<string, Required>;
+export type PageName = keyof typeof PAGES;
+
+/** Routes that accept `Authorization: Bearer` API tokens (read-only: tokens act as viewers). */
+export const TOKEN_ROUTES: readonly RouteName[] = ["GET /api/v1/fleet", "GET /api/v1/instances/[id]"];

@@ -1,0 +1,10 @@
+/**
+ * Messages shown to readers lose what only the server's operator needs: absolute paths become their last
+ * component and process ids are dropped. The full message goes to the server log.
+ */
+export function redactForReaders(message: string): string {
+  return message
+    .replace(/(?<![\w.])\/(?:[^\s/:'"`()]+\/)+([^\s/:'"`()]*)/g, (_m, last: string) => last || "…")
+    .replace(/\b(?:PID|pid)\s*\d+/g, "another process")
+    .replace(/\(pid \d+[^)]*\)/gi, "");
+}

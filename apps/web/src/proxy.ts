@@ -1,0 +1,64 @@
+/**
+ * Runs before every request (Next.js "proxy", formerly middleware): refuses hosts outside
+ * UNTORN_ALLOWED_HOSTS (DNS rebinding), cross-site writes, oversized bodies and malformed
+ * percent-encoding, each as JSON with its status; and sets the per-request CSP nonce. It is a first
+ * line only: every Server Action and route handler checks the caller itself (server/access.ts).
+ */
+import { type NextRequest, NextResponse } from "next/server";
+import { env } from "./env.js";
+import { foreignOrigin, hostRefused, requestHost } from "./lib/request-checks.js";
+
+/** Largest request body: the metadata form is a few KiB. Next's own Server Action limit is 1 MB. */
+const MAX_BODY_BYTES = 1024 * 1024;
+
+const refuse = (status: number, error: string, headers: Record<string, string> = {}) =>
+  NextResponse.json({ error }, { status, headers: { "cache-control": "no-store", ...headers } });
+
+function csp(nonce: string): string {
+  return [
+    "default-src 'self'",
+    // Next.js marks its own inline scripts with the nonce it finds in this header.
+    `script-src 'self' 'nonce-${nonce}' 'strict-dynamic'`,
+    // React's style={…} props are inline style attributes; Next gives them no nonce.
+    "style-src 'self' 'unsafe-inline'",
+    "img-src 'self' data: blob:",
+    "font-src 'self'",
+    "connect-src 'self'",
+    "object-src 'none'",
+    "base-uri 'self'",
+    "form-action 'self'",
+    "frame-ancestors 'none'",
+  ].join("; ");
+}
+
+export function proxy(req: NextRequest): NextResponse {
+  const e = env();
+  const h = req.headers;
+  const hostProblem = hostRefused(requestHost(h), e.UNTORN_ALLOWED_HOSTS);
+  if (hostProblem) return refuse(403, hostProblem);
+  try {
+    decodeURIComponent(req.nextUrl.pathname);
+  } catch {
+    return refuse(400, "the path holds malformed percent-encoding");
+  }
+  if (req.method !== "GET" && req.method !== "HEAD") {
+    const why = foreignOrigin(h);
+    if (why) return refuse(403, why);
+    const length = Number(h.get("content-length") ?? "0");
+    if (length > MAX_BODY_BYTES)
+      return refuse(413, `the request body is ${length} bytes; at most ${MAX_BODY_BYTES}`);
+  }
+  const nonce = Buffer.from(crypto.randomUUID()).toString("base64");
+  const policy = csp(nonce);
+  const forwarded = new Headers(h);
+  forwarded.set("x-nonce", nonce);
+  forwarded.set("x-untorn-path", req.nextUrl.pathname + req.nextUrl.search);
+  forwarded.set("content-security-policy", policy);
+  const res = NextResponse.next({ request: { headers: forwarded } });
+  res.headers.set("content-security-policy", policy);
+  return res;
+}
+
+export const config = {
+  matcher: [{ source: "/((?!_next/static|_next/image|icon.svg).*)" }],
+};

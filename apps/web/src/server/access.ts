@@ -1,0 +1,174 @@
+import "server-only";
+/**
+ * Who is asking, and may they: the one server-side check behind every Server Action (requireRole),
+ * route handler (route) and page (requirePage). Roles come from lib/permissions.ts. A proxy or the UI
+ * hiding a button is never the check (Next.js middleware can be bypassed: CVE-2025-29927).
+ */
+import { AsyncLocalStorage } from "node:async_hooks";
+import { createHash, timingSafeEqual } from "node:crypto";
+import { headers } from "next/headers";
+import { redirect } from "next/navigation";
+import { env } from "../env.js";
+import {
+  ACTIONS,
+  type ActionName,
+  allows,
+  PAGES,
+  type PageName,
+  ROUTES,
+  type Role,
+  type RouteName,
+  TOKEN_ROUTES,
+} from "../lib/permissions.js";
+import { foreignOrigin } from "../lib/request-checks.js";
+import { jsonError } from "./http.js";
+import { getStore } from "./store.js";
+import { failedCredential } from "./throttle.js";
+
+export interface Principal {
+  /** Username, or `viewer-token` for UNTORN_VIEWER_TOKEN. */
+  readonly name: string;
+  readonly role: Role;
+  readonly via: "session" | "api-token" | "viewer-token";
+  readonly userId?: string;
+  /** sha256 of the session cookie (logout deletes it). */
+  readonly sessionHash?: string;
+}
+
+/** How a principal is written in the audit log and `updatedBy`. */
+export const actorOf = (p: Principal) => `${p.name} (${p.role})`;
+
+export class AccessError extends Error {
+  override name = "AccessError";
+  constructor(
+    readonly status: 401 | 403,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export const SESSION_COOKIE = "untorn_session";
+export const sha256 = (s: string) => createHash("sha256").update(s, "utf8").digest("hex");
+
+const digest = (s: string) => createHash("sha256").update(s, "utf8").digest();
+/** Constant time whatever the lengths: compares digests. */
+const sameSecret = (a: string, b: string) => timingSafeEqual(digest(a), digest(b));
+
+const asUser = new AsyncLocalStorage<{ principal: Principal | null }>();
+/**
+ * Runs `fn` as `principal`, without a request (the table test calls every action this way; the checks
+ * are the same ones a request goes through).
+ */
+export const runAs = <T>(principal: Principal | null, fn: () => Promise<T>) => asUser.run({ principal }, fn);
+
+export function cookieValue(header: string | null, name: string): string | undefined {
+  if (!header) return undefined;
+  for (const part of header.split(";")) {
+    const eq = part.indexOf("=");
+    if (eq > 0 && part.slice(0, eq).trim() === name) return part.slice(eq + 1).trim();
+  }
+  return undefined;
+}
+
+export const clientAddress = (h: Headers) =>
+  h.get("x-forwarded-for")?.split(",")[0]?.trim() || h.get("x-real-ip") || "unknown";
+
+/**
+ * The principal behind a request's headers: a bearer token (only where `bearer`), else the session
+ * cookie. Null when there is none; AccessError(401) for a bearer token that is not valid.
+ */
+export async function principalOf(h: Headers, opts: { bearer: boolean }): Promise<Principal | null> {
+  const forced = asUser.getStore();
+  if (forced) return forced.principal;
+  const e = env();
+  const authorization = h.get("authorization");
+  // Pages and actions go by the session alone (a proxy's Basic credentials may pass through).
+  if (authorization !== null && opts.bearer) {
+    const m = /^Bearer\s+([\x21-\x7e]{1,1000})$/i.exec(authorization.trim());
+    if (!m) throw new AccessError(401, "the Authorization header must be Bearer <API token>");
+    const token = m[1]!;
+    if (e.UNTORN_VIEWER_TOKEN && sameSecret(token, e.UNTORN_VIEWER_TOKEN))
+      return { name: "viewer-token", role: "viewer", via: "viewer-token" };
+    const found = await (await getStore(e)).getApiTokenUser(sha256(token));
+    // API tokens are read-only whoever owns them.
+    if (found) return { name: found.user.username, role: "viewer", via: "api-token", userId: found.user.id };
+    failedCredential("api-token", clientAddress(h), "(bearer token)");
+    throw new AccessError(401, "the API token is not valid (unknown or revoked)");
+  }
+  const cookie = cookieValue(h.get("cookie"), SESSION_COOKIE);
+  if (!cookie || e.UNTORN_AUTH !== "local") return null;
+  const hash = sha256(cookie);
+  const user = await (await getStore(e)).getSessionUser(hash);
+  if (!user) return null;
+  return { name: user.username, role: user.role, via: "session", userId: user.id, sessionHash: hash };
+}
+
+/** The signed-in principal of the current request (pages, Server Actions). */
+export async function currentPrincipal(): Promise<Principal | null> {
+  const forced = asUser.getStore();
+  if (forced) return forced.principal;
+  return principalOf(await headers(), { bearer: false });
+}
+
+/** First line of every Server Action: who is asking, or AccessError when they may not. */
+export async function requireRole(action: ActionName): Promise<Principal> {
+  const needed = ACTIONS[action];
+  const who = await currentPrincipal();
+  if (!who || !allows(who.role, needed))
+    throw new AccessError(
+      who ? 403 : 401,
+      who
+        ? `${action} needs the ${needed} role; ${who.name} is ${who.role}`
+        : `${action} needs a signed-in ${needed}: sign in first`,
+    );
+  return who;
+}
+
+/** Pages: the principal, a redirect to the sign-in page, or "forbidden" for a role too weak. */
+export async function requirePage(page: PageName, here: string): Promise<Principal | "forbidden"> {
+  const who = await currentPrincipal().catch((err: unknown) => {
+    if (err instanceof AccessError) return null;
+    throw err;
+  });
+  if (!who) redirect(`/login?next=${encodeURIComponent(here)}`);
+  return allows(who.role, PAGES[page]) ? who : "forbidden";
+}
+
+/**
+ * A route handler that checks the caller first: a foreign Origin on a write is 403, no or a bad
+ * credential 401, a role too weak 403 (all JSON).
+ */
+export function route<C>(
+  name: RouteName,
+  handler: (req: Request, who: Principal | null, ctx: C) => Promise<Response>,
+): (req: Request, ctx: C) => Promise<Response> {
+  const method = name.slice(0, name.indexOf(" "));
+  const needed = ROUTES[name];
+  const bearer = TOKEN_ROUTES.includes(name);
+  return async (req, ctx) => {
+    if (method !== "GET" && method !== "HEAD") {
+      const why = foreignOrigin(req.headers);
+      if (why) return jsonError(403, why);
+    }
+    let who: Principal | null;
+    try {
+      who = await principalOf(req.headers, { bearer });
+    } catch (err) {
+      if (err instanceof AccessError) return jsonError(err.status, err.message, authenticate(bearer));
+      return jsonError(503, `cannot check the credentials: ${(err as Error).message}`);
+    }
+    if (!allows(who?.role ?? null, needed))
+      return who
+        ? jsonError(403, `${name} needs the ${needed} role; ${who.name} is ${who.role}`)
+        : jsonError(
+            401,
+            `${name} needs a signed-in ${needed}${bearer ? " or an API token" : ""}`,
+            authenticate(bearer),
+          );
+    return handler(req, who, ctx);
+  };
+}
+
+const authenticate = (bearer: boolean): Record<string, string> =>
+  bearer ? { "www-authenticate": 'Bearer realm="untorn"' } : {};
