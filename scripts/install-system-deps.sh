@@ -2,7 +2,7 @@
 # Installs the Debian 12 packages Untorn's tests and lab use. Run as root (or via sudo).
 set -euo pipefail
 pkgs=(mariadb-server mariadb-client prometheus prometheus-mysqld-exporter prometheus-node-exporter
-  sysbench chromium docker-compose e2fsprogs util-linux openssl)
+  sysbench chromium docker-compose e2fsprogs util-linux openssl victoria-metrics)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
