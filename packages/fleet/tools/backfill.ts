@@ -74,18 +74,8 @@ export async function backfillRecordingRules(
 ): Promise<{ dir: string; rules: number; promtoolMs: number }> {
   const promtool = requireBinary("promtool", "prometheus");
   await mkdir(outDir, { recursive: true });
-  const rules = recordingRuleGroups
-    .filter((g) => g.name === "untorn.rates")
-    .flatMap((g) => g.rules)
-    // Rules over other rules' series cannot be backfilled in the same pass (promtool reads the source).
-    .filter((r) => !/\binstance:untorn_/.test(r.expr));
   const file = join(outDir, "rules.json");
-  await writeFile(
-    file,
-    JSON.stringify({
-      groups: [{ name: "untorn.rates", rules: rules.map((r) => ({ record: r.record, expr: r.expr })) }],
-    }),
-  );
+  const rules = await writeRateRules(file);
   const dir = join(outDir, "blocks");
   const t0 = performance.now();
   await run(
@@ -104,5 +94,24 @@ export async function backfillRecordingRules(
     ],
     { maxBuffer: 64 << 20 },
   );
-  return { dir, rules: rules.length, promtoolMs: performance.now() - t0 };
+  return { dir, rules, promtoolMs: performance.now() - t0 };
+}
+
+/**
+ * Writes the catalog's per-instance rate rules over raw series (the untorn.rates group less the rules
+ * over other rules' series, which a backfill cannot evaluate in the same pass) as a rule file; returns
+ * how many. JSON, which both promtool and vmalert read as YAML.
+ */
+export async function writeRateRules(file: string): Promise<number> {
+  const rules = recordingRuleGroups
+    .filter((g) => g.name === "untorn.rates")
+    .flatMap((g) => g.rules)
+    .filter((r) => !/\binstance:untorn_/.test(r.expr));
+  await writeFile(
+    file,
+    JSON.stringify({
+      groups: [{ name: "untorn.rates", rules: rules.map((r) => ({ record: r.record, expr: r.expr })) }],
+    }),
+  );
+  return rules.length;
 }
