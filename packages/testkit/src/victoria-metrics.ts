@@ -70,7 +70,8 @@ export async function startVictoriaMetrics(opts: VictoriaMetricsOptions = {}): P
       config,
       renderPrometheusConfig({ jobs: opts.jobs, scrapeInterval: opts.scrapeInterval ?? "1s" }, []),
     );
-    args.push(`-promscrape.config=${config}`);
+    // The same prometheus.yml: its global evaluation_interval is unknown to -promscrape.config.
+    args.push(`-promscrape.config=${config}`, "-promscrape.config.strictParse=false");
   }
   const proc = spawnManaged(bin, [...args, ...(opts.extraArgs ?? [])], {
     logFile: join(dir, "victoria-metrics.log"),
