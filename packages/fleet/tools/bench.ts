@@ -221,51 +221,63 @@ async function benchSize(n: number) {
   }
 }
 
-const results = [];
-for (const n of SIZES) results.push(await benchSize(n));
+const results: Awaited<ReturnType<typeof benchSize>>[] = [];
 const prometheusVersion = execFileSync(requireBinary("prometheus", "prometheus"), ["--version"], {
   encoding: "utf8",
 })
   .split("\n")[0]!
   .trim();
-const out = {
-  benchmark: "fleet profile: facts for every instance + advice + ranking",
-  generatedAt: new Date().toISOString(),
-  machine: {
-    cpus: cpus().length,
-    cpu: cpus()[0]?.model ?? "",
-    memoryBytes: totalmem(),
-    node: process.version,
-    prometheus: prometheusVersion,
-  },
-  setup: {
-    window: WINDOW,
-    historyMinutes: HISTORY_MINUTES,
-    scrapeIntervalSeconds: STEP,
-    configSeriesIntervalSeconds: SLOW_STEP,
-    stats: "avg and p95 (the defaults)",
-    recordedVsRaw:
-      "the catalog's rate recording rules backfilled over the history with promtool tsdb create-blocks-from rules (eval interval = scrape interval); per repeat, each path on a freshly started prometheus (alternating order): coldMs = one profile with 4 requests in flight, then one paired run (oursMs / rawPrometheusMs as above). overhead, oursMs and rawPrometheusMs at the top level are the raw-series path (recordingRules: false), as before",
-    method:
-      "synthetic untorn-exporter history (packages/fleet/src/testing/synthetic.ts) backfilled with promtool tsdb create-blocks-from openmetrics; one cold profile with 4 requests in flight (firstProfileConcurrency4Ms), then profiles one request at a time where every request is also re-issued with plain fetch right before or after (alternating): Prometheus time = sum of those raw requests, ours = the profile's wall time minus them; overhead = median over runs of ours / Prometheus - 1",
-    quick,
-  },
-  results,
-  goals: {
-    recordedColdAtMostMs: 5000,
-    recordedColdMet: results.every(
-      (r) => r.instances < 10_000 || Math.min(...r.recordedVsRaw.recorded.coldMs) <= 5000,
-    ),
-    recordedTotalOverBackendAtMost: 1.2,
-    recordedTotalOverBackendMet: results.every((r) => r.recordedVsRaw.recordedTotalOverBackendMedian <= 1.2),
-    overheadAtMost: 0.5,
-    overheadMet: results.every((r) => r.overhead <= 0.5),
-    constantRequests: new Set(results.map((r) => r.requests)).size === 1,
-  },
-};
-const file = join(repoRoot(), "bench", "results", "fleet.json");
-mkdirSync(join(repoRoot(), "bench", "results"), { recursive: true });
-writeFileSync(file, `${JSON.stringify(out, null, 2)}\n`);
+/** Written after each size, so a run stopped during the larger size keeps the smaller one's figures. */
+function writeResults(complete: boolean): string {
+  const out = {
+    complete,
+    benchmark: "fleet profile: facts for every instance + advice + ranking",
+    generatedAt: new Date().toISOString(),
+    machine: {
+      cpus: cpus().length,
+      cpu: cpus()[0]?.model ?? "",
+      memoryBytes: totalmem(),
+      node: process.version,
+      prometheus: prometheusVersion,
+    },
+    setup: {
+      window: WINDOW,
+      historyMinutes: HISTORY_MINUTES,
+      scrapeIntervalSeconds: STEP,
+      configSeriesIntervalSeconds: SLOW_STEP,
+      stats: "avg and p95 (the defaults)",
+      recordedVsRaw:
+        "the catalog's rate recording rules backfilled over the history with promtool tsdb create-blocks-from rules (eval interval = scrape interval); per repeat, each path on a freshly started prometheus (alternating order): coldMs = one profile with 4 requests in flight, then one paired run (oursMs / rawPrometheusMs as above). overhead, oursMs and rawPrometheusMs at the top level are the raw-series path (recordingRules: false), as before",
+      method:
+        "synthetic untorn-exporter history (packages/fleet/src/testing/synthetic.ts) backfilled with promtool tsdb create-blocks-from openmetrics; one cold profile with 4 requests in flight (firstProfileConcurrency4Ms), then profiles one request at a time where every request is also re-issued with plain fetch right before or after (alternating): Prometheus time = sum of those raw requests, ours = the profile's wall time minus them; overhead = median over runs of ours / Prometheus - 1",
+      quick,
+    },
+    results,
+    goals: {
+      recordedColdAtMostMs: 5000,
+      recordedColdMet: results.every(
+        (r) => r.instances < 10_000 || Math.min(...r.recordedVsRaw.recorded.coldMs) <= 5000,
+      ),
+      recordedTotalOverBackendAtMost: 1.2,
+      recordedTotalOverBackendMet: results.every(
+        (r) => r.recordedVsRaw.recordedTotalOverBackendMedian <= 1.2,
+      ),
+      overheadAtMost: 0.5,
+      overheadMet: results.every((r) => r.overhead <= 0.5),
+      constantRequests: new Set(results.map((r) => r.requests)).size === 1,
+    },
+  };
+  const file = join(repoRoot(), "bench", "results", "fleet.json");
+  mkdirSync(join(repoRoot(), "bench", "results"), { recursive: true });
+  writeFileSync(file, `${JSON.stringify(out, null, 2)}\n`);
+  return file;
+}
+
+for (const n of SIZES) {
+  results.push(await benchSize(n));
+  writeResults(results.length === SIZES.length);
+}
+const file = writeResults(true);
 log(
   results
     .map(
