@@ -19,4 +19,5 @@ echo "install-system-deps: installing ${missing[*]}"
 export DEBIAN_FRONTEND=noninteractive
 apt-get update -q
 apt-get install -y -q --no-install-recommends "${missing[@]}"
-# The Debian prometheus packages start services on install where systemd runs; tests start their own.
+# The Debian prometheus and victoria-metrics packages start services on install where systemd runs;
+# tests start their own (on free ports).
