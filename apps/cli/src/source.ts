@@ -5,7 +5,7 @@
 import { readFile } from "node:fs/promises";
 import type { Matcher, Selector } from "@untorn/catalog/promql";
 import type { PromQueryApi } from "@untorn/fleet/api";
-import type { FleetFactsOptions } from "@untorn/fleet/facts";
+import type { FleetFactsOptions, RecordingRulesUse } from "@untorn/fleet/facts";
 import {
   decodeReplay,
   ReplayApi,
@@ -209,6 +209,16 @@ export function explain(err: unknown, source?: Source): unknown {
 }
 
 /** One line saying where the data came from, for the top of text output. */
+/**
+ * Where the window statistics' rates came from, for the line under the source: the recording rules'
+ * series, or raw series and why (live Prometheus only: a replay always holds the raw plan's answers).
+ */
+export function ratesLine(s: Source, rules: RecordingRulesUse): string {
+  if (rules.used) return "; rates from the recording rules";
+  if (s.replay) return "";
+  return `; rates recomputed from raw series (${rules.fallbackReason}: slower on large fleets, see docs/scaling.md)`;
+}
+
 export function sourceLine(s: Source, at: number): string {
   const when = new Date(at * 1000).toISOString();
   if (s.replay)

@@ -4,6 +4,7 @@
  * Plain objects in the Prometheus rule-file shape; dashboards/ writes them as YAML.
  */
 
+import { renderMatchers } from "./promql.js";
 import {
   type ComponentKey,
   componentExpr,
@@ -109,3 +110,28 @@ export const recordingRuleGroups: readonly RuleGroup<RecordingRule>[] = [
 export const recordingRules: readonly RecordingRule[] = recordingRuleGroups.flatMap((g) => g.rules);
 
 export const recordingRuleNames: readonly string[] = recordingRules.map((r) => r.record);
+
+// ---- reading the recorded series instead of raw ones ----
+
+/**
+ * The recorded series the loaded-rules check reads: the transaction rate every instance has, from
+ * untorn-exporter or mysqld_exporter (source "any").
+ */
+export const RULES_PROBE_RECORD = components.transactions.record as string;
+
+/** Label that tells the probe's two answers apart. */
+export const RULES_PROBE_LABEL = "untorn_probe";
+
+/**
+ * One cheap request that tells whether the recording rules are loaded and cover a window ending at the
+ * evaluation time: the number of instances with a recorded transaction rate now (`now`) and at the
+ * window's start (`start`, within the 5 min lookback). Both above 0: the recorded per-instance series can
+ * stand in for rates recomputed from raw series. Only `instance` survives the rules' `sum by (instance)`,
+ * so a selector on other labels cannot be applied to recorded series.
+ */
+export function recordingRulesProbe(window: string, instance?: string): string {
+  const sel = instance === undefined ? "" : `{${renderMatchers({ instance })}}`;
+  const at = (offset: string) =>
+    `label_replace(count(${RULES_PROBE_RECORD}${sel}${offset}), "${RULES_PROBE_LABEL}", "${offset ? "start" : "now"}", "", "")`;
+  return `${at("")} or ${at(` offset ${window}`)}`;
+}

@@ -197,3 +197,13 @@ describe("signal catalog", () => {
     for (const s of signalList) expect(s.metrics.length).toBeGreaterThan(0);
   });
 });
+
+describe("doublewrite mode change annotation", () => {
+  it("uses max_over_time - min_over_time, not changes() (MetricsQL counts a first sample as a change)", () => {
+    for (const source of ["untorn", "fallback", "any"] as const) {
+      const q = signals.doublewrite_mode_changes.expr({ source, window: "5m" });
+      expect(q).not.toMatch(/\bchanges\(/);
+      expect(q).toMatch(/max_over_time\(\w+\[5m\]\) - min_over_time\(\w+\[5m\]\)/);
+    }
+  });
+});

@@ -122,6 +122,14 @@ function fileEventsByClass(s: SignalScope, metric: string, modes: string): Vec {
   return sumBy(["class"], v.q);
 }
 
+/**
+ * How far a gauge moved in a range: `max_over_time - min_over_time`, above 0 when it changed. Used
+ * instead of changes(), which VictoriaMetrics' MetricsQL counts on a series' first sample (every new
+ * series would read as a change there); this form reads 0 for one sample on both backends.
+ */
+const valueRange = (rangeSelector: string): string =>
+  `max_over_time(${rangeSelector}) - min_over_time(${rangeSelector})`;
+
 const nodeDisks: Selector = { device: nre(NODE_WHOLE_DISKS) };
 
 const rec = (name: string): string => `instance:${name}:rate${RULE_WINDOW}`;
@@ -1542,10 +1550,10 @@ const directSpecs = {
     metrics: ["doublewriteMode"],
     labels: [],
     windowed: true,
-    untorn: (s) => where(sumBy([], `changes(${range(s, M.doublewriteMode.name)})`), ">", 0),
+    untorn: (s) => where(sumBy([], valueRange(range(s, M.doublewriteMode.name))), ">", 0),
     fallback: {
       metrics: ["doublewrite"],
-      render: (s) => where(sumBy([], `changes(${range(s, F.doublewrite.name)})`), ">", 0),
+      render: (s) => where(sumBy([], valueRange(range(s, F.doublewrite.name))), ">", 0),
     },
   },
 } as const satisfies Record<string, DirectSpec>;

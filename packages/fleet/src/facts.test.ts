@@ -174,7 +174,10 @@ describe("buildFleetFacts", () => {
     const large = await buildFleetFacts(api(many), { window: "1h", at: AT });
     expect(large.facts).toHaveLength(300);
     expect(large.queries).toBe(small.queries);
-    expect(small.queries).toBe(factQueries(planOptions({ window: "1h" })).length);
+    // The plan, plus the one probe for loaded recording rules (none here: the raw plan is read).
+    expect(small.queries).toBe(factQueries(planOptions({ window: "1h" })).length + 1);
+    expect(small.recordingRules.used).toBe(false);
+    expect(small.recordingRules.fallbackReason).toMatch(/recording rules are not loaded/);
   });
 
   it("evaluates every query at one time, the api's now by default", async () => {
@@ -195,8 +198,8 @@ describe("buildFleetFacts", () => {
   it("reports progress per query", async () => {
     const seen: [number, number][] = [];
     await buildFleetFacts(api(), { window: "1h", at: AT, onProgress: (d, t) => seen.push([d, t]) });
-    const total = factQueries(planOptions({ window: "1h" })).length;
-    expect(seen).toHaveLength(total);
+    const total = factQueries(planOptions({ window: "1h" })).length + 1; // + the recording rules probe
+    expect(seen).toHaveLength(total - 1);
     expect(seen.at(-1)).toEqual([total, total]);
   });
 });

@@ -16,6 +16,7 @@ import {
   type WindowStat,
 } from "@untorn/advisor/facts";
 import type { Selector } from "@untorn/catalog/promql";
+import { RULES_PROBE_LABEL, RULES_PROBE_RECORD, recordingRulesProbe } from "@untorn/catalog/rules";
 import { CountingApi, mapLimit, nowOf, type PromQueryApi, type VectorSample } from "./api.js";
 import {
   durationSeconds,
@@ -26,6 +27,7 @@ import {
   type PlannedQuery,
   type PlanOptions,
   planOptions,
+  recordingRulesUsable,
   WINDOWED,
   type WindowedSpec,
 } from "./plan.js";
@@ -46,6 +48,11 @@ export interface FleetFactsOptions {
   readonly stats?: readonly Stat[];
   /** "any" (default) also reads mysqld_exporter / node_exporter where untorn-exporter is absent. */
   readonly source?: FleetSource;
+  /**
+   * Read the recording rules' series where they are loaded (default true): one probe request first, then
+   * the recorded rates in place of raw ones. false: raw series only, no probe.
+   */
+  readonly recordingRules?: boolean;
   /** Queries in flight at once (a PromClient also caps this itself). Default 4. */
   readonly concurrency?: number;
   /** Called after each query with (done, total). */
@@ -80,6 +87,14 @@ export interface FleetFacts {
   readonly warnings: readonly string[];
   readonly at: number;
   readonly plan: PlanOptions;
+  /** Whether the window statistics came from the recording rules' series, and why not when they did not. */
+  readonly recordingRules: RecordingRulesUse;
+}
+
+export interface RecordingRulesUse {
+  readonly used: boolean;
+  /** Why the raw series were read (rules not loaded, not covering the window, not applicable); null when used. */
+  readonly fallbackReason: string | null;
 }
 
 type Labels = Readonly<Record<string, string>>;
@@ -112,19 +127,50 @@ const MANAGED = ["none", "rds", "aurora"] as const;
  * @throws whatever the api throws (e.g. PromUnreachableError): no partial fleet is returned.
  */
 export async function buildFleetFacts(api: PromQueryApi, opts: FleetFactsOptions): Promise<FleetFacts> {
-  const plan = planOptions(opts);
   const counting = new CountingApi(api);
   const at = opts.at ?? nowOf(api);
+  const rules = await probeRecordingRules(counting, planOptions(opts), opts.recordingRules ?? true, at);
+  const plan = planOptions({ ...opts, recorded: rules.used });
   const queries = factQueries(plan);
   const collector = new FactsCollector(plan, at);
+  const probed = counting.count;
   let done = 0;
   // Each answer is folded in as it arrives and then dropped: for 10,000 instances one holds 20,000+ samples.
   await mapLimit(queries, opts.concurrency ?? 4, async (q) => {
     const a = await counting.queryVector(q.expr, { time: at });
     collector.add(q, a.data, a.warnings);
-    opts.onProgress?.(++done, queries.length);
+    opts.onProgress?.(probed + ++done, probed + queries.length);
   });
-  return { ...collector.finish(), queries: counting.count };
+  return { ...collector.finish(), queries: counting.count, recordingRules: rules };
+}
+
+/**
+ * Whether the recorded series may stand in for raw ones: the plan allows it (recordingRulesUsable) and
+ * one probe request finds the rules' series now and at the window's start. The probe is always sent when
+ * the plan allows it, so the request count does not depend on the answer.
+ */
+async function probeRecordingRules(
+  api: PromQueryApi,
+  plan: PlanOptions,
+  wanted: boolean,
+  at: number,
+): Promise<RecordingRulesUse> {
+  if (!wanted) return { used: false, fallbackReason: "recording rules not requested" };
+  const notUsable = recordingRulesUsable(plan);
+  if (notUsable) return { used: false, fallbackReason: `not applicable with ${notUsable}` };
+  const instance = plan.selector.instance;
+  if (instance !== undefined && typeof instance !== "string")
+    return { used: false, fallbackReason: "not applicable with an instance pattern" };
+  const a = await api.queryVector(recordingRulesProbe(plan.window, instance), { time: at });
+  const count = (which: string) => a.data.find((x) => x.labels[RULES_PROBE_LABEL] === which)?.value ?? 0;
+  if (count("now") > 0 && count("start") > 0) return { used: true, fallbackReason: null };
+  return {
+    used: false,
+    fallbackReason:
+      count("now") > 0
+        ? `the recording rules' series (${RULES_PROBE_RECORD}) do not reach back to the window's start`
+        : `the recording rules are not loaded (no ${RULES_PROBE_RECORD} series)`,
+  };
 }
 
 /**
@@ -151,7 +197,7 @@ export function assemble(
   answers: readonly (readonly VectorSample[])[],
   plan: PlanOptions,
   at: number,
-): Omit<FleetFacts, "queries"> {
+): Omit<FleetFacts, "queries" | "recordingRules"> {
   const c = new FactsCollector(plan, at);
   for (const [i, q] of queries.entries()) c.add(q, answers[i] ?? []);
   return c.finish();
@@ -227,7 +273,7 @@ export class FactsCollector {
     }
   }
 
-  finish(): Omit<FleetFacts, "queries"> {
+  finish(): Omit<FleetFacts, "queries" | "recordingRules"> {
     const { accs, plan, at, steps } = this;
     const invalid = (what: string) => this.warnings.add(what);
     return finishFacts(accs, plan, at, steps, invalid, this.warnings);
@@ -241,7 +287,7 @@ function finishFacts(
   steps: number | undefined,
   invalid: (what: string) => void,
   warnings: ReadonlySet<string>,
-): Omit<FleetFacts, "queries"> {
+): Omit<FleetFacts, "queries" | "recordingRules"> {
   const facts: InstanceFacts[] = [];
   const missing: Record<string, string[]> = {};
   const skipped: SkippedInstance[] = [];

@@ -25,11 +25,21 @@ import {
   type ComponentKey,
   componentExpr,
   components,
+  RULE_WINDOW,
   type SignalId,
   signals,
 } from "@untorn/catalog/signals";
 import { parseDuration } from "@untorn/prom/duration";
-import { FACT_LABEL, overTime, STATS, type Stat, tag, union, windowStats } from "./promql.js";
+import {
+  FACT_LABEL,
+  overTime,
+  recordedWindowStats,
+  STATS,
+  type Stat,
+  tag,
+  union,
+  windowStats,
+} from "./promql.js";
 
 /** Which exporters' series a query may read: "any" prefers untorn-exporter and falls back per instance. */
 export type FleetSource = "any" | "untorn";
@@ -44,6 +54,12 @@ export interface PlanOptions {
   readonly stats: readonly Stat[];
   readonly selector: Selector;
   readonly source: FleetSource;
+  /**
+   * Read the recording rules' per-instance rates (RULE_WINDOW, source "any") for the window statistics
+   * of the quantities they record, instead of recomputing rates from raw series. Set by buildFleetFacts
+   * after it checked that the rules are loaded (recordingRulesUsable says when that may apply at all).
+   */
+  readonly recorded: boolean;
 }
 
 interface BuildOpts {
@@ -52,23 +68,40 @@ interface BuildOpts {
   readonly source: FleetSource;
 }
 
-type Build = (o: BuildOpts) => Vec;
+/** A fact's expression; `recorded` is its per-step form over recorded series, where the rules record it. */
+type Build = ((o: BuildOpts) => Vec) & { readonly recorded?: (o: BuildOpts) => Vec };
+
+const withRecorded = (b: (o: BuildOpts) => Vec, recorded: ((o: BuildOpts) => Vec) | undefined): Build =>
+  recorded ? Object.assign(b, { recorded }) : b;
 
 const scopeOf = (o: BuildOpts): Scope => ({ selector: o.selector, window: o.window, offset: undefined });
 
-const fromSignal =
-  (id: SignalId): Build =>
-  (o) =>
-    signals[id].vec({ selector: o.selector, window: o.window, source: o.source });
+const recordedComponent = (key: ComponentKey): boolean =>
+  (components[key] as { record?: string }).record !== undefined;
 
-const fromComponent =
-  (key: ComponentKey): Build =>
-  (o) =>
-    vec(
-      componentExpr(key, { selector: o.selector, window: o.window, source: o.source }),
-      (components[key] as { labels: readonly string[] }).labels,
-      false,
-    );
+/** A signal or component is recorded when the rules store it or every component it is built from. */
+const fromSignal = (id: SignalId): Build => {
+  const s = signals[id];
+  const recordable =
+    s.record !== undefined || (s.components.length > 0 && s.components.every(recordedComponent));
+  return withRecorded(
+    (o) => s.vec({ selector: o.selector, window: o.window, source: o.source }),
+    recordable
+      ? (o) => s.vec({ selector: o.selector, window: RULE_WINDOW, source: "any", recorded: true })
+      : undefined,
+  );
+};
+
+const fromComponent = (key: ComponentKey): Build => {
+  const labels = (components[key] as { labels: readonly string[] }).labels;
+  return withRecorded(
+    (o) =>
+      vec(componentExpr(key, { selector: o.selector, window: o.window, source: o.source }), labels, false),
+    recordedComponent(key)
+      ? (o) => vec(componentExpr(key, { selector: o.selector, window: RULE_WINDOW, recorded: true }), labels)
+      : undefined,
+  );
+};
 
 /** Counter rate of an untorn-exporter metric the catalog has no signal for (same form as its components). */
 const untornRate =
@@ -299,6 +332,14 @@ export function factQueries(p: PlanOptions): PlannedQuery[] {
     ]).q,
   });
   for (const s of WINDOWED) {
+    if (p.recorded && s.build.recorded) {
+      out.push({
+        id: s.id,
+        kind: "windowed",
+        expr: recordedWindowStats(s.build.recorded(base), p.stats, p.window, avgRange(p.window), step).q,
+      });
+      continue;
+    }
     const whole = s.build(base);
     const perStep = s.kind === "rate" ? s.build({ ...base, window: p.rateWindow }) : whole;
     out.push({
@@ -308,6 +349,29 @@ export function factQueries(p: PlanOptions): PlannedQuery[] {
     });
   }
   return out;
+}
+
+/**
+ * The range the average of a recorded RULE_WINDOW rate is taken over: the window less the rule's own rate
+ * window, so the rates averaged cover the window and no more (the whole window when it is not longer).
+ */
+export function avgRange(window: string): string {
+  const w = durationSeconds(window);
+  const r = durationSeconds(RULE_WINDOW);
+  return w > r ? seconds(w - r) : window;
+}
+
+/**
+ * Whether a plan may read recorded series at all: the rules record source "any" and keep only the
+ * `instance` label (their `sum by (instance)` drops every other), so a selector on any other label, or
+ * untorn-exporter-only reading, needs the raw series. Returns the reason when not, null when it may.
+ */
+export function recordingRulesUsable(p: { selector: Selector; source: FleetSource }): string | null {
+  if (p.source !== "any")
+    return "untorn-exporter-only reading (the recording rules also read mysqld_exporter)";
+  const other = Object.keys(p.selector).filter((k) => k !== "instance");
+  if (other.length) return `a selector on ${other.join(", ")} (recorded series keep only the instance label)`;
+  return null;
 }
 
 /**
@@ -333,6 +397,7 @@ export function planOptions(opts: {
   stats?: readonly Stat[];
   selector?: Selector;
   source?: FleetSource;
+  recorded?: boolean;
 }): PlanOptions {
   const windowS = durationSeconds(opts.window);
   if (!(windowS > 0)) throw new RangeError(`window ${opts.window} must be longer than 0`);
@@ -351,8 +416,12 @@ export function planOptions(opts: {
     stats: STATS.filter((s) => stats.includes(s)),
     selector: opts.selector ?? {},
     source: opts.source ?? "any",
+    recorded: opts.recorded ?? false,
   };
 }
 
 /** Selector of one instance, ANDed into every series selector. */
 export const instanceSelector = (instance: string): Selector => ({ instance });
+
+/** Ids of the windowed facts that a plan with `recorded` reads from the recording rules' series. */
+export const RECORDED_SPEC_IDS: readonly string[] = WINDOWED.filter((s) => s.build.recorded).map((s) => s.id);

@@ -60,3 +60,39 @@ export function windowStats(
   });
   return union(parts);
 }
+
+/** A plain series selector (`name{...}`), which takes a range directly: `name{...}[1h]`. */
+const PLAIN_SELECTOR = /^[a-zA-Z_:][a-zA-Z0-9_:]*(\{[^{}]*\})?$/;
+
+/** `fn([arg, ]v[range])` over a plain selector, or over a subquery `(v)[range:step]` otherwise. */
+function overRecorded(fn: string, v: Vec, range: string, step: string, arg?: number): Vec {
+  if (!PLAIN_SELECTOR.test(v.q)) return overTime(fn, v, range, step, arg);
+  const args = arg === undefined ? "" : `${arg}, `;
+  return vec(`${fn}(${args}${v.q}[${range}])`, v.labels);
+}
+
+/**
+ * The statistics of a rate from its recorded per-instance series (recording rules at their own rate
+ * window): the average over `avgRange` (the window less the rule's rate window, so the averaged rates
+ * cover the window), the quantiles and max over the window, every recorded sample counted. No rate() and
+ * no subquery over raw series: the cost is reading one recorded series per instance.
+ */
+export function recordedWindowStats(
+  perStep: Vec,
+  stats: readonly Stat[],
+  window: string,
+  avgRange: string,
+  step: string,
+): Vec {
+  return union(
+    stats.map((s) => {
+      const v =
+        s === "avg"
+          ? overRecorded("avg_over_time", perStep, avgRange, step)
+          : s === "max"
+            ? overRecorded("max_over_time", perStep, window, step)
+            : overRecorded("quantile_over_time", perStep, window, step, QUANTILE[s]);
+      return tag(v, STAT_LABEL, s);
+    }),
+  );
+}

@@ -65,7 +65,13 @@ export async function recordFleet(api: PromQueryApi, opts: RecordOptions): Promi
   const total = times.length + 1;
   for (const [i, t] of times.entries()) {
     opts.onProgress?.(`facts at ${new Date(t * 1000).toISOString()}`, i, total);
-    const fleet = await buildFleetFacts(rec, { ...opts, at: t, onProgress: undefined });
+    const fleet = await buildFleetFacts(rec, {
+      ...opts,
+      at: t,
+      onProgress: undefined,
+      // The one-instance queries below are derived from the raw-series plan's answers.
+      recordingRules: false,
+    });
     queries += fleet.queries;
     for (const w of fleet.warnings) warnings.add(w);
     for (const f of fleet.facts) instances.add(f.identity.instance);

@@ -201,6 +201,8 @@ export function replayFactsOptions(meta: ReplayMeta): FleetFactsOptions & { wind
     source: meta.plan.source,
     selector: meta.plan.selector,
     at: meta.end,
+    // Recordings hold the raw-series plan's answers (recordFleet does not probe for recording rules).
+    recordingRules: false,
   };
 }
 

@@ -3,9 +3,10 @@
 // `promtool tsdb create-blocks-from openmetrics`. Start prometheus with storagePath = the returned dir.
 import { execFile } from "node:child_process";
 import { createWriteStream } from "node:fs";
-import { mkdir, rm } from "node:fs/promises";
+import { mkdir, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { promisify } from "node:util";
+import { recordingRuleGroups } from "@untorn/catalog/rules";
 import {
   type HistoryOptions,
   history,
@@ -57,4 +58,60 @@ export async function backfill(
     generateMs: t1 - t0,
     promtoolMs: t2 - t1,
   };
+}
+
+/**
+ * Evaluates the catalog's per-instance rate rules (the untorn.rates group's rules over raw series: the
+ * ones the fleet profile reads) over [start, end] against a running prometheus holding the raw history,
+ * with `promtool tsdb create-blocks-from rules`, into TSDB blocks in `outDir`. Move them into the raw
+ * TSDB and restart prometheus: it then has the recorded series as if the rules had been loaded all along.
+ * The rule file is JSON (YAML's subset), written from @untorn/catalog/rules.
+ */
+export async function backfillRecordingRules(
+  promUrl: string,
+  o: { start: number; end: number; evalSeconds: number },
+  outDir: string,
+): Promise<{ dir: string; rules: number; promtoolMs: number }> {
+  const promtool = requireBinary("promtool", "prometheus");
+  await mkdir(outDir, { recursive: true });
+  const file = join(outDir, "rules.json");
+  const rules = await writeRateRules(file);
+  const dir = join(outDir, "blocks");
+  const t0 = performance.now();
+  await run(
+    promtool,
+    [
+      "tsdb",
+      "create-blocks-from",
+      "rules",
+      "--quiet",
+      `--url=${promUrl}`,
+      `--start=${o.start}`,
+      `--end=${o.end}`,
+      `--eval-interval=${o.evalSeconds}s`,
+      `--output-dir=${dir}`,
+      file,
+    ],
+    { maxBuffer: 64 << 20 },
+  );
+  return { dir, rules, promtoolMs: performance.now() - t0 };
+}
+
+/**
+ * Writes the catalog's per-instance rate rules over raw series (the untorn.rates group less the rules
+ * over other rules' series, which a backfill cannot evaluate in the same pass) as a rule file; returns
+ * how many. JSON, which both promtool and vmalert read as YAML.
+ */
+export async function writeRateRules(file: string): Promise<number> {
+  const rules = recordingRuleGroups
+    .filter((g) => g.name === "untorn.rates")
+    .flatMap((g) => g.rules)
+    .filter((r) => !/\binstance:untorn_/.test(r.expr));
+  await writeFile(
+    file,
+    JSON.stringify({
+      groups: [{ name: "untorn.rates", rules: rules.map((r) => ({ record: r.record, expr: r.expr })) }],
+    }),
+  );
+  return rules.length;
 }

@@ -95,6 +95,19 @@ describe("untorn fleet", () => {
     expect(rows(a)).toEqual(rows(replayed));
     expect(rows(b)).toEqual(rows(replayed));
     expect(JSON.parse(a.stdout()).source).toBe(prom.url);
+    // This prometheus has no recording rules: the profile says so and reads the raw series.
+    expect(JSON.parse(a.stdout()).recordingRules).toEqual({
+      used: false,
+      fallbackReason: expect.stringMatching(/recording rules are not loaded/),
+    });
+    expect(JSON.parse(replayed.stdout()).recordingRules.used).toBe(false);
+    const text = bufferIo();
+    expect(await run(["fleet", "--prometheus", prom.url, "--window", "30m", "--at", String(AT)], text)).toBe(
+      EXIT.ok,
+    );
+    expect(text.stdout()).toMatch(
+      /queries; rates recomputed from raw series \(the recording rules are not loaded/,
+    );
   });
 
   it("says how to add untorn-exporter when Prometheus has no instances", async () => {

@@ -5,7 +5,7 @@ import type { Io } from "../io.js";
 import { metadataOption, readMetadata } from "../metadata.js";
 import { Progress } from "../progress.js";
 import { fleetNotes, fleetTable } from "../render.js";
-import { explain, openSource, type SourceFlags, sourceLine, sourceOptions } from "../source.js";
+import { explain, openSource, ratesLine, type SourceFlags, sourceLine, sourceOptions } from "../source.js";
 
 export const HOW_TO_ADD_EXPORTER = [
   "Run untorn-exporter beside each database and let Prometheus scrape it, e.g. in prometheus.yml:",
@@ -69,6 +69,7 @@ export function registerFleet(program: Command, io: Io): void {
               source: source.url ?? null,
               recorded: source.replay ?? null,
               queries: profile.queries,
+              recordingRules: profile.recordingRules,
               rows: profile.rows,
               atRisk: profile.ranking.atRisk,
               counts: profile.ranking.counts,
@@ -84,7 +85,9 @@ export function registerFleet(program: Command, io: Io): void {
         );
         return;
       }
-      io.out(`${sourceLine(source, profile.at)}; ${profile.queries} queries\n\n`);
+      io.out(
+        `${sourceLine(source, profile.at)}; ${profile.queries} queries${ratesLine(source, profile.recordingRules)}\n\n`,
+      );
       io.out(fleetTable(profile.rows));
       io.out(fleetNotes(profile.ranking, profile.skipped, fallbackOnly));
       if (Object.values(profile.exporters).every((e) => !e.untorn))

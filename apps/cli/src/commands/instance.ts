@@ -5,7 +5,7 @@ import type { Io } from "../io.js";
 import { metadataOption, readMetadata } from "../metadata.js";
 import { Progress } from "../progress.js";
 import { instanceView } from "../render.js";
-import { explain, openSource, type SourceFlags, sourceLine, sourceOptions } from "../source.js";
+import { explain, openSource, ratesLine, type SourceFlags, sourceLine, sourceOptions } from "../source.js";
 
 /** `untorn instance <name>`: one instance's profile, verdict with evidence, findings and safety gate. */
 export function registerInstance(program: Command, io: Io): void {
@@ -64,6 +64,7 @@ export function registerInstance(program: Command, io: Io): void {
                 source: source.url ?? null,
                 recorded: source.replay ?? null,
                 queries: p.fleet.queries,
+                recordingRules: p.fleet.recordingRules,
                 facts: p.facts,
                 missing: p.missing,
                 declared: p.declared,
@@ -76,7 +77,9 @@ export function registerInstance(program: Command, io: Io): void {
           );
           return;
         }
-        io.out(`${sourceLine(source, p.fleet.at)}; ${p.fleet.queries} queries\n\n`);
+        io.out(
+          `${sourceLine(source, p.fleet.at)}; ${p.fleet.queries} queries${ratesLine(source, p.fleet.recordingRules)}\n\n`,
+        );
         io.out(instanceView(p.advice, p.missing));
         if (p.declared.length) io.out(`\nDeclared (--metadata): ${p.declared.join(", ")}\n`);
         for (const w of [...p.fleet.warnings, ...p.conflicts]) io.err(`warning: ${w}\n`);

@@ -53,6 +53,13 @@ async function FleetMeta() {
     <p className="subtle" style={{ margin: "0.2rem 0 0" }} data-testid="fleet-meta">
       Window {s.window} ending {utc(s.at)} · {num(s.queries)} queries in {seconds(s.fetchMs / 1000)}
       {v.source.kind === "recorded" ? " · recorded data" : ""}
+      {v.source.kind !== "recorded" && !s.recordingRules.used && (
+        <span data-testid="raw-rates-notice">
+          {" "}
+          · rates recomputed from raw series ({s.recordingRules.fallbackReason}): slower on large fleets, see
+          docs/scaling.md
+        </span>
+      )}
       {s.declared && !s.declared.problem && (
         <>
           {" "}

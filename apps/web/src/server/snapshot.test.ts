@@ -33,6 +33,11 @@ beforeAll(async () => {
 });
 
 describe("buildSnapshot", () => {
+  it("carries whether the rates came from the recording rules, for the page's notice", () => {
+    // A replay holds the raw plan's answers: no probe, the page shows no notice for recorded data.
+    expect(snap.recordingRules).toEqual({ used: false, fallbackReason: "recording rules not requested" });
+  });
+
   it("has one row per instance with facts, in rank order, and the skipped one listed", () => {
     expect(snap.rows.map((r) => r.rank)).toEqual([1, 2, 3, 4, 5]);
     expect(new Set(snap.rows.map((r) => r.instance))).toEqual(

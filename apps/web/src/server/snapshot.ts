@@ -7,7 +7,7 @@
 import type { Advice } from "@untorn/advisor/advise";
 import type { InstanceFacts } from "@untorn/advisor/facts";
 import { type FleetRanking, rankFleet } from "@untorn/advisor/fleet";
-import type { ExporterPresence, FleetFacts, SkippedInstance } from "@untorn/fleet/facts";
+import type { ExporterPresence, FleetFacts, RecordingRulesUse, SkippedInstance } from "@untorn/fleet/facts";
 import { type MergeResult, mergeMetadata } from "@untorn/fleet/metadata";
 import { adviseAll } from "@untorn/fleet/profile";
 import type { InstanceMetadata } from "@untorn/store/store";
@@ -25,6 +25,8 @@ export interface Snapshot {
   /** Time spent merging metadata, advising and ranking, ms. */
   readonly adviseMs: number;
   readonly queries: number;
+  /** Whether the rates came from the recording rules' series (a replay: never), and why not. */
+  readonly recordingRules: RecordingRulesUse;
   /** Facts as measured (with the declared metadata file's facts), before the stored metadata overlay. */
   readonly measured: ReadonlyMap<string, InstanceFacts>;
   readonly merged: ReadonlyMap<string, MergeResult>;
@@ -79,6 +81,7 @@ export function buildSnapshot(input: SnapshotInput, clock: () => number = () => 
     fetchMs: input.fetchMs,
     adviseMs: clock() - t0,
     queries: input.fleet.queries,
+    recordingRules: input.fleet.recordingRules,
     measured,
     merged,
     advice: adviceMap,

@@ -7,6 +7,7 @@
  */
 
 import type { Selector } from "@untorn/catalog/promql";
+import { recordingRulesProbe } from "@untorn/catalog/rules";
 import { type ChartRange, chartQueries } from "../charts.js";
 import type { FleetSource } from "../plan.js";
 import {
@@ -152,6 +153,13 @@ export function fakeReplay(instances: readonly FakeInstance[], o: FakeReplayOpti
   add(plan, instances, false);
   for (const x of instances)
     add({ ...plan, selector: { ...plan.selector, ...instanceSelector(x.instance) } }, [x], true);
+  // A Prometheus without the recording rules: the loaded-rules probe finds nothing, the raw plan is read.
+  for (const instance of [undefined, ...instances.map((x) => x.instance)])
+    instant.push({
+      query: recordingRulesProbe(plan.window, instance),
+      ...(instance === undefined ? {} : { derived: true }),
+      answers: times.map((time) => ({ time, data: [] })),
+    });
 
   const range: ReplayFile["range"] = [];
   if (o.chart) {

@@ -1,0 +1,140 @@
+// The fleet profile and the instance view on Prometheus and on VictoriaMetrics over the same history:
+// synthetic untorn-exporter history with per-step noise (src/testing/synthetic.ts) backfilled into a real
+// prometheus with promtool and imported into a real victoria-metrics; the catalog's rate recording rules
+// evaluated over that history by promtool on one side and by vmalert (replay) on the other. Verdicts,
+// safety gates and findings must agree; facts within TOLERANCE (MetricsQL's rate() does not extrapolate
+// to the window's edges as Prometheus' does, and reads the sample before the window). Both with and
+// without the recording rules.
+import { mkdirSync, readdirSync, renameSync } from "node:fs";
+import { rm } from "node:fs/promises";
+import { join } from "node:path";
+import { PromClient } from "@untorn/prom/client";
+import { makeTempDir } from "@untorn/testkit/process";
+import { type Prometheus, startPrometheus } from "@untorn/testkit/prometheus";
+import { replayRules, startVictoriaMetrics, type VictoriaMetrics } from "@untorn/testkit/victoria-metrics";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type FleetProfile, profileFleet, profileInstance } from "../src/profile.js";
+import { history, syntheticFleet } from "../src/testing/synthetic.js";
+import { backfill, backfillRecordingRules, writeRateRules } from "../tools/backfill.js";
+
+/** Relative agreement of every numeric fact between the two backends. */
+const TOLERANCE = 0.05;
+
+const END = Math.floor(Date.now() / 1000 / 60) * 60 - 300;
+const HISTORY = { start: END - 40 * 60, end: END, stepSeconds: 15, slowStepSeconds: 60, noise: 0.1 };
+const opts = { window: "30m", at: END };
+const fleet = syntheticFleet(12, 9);
+
+let dir = "";
+let prom: Prometheus | undefined;
+let vm: VictoriaMetrics | undefined;
+
+/** OpenMetrics (seconds) → Prometheus text with millisecond timestamps, as VictoriaMetrics imports it. */
+const toVmText = (chunk: string) =>
+  chunk
+    .split("\n")
+    .filter((l) => l && !l.startsWith("#"))
+    .map((l) => `${l}000`)
+    .join("\n");
+
+beforeAll(async () => {
+  dir = await makeTempDir("fleet-vm");
+  const b = await backfill(fleet, HISTORY, join(dir, "raw"));
+  const first = await startPrometheus({ jobs: [], storagePath: b.dir });
+  try {
+    const r = await backfillRecordingRules(
+      first.url,
+      { start: HISTORY.start, end: HISTORY.end, evalSeconds: HISTORY.stepSeconds },
+      join(dir, "rules"),
+    );
+    mkdirSync(b.dir, { recursive: true });
+    for (const x of readdirSync(r.dir).filter((f) => /^[0-9A-Z]{26}$/.test(f)))
+      renameSync(join(r.dir, x), join(b.dir, x));
+  } finally {
+    await first.stop();
+  }
+  prom = await startPrometheus({ jobs: [], storagePath: b.dir });
+
+  vm = await startVictoriaMetrics();
+  for (const chunk of history(fleet, HISTORY)) await vm.importPrometheus(toVmText(chunk));
+  await vm.flush();
+  const rules = join(dir, "vm-rules.json");
+  await writeRateRules(rules);
+  await replayRules({
+    vmUrl: vm.url,
+    ruleFiles: [rules],
+    evaluationInterval: `${HISTORY.stepSeconds}s`,
+    from: HISTORY.start,
+    to: HISTORY.end,
+  });
+  await vm.flush();
+}, 400_000);
+
+afterAll(async () => {
+  await prom?.stop();
+  await vm?.stop();
+  if (dir) await rm(dir, { recursive: true, force: true });
+});
+
+function leaves(x: unknown, path = "", out = new Map<string, number>()): Map<string, number> {
+  if (typeof x === "number") out.set(path, x);
+  else if (x && typeof x === "object")
+    for (const [k, v] of Object.entries(x)) leaves(v, path ? `${path}.${k}` : k, out);
+  return out;
+}
+
+const summary = (p: FleetProfile) =>
+  p.advice.map((a) => ({
+    instance: a.identity.instance,
+    verdict: a.verdict.verdict,
+    gate: a.safetyGate.status,
+    findings: a.findings.map((f) => `${f.ruleId}:${f.severity}`),
+  }));
+
+function compareFacts(a: FleetProfile, b: FleetProfile, label: string): void {
+  expect(a.facts.map((f) => f.identity.instance)).toEqual(b.facts.map((f) => f.identity.instance));
+  let worst = 0;
+  let where = "";
+  for (const [i, f] of a.facts.entries()) {
+    const x = leaves(f);
+    const y = leaves(b.facts[i]);
+    expect([...x.keys()].sort()).toEqual([...y.keys()].sort());
+    for (const [path, v] of x) {
+      const w = y.get(path)!;
+      const rel = v === w ? 0 : Math.abs(v - w) / Math.max(Math.abs(v), Math.abs(w));
+      if (rel > worst) [worst, where] = [rel, `${f.identity.instance} ${path}`];
+    }
+  }
+  process.stderr.write(
+    `[prometheus vs victoria-metrics, ${label}] worst relative difference ${worst.toFixed(4)} at ${where}\n`,
+  );
+  expect(worst).toBeLessThanOrEqual(TOLERANCE);
+}
+
+describe("Prometheus and VictoriaMetrics over the same history", () => {
+  for (const rules of [true, false]) {
+    it(`give the same verdicts, gates and findings, facts within ${TOLERANCE * 100}% (recording rules ${rules ? "read" : "not read"})`, async () => {
+      const p = await profileFleet(new PromClient({ baseUrl: prom!.url }), {
+        ...opts,
+        recordingRules: rules,
+      });
+      const v = await profileFleet(new PromClient({ baseUrl: vm!.url }), { ...opts, recordingRules: rules });
+      expect(p.recordingRules.used).toBe(rules);
+      expect(v.recordingRules.used).toBe(rules);
+      expect(v.queries).toBe(p.queries);
+      expect(v.facts).toHaveLength(fleet.length);
+      expect(summary(v)).toEqual(summary(p));
+      compareFacts(p, v, rules ? "recorded" : "raw");
+    });
+  }
+
+  it("gives the same instance view", async () => {
+    const instance = fleet[2]!.instance;
+    const p = await profileInstance(new PromClient({ baseUrl: prom!.url }), instance, opts);
+    const v = await profileInstance(new PromClient({ baseUrl: vm!.url }), instance, opts);
+    expect(v.fleet.recordingRules.used).toBe(true);
+    expect(v.advice?.verdict.verdict).toBe(p.advice?.verdict.verdict);
+    expect(v.advice?.safetyGate.status).toBe(p.advice?.safetyGate.status);
+    expect(v.advice?.findings.map((f) => f.ruleId)).toEqual(p.advice?.findings.map((f) => f.ruleId));
+  });
+});
