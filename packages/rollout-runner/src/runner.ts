@@ -311,8 +311,6 @@ export interface ReconcileOptions {
   rateWindow?: ObserveOptions["rateWindow"];
   /** Name of the single-writer lock; default `rollout-reconciler`. */
   lockName?: string;
-  /** rate() window of read-backs and bake series; default 5m. */
-  rateWindow?: string;
 }
 
 export type RolloutPassOutcome =
