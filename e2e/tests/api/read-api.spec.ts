@@ -35,7 +35,7 @@ test.describe("read API", () => {
     expect(body.instance).toBe("db-on");
     expect(body.facts.server.flavor).toBe("mariadb");
     expect(body.facts.identity).toMatchObject({ cluster: "orders", role: "primary" });
-    expect(body.advice.verdict.evidence).toHaveLength(9);
+    expect(body.advice.verdict.evidence).toHaveLength(10);
     expect(["verified", "unverified", "unsafe"]).toContain(body.advice.safetyGate.status);
     expect(body.metadata).toMatchObject({ cluster: "orders", updatedBy: "e2e setup" });
 

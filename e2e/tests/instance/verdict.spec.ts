@@ -9,9 +9,10 @@ test.describe("instance page", () => {
     ).toBeVisible();
     await expect(instancePage.verdict.getByTestId("verdict-confidence")).toHaveText(/^\d+(\.\d)?%$/);
     const rows = instancePage.evidence.locator("tbody tr");
-    await expect(rows).toHaveCount(9);
+    await expect(rows).toHaveCount(10);
     for (const signal of [
       "Free-page waits",
+      "Redo log waits",
       "Device utilisation",
       "Device write latency",
       "Checkpoint age near capacity",
