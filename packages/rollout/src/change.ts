@@ -504,6 +504,15 @@ function rdsVariableStep(
   };
 }
 
+/** What the facts say a custom variable reads now; null when the facts do not carry it. */
+function currentVariable(facts: InstanceFacts, variable: string): string | null {
+  if (variable === "innodb_doublewrite") return currentDoublewrite(facts);
+  if (variable === "innodb_doublewrite_pages")
+    return facts.config.doublewritePages == null ? null : String(facts.config.doublewritePages);
+  if (variable === "innodb_flush_method") return facts.config.flushMethod ?? null;
+  return null;
+}
+
 /** The current value of what the change sets, as the facts show it; null when unknown. */
 export function currentValueOf(change: Change, facts: InstanceFacts): string | null {
   switch (change.kind) {
@@ -515,15 +524,7 @@ export function currentValueOf(change: Change, facts: InstanceFacts): string | n
     case "flush-method":
       return facts.config.flushMethod ?? null;
     case "custom-variable":
-      return change.variable === "innodb_doublewrite"
-        ? currentDoublewrite(facts)
-        : change.variable === "innodb_doublewrite_pages"
-          ? facts.config.doublewritePages == null
-            ? null
-            : String(facts.config.doublewritePages)
-          : change.variable === "innodb_flush_method"
-            ? (facts.config.flushMethod ?? null)
-            : null;
+      return currentVariable(facts, change.variable);
     case "atomic-storage":
       return change.platform === "rds-blue-green"
         ? (facts.platform?.rdsOptimizedWrites?.toUpperCase() ?? null)
@@ -680,16 +681,7 @@ export function stepFor(change: Change, facts: InstanceFacts): StepResult {
       if (!caps.dataFileBufferingVariable)
         return ineligible("version-without-setting", `${name} has no ${change.variable} (MariaDB 11.0.1+).`);
     const label = (CONFIG_INFO_LABELS as Record<string, string>)[change.variable];
-    const current =
-      change.variable === "innodb_doublewrite"
-        ? currentDoublewrite(facts)
-        : change.variable === "innodb_doublewrite_pages"
-          ? facts.config.doublewritePages == null
-            ? null
-            : String(facts.config.doublewritePages)
-          : change.variable === "innodb_flush_method"
-            ? (facts.config.flushMethod ?? null)
-            : null;
+    const current = currentVariable(facts, change.variable);
     if (current !== null && current.toLowerCase() === change.value.toLowerCase())
       return ineligible("already-at-target", `${change.variable} already reads ${current}.`);
     if (rdsParameter) return rdsVariableStep(facts, caps, change.variable, change.value, change.dynamic);
