@@ -274,7 +274,7 @@ describe.skipIf(Boolean(skipReason))("alerts on real faults, through a real Aler
     await Promise.all([prepareSysbench(spikeDb, LOAD), prepareSysbench(twinDb, LOAD)]);
     // The grant set docs/exporter.md documents, on the twin: the collector-failing case revokes part of it.
     await twinDb.query(`CREATE USER 'exporter'@'localhost' IDENTIFIED BY '${EXPORTER_PASSWORD}'`);
-    await twinDb.query("GRANT PROCESS, REPLICATION CLIENT ON *.* TO 'exporter'@'localhost'");
+    await twinDb.query("GRANT PROCESS, REPLICATION CLIENT, SLAVE MONITOR ON *.* TO 'exporter'@'localhost'");
     await twinDb.query("GRANT SELECT ON performance_schema.* TO 'exporter'@'localhost'");
 
     const [eSpike, eTwin, eDwoff, eGrants] = await Promise.all([
