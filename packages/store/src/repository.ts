@@ -56,7 +56,6 @@ import {
   idempotencyKey as idempotencyKeySchema,
   idInput,
   instanceInput,
-  type JsonArray,
   type JsonObject,
   type JsonValue,
   type ListAuditInput,
@@ -73,7 +72,6 @@ import {
   saveComparisonInput,
   type UpdateUserInput,
   type UpsertInstanceMetadataInput,
-  updateRolloutStateInput,
   updateUserInput,
   upsertInstanceMetadataInput,
   username as usernameSchema,
@@ -114,18 +112,6 @@ export interface StoreOps {
   getRollout(id: string): Promise<Rollout | null>;
   /** Newest first. */
   listRollouts(filter?: ListRolloutsInput): Promise<Rollout[]>;
-  /**
-   * Sets the state if the stored version is still `expectedVersion` (else VersionConflictError),
-   * bumps the version and records a `state-changed` rollout event, all in one transaction.
-   * The transition itself is decided by @untorn/rollout; the store does not judge it.
-   */
-  updateRolloutState(
-    id: string,
-    expectedVersion: number,
-    newState: string,
-    actor: string,
-    options?: { details?: JsonObject; waves?: JsonArray },
-  ): Promise<Rollout>;
   /**
    * One rollout command, all or nothing: checks the idempotency key (seen before with the same
    * request: returns the stored outcome and writes nothing; with another request:
@@ -493,44 +479,6 @@ export function createRepository(db: Db): StoreOps {
         )
         .orderBy(desc(rollouts.createdAt), desc(rollouts.id))
         .limit(f.limit);
-    },
-
-    async updateRolloutState(id, expectedVersion, newState, actor, options = {}) {
-      const v = parseInput("updateRolloutState", updateRolloutStateInput, {
-        id,
-        expectedVersion,
-        state: newState,
-        actor,
-        ...options,
-      });
-      return inTx(async (tx) => {
-        const [cur] = await tx.select().from(rollouts).where(eq(rollouts.id, v.id)).for("update");
-        if (!cur) throw new NotFoundError("rollout", v.id);
-        if (cur.version !== v.expectedVersion) throw await conflict(tx, cur, v.expectedVersion);
-        const [row] = await tx
-          .update(rollouts)
-          .set({
-            state: v.state,
-            version: cur.version + 1,
-            updatedAt: sql`now()`,
-            updatedBy: v.actor,
-            ...(v.waves === undefined ? {} : { waves: v.waves }),
-          })
-          .where(and(eq(rollouts.id, v.id), eq(rollouts.version, v.expectedVersion)))
-          .returning();
-        const r = row!;
-        const facts: JsonObject = { from: cur.state, to: r.state, version: r.version };
-        if (v.waves !== undefined) facts["wavesChanged"] = true;
-        await tx.insert(rolloutEvents).values({
-          rolloutId: r.id,
-          sequence: (await lastSequence(tx, r.id)) + 1,
-          actor: v.actor,
-          action: "state-changed",
-          details: { ...v.details, ...facts },
-        });
-        await writeAudit(tx, v.actor, "rollout.state", "rollout", r.id, facts);
-        return r;
-      });
     },
 
     async commitRollout(input) {

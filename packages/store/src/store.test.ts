@@ -3,6 +3,7 @@ import { NotFoundError, StoreQueryError, StoreValidationError, VersionConflictEr
 import type { StoreOps } from "./repository.js";
 import { openStore } from "./store.js";
 import { BACKENDS, openTestBackend, type TestBackend } from "./testing/backends.js";
+import type { JsonObject } from "./validation.js";
 
 let seq = 0;
 /** Unique per test so tests sharing a database never see each other's rows. */
@@ -27,6 +28,27 @@ async function newRollout(store: StoreOps, target = uniq("db")) {
     waves: [{ name: "canary", targets: [target] }],
     state: "draft",
     actor: "alice",
+  });
+}
+
+/** A bare rollout command: new state, one event, the version the caller read. */
+function commit(
+  store: StoreOps,
+  id: string,
+  expectedVersion: number,
+  state: string,
+  actor: string,
+  options: { evidence?: JsonObject; waves?: JsonObject[] } = {},
+) {
+  return store.commitRollout({
+    id,
+    expectedVersion,
+    actor,
+    command: "set-state",
+    state,
+    document: { state },
+    ...(options.waves ? { waves: options.waves } : {}),
+    events: [{ type: "state-changed", evidence: { ...options.evidence, to: state } }],
   });
 }
 
@@ -221,28 +243,27 @@ describe.each(BACKENDS)("store on %s", (kind) => {
     it("changes state under optimistic locking and records the transition", async () => {
       const r = await newRollout(store);
       const waves = [{ name: "canary", targets: r.targets, gate: { passed: true } }];
-      const running = await store.updateRolloutState(r.id, 1, "running", "bob", {
-        details: { wave: 0 },
-        waves,
-      });
-      expect(running).toMatchObject({ state: "running", version: 2, waves });
-      const stale = await rejection(store.updateRolloutState(r.id, 1, "cancelled", "carol"));
+      const running = await commit(store, r.id, 1, "running", "bob", { evidence: { wave: 0 }, waves });
+      expect(running).toMatchObject({ replayed: false, version: 2 });
+      expect(running.rollout).toMatchObject({ state: "running", version: 2, waves, updatedBy: "bob" });
+      const stale = await rejection(commit(store, r.id, 1, "cancelled", "carol"));
       expect(stale).toBeInstanceOf(VersionConflictError);
       expect(stale).toMatchObject({ expectedVersion: 1, actualVersion: 2, actualState: "running" });
       expect(await store.getRollout(r.id)).toMatchObject({ state: "running", version: 2 });
       const events = await store.listRolloutEvents(r.id);
       expect(events.map((e) => e.action)).toEqual(["created", "state-changed"]);
-      expect(events[1]).toMatchObject({
-        actor: "bob",
-        details: { wave: 0, from: "draft", to: "running", version: 2, wavesChanged: true },
-      });
+      expect(events[1]).toMatchObject({ actor: "bob", sequence: 2, details: { wave: 0, to: "running" } });
+      expect(await store.listAudit({ entity: "rollout", entityId: r.id })).toMatchObject([
+        { action: "rollout.set-state", details: { from: "draft", to: "running", version: 2, events: 1 } },
+        { action: "rollout.create" },
+      ]);
     });
 
     it("lets exactly one of two concurrent writers with the same version win", async () => {
       const r = await newRollout(store);
       const results = await Promise.allSettled([
-        store.updateRolloutState(r.id, 1, "running", "bob"),
-        store.updateRolloutState(r.id, 1, "cancelled", "carol"),
+        commit(store, r.id, 1, "running", "bob"),
+        commit(store, r.id, 1, "cancelled", "carol"),
       ]);
       const won = results.filter((x) => x.status === "fulfilled");
       const lost = results.filter((x) => x.status === "rejected");
@@ -260,7 +281,7 @@ describe.each(BACKENDS)("store on %s", (kind) => {
       );
       try {
         await expect(
-          store.updateRolloutState(r.id, 1, "running", "bob", { details: { sabotage: true } }),
+          commit(store, r.id, 1, "running", "bob", { evidence: { sabotage: true } }),
         ).rejects.toMatchObject({ name: "StoreQueryError", sqlState: "23514", constraint: "test_sabotage" });
       } finally {
         await t.exec(`ALTER TABLE untorn.rollout_events DROP CONSTRAINT test_sabotage`);
@@ -268,15 +289,13 @@ describe.each(BACKENDS)("store on %s", (kind) => {
       expect(await store.getRollout(r.id)).toMatchObject({ state: "draft", version: 1 });
       expect(await store.listRolloutEvents(r.id)).toHaveLength(1);
       expect(await store.listAudit({ entityId: r.id })).toHaveLength(1);
-      expect((await store.updateRolloutState(r.id, 1, "running", "bob")).version).toBe(2);
+      expect((await commit(store, r.id, 1, "running", "bob")).version).toBe(2);
     });
 
     it("reports unknown rollouts and rejects bad ids and plans", async () => {
       const missing = "7b0c59a4-3e1a-4c55-9d7e-2f1f7f0b4a11";
       expect(await store.getRollout(missing)).toBeNull();
-      await expect(store.updateRolloutState(missing, 1, "running", "bob")).rejects.toBeInstanceOf(
-        NotFoundError,
-      );
+      await expect(commit(store, missing, 1, "running", "bob")).rejects.toBeInstanceOf(NotFoundError);
       await expect(
         store.appendRolloutEvent({ rolloutId: missing, action: "note", actor: "bob" }),
       ).rejects.toBeInstanceOf(NotFoundError);
@@ -301,13 +320,13 @@ describe.each(BACKENDS)("store on %s", (kind) => {
           actor: "a",
         }),
       ).rejects.toThrow(/change: must be a JSON object/);
-      await expect(store.updateRolloutState(missing, 0, "running", "bob")).rejects.toThrow(/expectedVersion/);
+      await expect(commit(store, missing, 0, "running", "bob")).rejects.toThrow(/expectedVersion/);
     });
 
     it("appends events and lists rollouts newest first, by state", async () => {
       const a = await newRollout(store);
       const b = await newRollout(store);
-      await store.updateRolloutState(b.id, 1, uniq("state"), "bob");
+      await commit(store, b.id, 1, uniq("state"), "bob");
       const ev = await store.appendRolloutEvent({
         rolloutId: a.id,
         action: "gate-passed",
@@ -396,7 +415,7 @@ describe.each(BACKENDS)("store on %s", (kind) => {
       const r = await newRollout(store);
       await expect(
         store.transaction(async (tx) => {
-          await tx.updateRolloutState(r.id, 1, "running", "bob");
+          await commit(tx, r.id, 1, "running", "bob");
           await tx.saveComparison({
             rolloutId: "5e5e5e5e-5e5e-4e5e-8e5e-5e5e5e5e5e5e",
             input: {},
@@ -412,7 +431,7 @@ describe.each(BACKENDS)("store on %s", (kind) => {
     it("commits every write of a successful transaction", async () => {
       const r = await newRollout(store);
       const c = await store.transaction(async (tx) => {
-        await tx.updateRolloutState(r.id, 1, "wave-1-done", "bob");
+        await commit(tx, r.id, 1, "wave-1-done", "bob");
         return tx.saveComparison({
           rolloutId: r.id,
           input: { w: 1 },

@@ -216,18 +216,6 @@ export const createRolloutInput = z
   .strict();
 export type CreateRolloutInput = z.input<typeof createRolloutInput>;
 
-export const updateRolloutStateInput = z
-  .object({
-    id,
-    expectedVersion: z.number().int().min(1),
-    state: rolloutState,
-    actor,
-    details: jsonObject.optional(),
-    /** Replaces the waves JSON in the same transaction (gate results, wave progress). */
-    waves: jsonArray.optional(),
-  })
-  .strict();
-
 export const commitRolloutInput = z
   .object({
     id,
