@@ -1,12 +1,13 @@
 // `untorn rollout` against real parts: a PGlite store in a temporary data directory and a real
-// Prometheus serving synthetic untorn-exporter history backfilled with promtool. The CLI has no
-// replication source yet (the exporter's replication collector lands separately), so its pre-wave
-// gate reports "no replication data" and waits: the whole gated flow is covered in
-// packages/rollout-runner with replication state injected.
+// Prometheus serving synthetic untorn-exporter history backfilled with promtool. The synthetic
+// history has no replication series, so the CLI's pre-wave gate reports "no replication data" and
+// waits: the whole gated flow is covered in packages/rollout-runner (replication injected, and live).
+import { spawn } from "node:child_process";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import net from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { type SyntheticInstance, syntheticFleet } from "@untorn/fleet/testing/synthetic";
 import { backfill } from "@untorn/fleet/tools/backfill";
 import { type Prometheus, startPrometheus } from "@untorn/testkit/prometheus";
@@ -287,6 +288,16 @@ describe("untorn rollout", () => {
     ],
     [["list", "--database-url", "mysql://x"], EXIT.usage, "--database-url: expected a postgres://"],
     [["reconcile", "--hooks", "/nonexistent/hooks.json"], EXIT.invalidInput, "cannot read hooks file"],
+    [["reconcile", "--interval", "10s"], EXIT.usage, "--interval paces --watch: add --watch"],
+    [["reconcile", "--watch", "--interval", "10"], EXIT.usage, '--interval "10": expected whole numbers'],
+    [
+      ["reconcile", "--watch", "--interval", "500ms"],
+      EXIT.usage,
+      '--interval "500ms": expected from 1s to 24h',
+    ],
+    [["reconcile", "--watch", "--interval", "2d"], EXIT.usage, '--interval "2d": expected from 1s to 24h'],
+    [["reconcile", "--watch", "--now", "1700000000"], EXIT.usage, "--watch runs on the wall clock: --now"],
+    [["reconcile", "--watch", "--at", "1700000000"], EXIT.usage, "--watch runs on the wall clock: --at"],
   ])("rollout %j exits %i: %s", async (args, code, message) => {
     const r = await cli([...args, ...(args[0] === "plan" ? [] : store())]);
     expect(r.code).toBe(code);
@@ -301,6 +312,62 @@ describe("untorn rollout", () => {
     expect(a.code).toBe(EXIT.usage);
     expect(a.err).toContain("pass --actor <name> or set UNTORN_ACTOR");
   });
+
+  it("reconcile --watch: one JSON line per pass until SIGTERM, which finishes the pass and exits 0", async () => {
+    const watchDir = join(dir, "watch-store");
+    const proc = spawn(
+      process.execPath,
+      [
+        "--conditions=@untorn/source",
+        "--import",
+        "tsx",
+        fileURLToPath(new URL("../main.ts", import.meta.url)),
+        "rollout",
+        "reconcile",
+        "--watch",
+        "--interval",
+        "1s",
+        "--json",
+        "--prometheus",
+        prom!.url,
+        "--data-dir",
+        watchDir,
+      ],
+      { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, USER: "alice" } },
+    );
+    let out = "";
+    let err = "";
+    proc.stdout.on("data", (d: Buffer) => {
+      out += d.toString();
+    });
+    proc.stderr.on("data", (d: Buffer) => {
+      err += d.toString();
+    });
+    const exited = new Promise<number | null>((resolve) => proc.on("exit", (code) => resolve(code)));
+    try {
+      const deadline = Date.now() + 60_000;
+      while (out.split("\n").filter(Boolean).length < 2) {
+        expect(proc.exitCode, err).toBeNull();
+        expect(Date.now(), `two passes in time; stderr: ${err}`).toBeLessThan(deadline);
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      proc.kill("SIGTERM");
+      expect(await exited, err).toBe(0);
+    } finally {
+      proc.kill("SIGKILL");
+    }
+    const passes = out
+      .split("\n")
+      .filter(Boolean)
+      .map((l) => JSON.parse(l));
+    expect(passes.length).toBeGreaterThanOrEqual(2);
+    passes.forEach((p, i) => {
+      expect(p).toMatchObject({ pass: i + 1, acquired: true, rollouts: [] });
+      expect(Date.parse(p.startedAt)).not.toBeNaN();
+    });
+    expect(err).toContain("SIGTERM: stopping after the pass in flight");
+    expect(err).toMatch(/stopped after \d+ pass\(es\), 0 failed/);
+  }, 120_000);
 
   it("validates a hooks file field by field", async () => {
     const f = join(dir, "hooks.json");

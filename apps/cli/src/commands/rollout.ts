@@ -5,6 +5,7 @@
 import { randomUUID } from "node:crypto";
 import { readFile, writeFile } from "node:fs/promises";
 import type { InstanceFacts } from "@untorn/advisor/facts";
+import { parseDuration } from "@untorn/prom/duration";
 import { type Change, changeSchema } from "@untorn/rollout/change";
 import type { CommandInput } from "@untorn/rollout/commands";
 import { type PlanInputJson, planInputSchema, planRollout } from "@untorn/rollout/plan";
@@ -13,6 +14,7 @@ import { buildReport, renderReportMarkdown } from "@untorn/rollout/report";
 import { nextActions, ROLLOUT_STATUSES, type RolloutState } from "@untorn/rollout/state";
 import { createAnnotator } from "@untorn/rollout-runner/annotations";
 import { loadRunnerEnv, RunnerEnvError } from "@untorn/rollout-runner/env";
+import { type LoopPass, startReconcilerLoop } from "@untorn/rollout-runner/loop";
 import { candidateFacts } from "@untorn/rollout-runner/observe";
 import {
   type CommandOutcome,
@@ -20,6 +22,8 @@ import {
   getRollout,
   hooksFileSchema,
   listRollouts,
+  type ReconcileOptions,
+  type ReconcileSummary,
   RolloutDocumentError,
   RolloutTargetsRefusedError,
   type RunnerDeps,
@@ -127,6 +131,111 @@ export function rolloutError(e: unknown): unknown {
     return new CliError(`invalid input:\n${describeIssues(e.issues)}`, EXIT.invalidInput);
   if (e instanceof StoreError) return new CliError(e.message, EXIT.failure);
   return explain(e);
+}
+
+const DEFAULT_WATCH_INTERVAL = "30s";
+/** Bounds of --interval: a pass every second at most (each one queries Prometheus), and at least daily. */
+const WATCH_INTERVAL_BOUNDS = { min: 1, max: 86_400 };
+
+type ReconcileFlags = PlanFlags &
+  CommonFlags & { id?: string; hooks?: string; watch?: boolean; interval?: string };
+
+/** --watch's interval in seconds, or undefined for one pass. */
+function parseWatch(flags: ReconcileFlags): number | undefined {
+  if (!flags.watch) {
+    if (flags.interval !== undefined)
+      throw new CliError(
+        "--interval paces --watch: add --watch, or drop --interval for one pass",
+        EXIT.usage,
+      );
+    return undefined;
+  }
+  if (flags.now !== undefined)
+    throw new CliError(
+      "--watch runs on the wall clock: --now would judge the same moment at every pass",
+      EXIT.usage,
+    );
+  if (flags.at !== undefined)
+    throw new CliError(
+      "--watch runs on the wall clock: --at would judge the same moment at every pass",
+      EXIT.usage,
+    );
+  const text = flags.interval ?? DEFAULT_WATCH_INTERVAL;
+  let ms: number;
+  try {
+    ms = parseDuration(text);
+  } catch (e) {
+    throw new CliError(
+      `--interval ${JSON.stringify(text)}: ${(e as Error).message.replace(/^invalid PromQL duration "[^"]*": /, "")}`,
+      EXIT.usage,
+    );
+  }
+  const seconds = ms / 1000;
+  if (seconds < WATCH_INTERVAL_BOUNDS.min || seconds > WATCH_INTERVAL_BOUNDS.max)
+    throw new CliError(
+      `--interval ${JSON.stringify(text)}: expected from ${WATCH_INTERVAL_BOUNDS.min}s to 24h`,
+      EXIT.usage,
+    );
+  return seconds;
+}
+
+const notReconciled = (r: ReconcileSummary) =>
+  r.rollouts.filter((p) => p.outcome === "observation-failed" || p.outcome === "invalid-document");
+
+/** One line per pass: when, how long, and what each rollout did. */
+function passLine(p: LoopPass): string {
+  const head = `${new Date(p.startedAt * 1000).toISOString()} pass ${p.n} (${p.durationSeconds.toFixed(1)}s)`;
+  if (p.error) return `${head}: failed: ${p.error.message}`;
+  const r = p.summary;
+  if (!r.acquired) return `${head}: another reconciler holds the lock, nothing done`;
+  if (r.rollouts.length === 0) return `${head}: no active rollouts`;
+  const parts = r.rollouts.map(
+    (x) =>
+      `${x.id} ${x.outcome} ${x.status}${x.events.length ? ` [${x.events.map((e) => e.type).join(", ")}]` : ""}`,
+  );
+  return `${head}: ${parts.join("; ")}`;
+}
+
+/** Runs the loop until SIGINT or SIGTERM; the pass in flight finishes first. */
+async function watch(
+  io: Io,
+  deps: RunnerDeps,
+  opts: ReconcileOptions,
+  intervalSeconds: number,
+  json: boolean,
+): Promise<void> {
+  const controller = new AbortController();
+  const stop = (signal: NodeJS.Signals) => {
+    if (!controller.signal.aborted) io.err(`${signal}: stopping after the pass in flight\n`);
+    controller.abort();
+  };
+  process.on("SIGINT", stop);
+  process.on("SIGTERM", stop);
+  try {
+    const loop = startReconcilerLoop(deps, {
+      ...opts,
+      intervalSeconds,
+      signal: controller.signal,
+      onPass: (p) => {
+        if (json)
+          io.out(
+            `${JSON.stringify({
+              pass: p.n,
+              startedAt: new Date(p.startedAt * 1000).toISOString(),
+              durationSeconds: Math.round(p.durationSeconds * 1000) / 1000,
+              ...(p.error ? { error: p.error.message } : p.summary),
+            })}\n`,
+          );
+        else io.out(`${passLine(p)}\n`);
+        if (p.summary) for (const x of notReconciled(p.summary)) io.err(`warning: ${x.id}: ${x.error}\n`);
+      },
+    });
+    const { passes, failed } = await loop.done;
+    io.err(`stopped after ${passes} pass(es), ${failed} failed\n`);
+  } finally {
+    process.off("SIGINT", stop);
+    process.off("SIGTERM", stop);
+  }
 }
 
 function parseInt10(text: string, flag: string, min: number, max: number): number {
@@ -720,25 +829,40 @@ export function registerRollout(program: Command, io: Io): void {
     .option("--id <id>", "only this rollout")
     .option("--hooks <file>", "step hooks by name (rollout-hooks.schema.json)")
     .option("--now <time>", "evaluation time (default: --at, the replay's end, or now)")
-    .action(async (flags: PlanFlags & CommonFlags & { id?: string; hooks?: string }, cmd: Command) => {
-      const all = { ...cmd.optsWithGlobals(), ...flags } as PlanFlags &
-        CommonFlags & { id?: string; hooks?: string };
+    .option(
+      "--watch",
+      "keep reconciling, one pass per --interval, until SIGINT or SIGTERM (which finish the pass in flight, then exit 0)",
+    )
+    .option("--interval <duration>", `time between passes with --watch (default ${DEFAULT_WATCH_INTERVAL})`)
+    .action(async (flags: ReconcileFlags, cmd: Command) => {
+      const all = { ...cmd.optsWithGlobals(), ...flags } as ReconcileFlags;
       const id = all.id === undefined ? undefined : parseId(all.id);
+      const intervalSeconds = parseWatch(all);
       const hooks =
         all.hooks === undefined
           ? undefined
           : await readJsonFile(all.hooks, hooksFileSchema, "hooks file (rollout-hooks.schema.json)");
       const metadata = await readMetadata(all.metadata);
       const source = await openSource(all, io);
+      if (intervalSeconds !== undefined && source.replay)
+        throw new CliError(
+          "--watch reads a live Prometheus: a replay file is one fixed moment (run one pass without --watch)",
+          EXIT.usage,
+        );
       const now = all.now ?? (source.replay ? String(source.facts.at) : all.at);
       await withStore(all, io, async (store) => {
         const deps = depsOf(store, now === undefined ? {} : { now }, io);
-        const r = await reconcileRollouts(deps, {
+        const opts: ReconcileOptions = {
           api: source.api,
           ...(id ? { rolloutId: id } : {}),
           ...(hooks ? { hooks: hooks.hooks } : {}),
           ...(metadata ? { metadata } : {}),
-        });
+        };
+        if (intervalSeconds !== undefined) {
+          await watch(io, deps, opts, intervalSeconds, Boolean(all.json));
+          return;
+        }
+        const r = await reconcileRollouts(deps, opts);
         if (all.json) io.out(`${JSON.stringify(r, null, 2)}\n`);
         else if (!r.acquired) io.out("another reconciler is running: nothing done\n");
         else {
@@ -751,9 +875,7 @@ export function registerRollout(program: Command, io: Io): void {
             if (p.error) io.err(`warning: ${p.id}: ${p.error}\n`);
           }
         }
-        const failed = r.rollouts.filter(
-          (p) => p.outcome === "observation-failed" || p.outcome === "invalid-document",
-        );
+        const failed = notReconciled(r);
         if (failed.length)
           throw new CliError(
             `${failed.length} rollout(s) not reconciled: ${failed.map((p) => `${p.id}: ${p.error}`).join("; ")}`,
