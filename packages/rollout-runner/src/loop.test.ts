@@ -87,7 +87,10 @@ describe("startReconcilerLoop", () => {
 
   it("finishes the pass in flight when stopped during it", async () => {
     const passes: LoopPass[] = [];
-    const loop = startReconcilerLoop({ store }, { api, intervalSeconds: 3600, onPass: (p) => passes.push(p) });
+    const loop = startReconcilerLoop(
+      { store },
+      { api, intervalSeconds: 3600, onPass: (p) => passes.push(p) },
+    );
     loop.stop();
     expect(await loop.done).toEqual({ passes: 1, failed: 0 });
     expect(passes).toHaveLength(1);

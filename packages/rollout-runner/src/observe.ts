@@ -9,6 +9,8 @@
 import type { InstanceFacts } from "@untorn/advisor/facts";
 import { oneOf, type Selector } from "@untorn/catalog/promql";
 import { type SignalId, signal } from "@untorn/catalog/signals";
+import { chooseBlockSeconds } from "@untorn/compare/blocks";
+import { ratioOfTotals } from "@untorn/compare/stats/ratio-of-totals";
 import type { MatrixSeries, PromQueryApi, VectorSample } from "@untorn/fleet/api";
 import { buildFleetFacts } from "@untorn/fleet/facts";
 import { applyMetadata, type MetadataByInstance } from "@untorn/fleet/profile";
@@ -48,6 +50,8 @@ export interface ObserveOptions {
   factsWindow?: string;
   /** Window of rate() in the read-back and bake series; default 5m. */
   rateWindow?: string;
+  /** Step of the bake series in seconds; default about 240 points per window, at least 15 s. */
+  bakeStepSeconds?: number;
 }
 
 export interface ObserveResult {
@@ -140,23 +144,61 @@ function windowOf(
   return { t, v };
 }
 
+/**
+ * Per-transaction signals as numerator ÷ denominator signals (the catalog builds each as the ratio of
+ * the two). Their bake series are summed per comparison block (`ratioOfTotals`): the block's bytes
+ * over its transactions, not the mean of per-sample ratios, which a bursty denominator (a replica
+ * applying in bursts) biases upwards. On a replica the denominator, Com_commit + Com_rollback, counts
+ * the transactions its applier commits: the sibling replica of the live rollout test reports the
+ * primary's rate to within a few percent, where Handler_commit reads about ten times higher (internal
+ * commits, mysql.gtid_slave_pos) (docs/rollout.md, "Judging a replica").
+ */
+export const RATIO_PARTS: Partial<Record<SignalId, { numerator: SignalId; denominator: SignalId }>> = {
+  write_bytes_per_transaction: {
+    numerator: "innodb_write_bytes_per_second",
+    denominator: "transactions_per_second",
+  },
+  write_ops_per_transaction: {
+    numerator: "innodb_write_ops_per_second",
+    denominator: "transactions_per_second",
+  },
+  fsyncs_per_transaction: { numerator: "fsyncs_per_second", denominator: "transactions_per_second" },
+};
+
+export interface BakeFetchOptions {
+  /** rate() window of the series. */
+  window: string;
+  /** Range query step in seconds; default `stepFor` (about 240 points per window, at least 15 s). */
+  stepSeconds?: number;
+}
+
 /** The judged metrics of one wave over its before and after windows, treated and controls alike. */
 export async function fetchBake(
   api: PromQueryApi,
   req: BakeRequest,
-  window: string,
+  opts: BakeFetchOptions,
   count: { n: number },
   warnings: string[],
 ): Promise<BakeSeries> {
   const ids = req.instances.map((i) => i.id);
   const { before, after } = req.windows;
-  const byMetric = new Map<string, { before: Map<string, MatrixSeries>; after: Map<string, MatrixSeries> }>();
+  const step = (w: { start: number; end: number }) => opts.stepSeconds ?? stepFor(w.start, w.end);
+  type ByInstance = Map<string, MatrixSeries>;
+  const bySignal = new Map<string, { before: ByInstance; after: ByInstance }>();
+  const wanted = new Set<SignalId>();
+  for (const m of req.metrics) {
+    const parts = RATIO_PARTS[m.metric as SignalId];
+    if (parts) {
+      wanted.add(parts.numerator);
+      wanted.add(parts.denominator);
+    } else wanted.add(m.metric as SignalId);
+  }
   await Promise.all(
-    req.metrics.map(async (m) => {
-      const expr = signal(m.metric as SignalId).expr({ selector: { instance: oneOf(ids) }, window });
+    [...wanted].map(async (id) => {
+      const expr = signal(id).expr({ selector: { instance: oneOf(ids) }, window: opts.window });
       const fetch = async (w: { start: number; end: number }) => {
         count.n++;
-        const a = await api.queryRange(expr, { start: w.start, end: w.end, step: stepFor(w.start, w.end) });
+        const a = await api.queryRange(expr, { start: w.start, end: w.end, step: step(w) });
         warnings.push(...a.warnings);
         const out = new Map<string, MatrixSeries>();
         for (const s of a.data) {
@@ -166,25 +208,33 @@ export async function fetchBake(
         return out;
       };
       const [b, a] = await Promise.all([fetch(before), fetch(after)]);
-      byMetric.set(m.metric, { before: b, after: a });
+      bySignal.set(id, { before: b, after: a });
     }),
   );
+  // The block length compare will use, so the sums line up with its blocks.
+  const blockSeconds = chooseBlockSeconds(
+    req.blockSeconds,
+    Math.max(step(before), step(after)),
+    Math.min(before.end - before.start, after.end - after.start),
+  );
+  const seriesOf = (metric: string, instance: string, which: "before" | "after") => {
+    const w = req.windows[which];
+    const parts = RATIO_PARTS[metric as SignalId];
+    if (!parts) return windowOf(bySignal.get(metric)![which].get(instance), w.start, w.end);
+    const n = windowOf(bySignal.get(parts.numerator)![which].get(instance), w.start, w.end);
+    const d = windowOf(bySignal.get(parts.denominator)![which].get(instance), w.start, w.end);
+    return ratioOfTotals(n.t, n.v, d.t, d.v, blockSeconds);
+  };
   return {
     wave: req.wave,
     windows: { before: { ...before }, after: { ...after } },
     instances: req.instances.map((i) => ({
       id: i.id,
       series: Object.fromEntries(
-        req.metrics.map((m) => {
-          const got = byMetric.get(m.metric)!;
-          return [
-            m.metric,
-            {
-              before: windowOf(got.before.get(i.id), before.start, before.end),
-              after: windowOf(got.after.get(i.id), after.start, after.end),
-            },
-          ];
-        }),
+        req.metrics.map((m) => [
+          m.metric,
+          { before: seriesOf(m.metric, i.id, "before"), after: seriesOf(m.metric, i.id, "after") },
+        ]),
       ),
       ...(req.restarts.length ? { restarts: [...req.restarts] } : {}),
     })),
@@ -254,11 +304,11 @@ export async function fetchShared(
 export async function fetchBakes(
   api: PromQueryApi,
   requests: readonly BakeRequest[],
-  rateWindow: string,
+  opts: BakeFetchOptions,
 ): Promise<{ series: BakeSeries[]; queries: number; warnings: string[] }> {
   const count = { n: 0 };
   const warnings: string[] = [];
-  const series = await Promise.all(requests.map((b) => fetchBake(api, b, rateWindow, count, warnings)));
+  const series = await Promise.all(requests.map((b) => fetchBake(api, b, opts, count, warnings)));
   return { series, queries: count.n, warnings: [...new Set(warnings)] };
 }
 
@@ -273,7 +323,10 @@ export async function observe(
     readBacks: [...new Set(needs.readBacks)],
     health: [...new Set(needs.health)],
   });
-  const bakes = await fetchBakes(api, needs.bakes, opts.rateWindow ?? "5m");
+  const bakes = await fetchBakes(api, needs.bakes, {
+    window: opts.rateWindow ?? "5m",
+    ...(opts.bakeStepSeconds ? { stepSeconds: opts.bakeStepSeconds } : {}),
+  });
   const activeRollouts = needs.activeRollouts && opts.activeRollouts ? await opts.activeRollouts() : null;
   return {
     observations: {

@@ -309,6 +309,8 @@ export interface ReconcileOptions {
   metadata?: ObserveOptions["metadata"];
   /** rate() window of the read-backs and bake series; default 5m (shorter for short bakes). */
   rateWindow?: ObserveOptions["rateWindow"];
+  /** Step of the bake series in seconds; default about 240 points per window, at least 15 s. */
+  bakeStepSeconds?: number;
   /** Name of the single-writer lock; default `rollout-reconciler`. */
   lockName?: string;
 }
@@ -359,13 +361,28 @@ async function fireHooks(
   for (const h of wanted) {
     const actor = { id: `hook:${h.hook}`, kind: "hook" as const };
     const base = `${id}:${h.wave}:${h.instance}`;
-    const started = applyCommand(
-      state,
-      { type: "hook-started", key: `hook-started:${base}`, actor, instance: h.instance },
-      now(deps),
-    );
+    const startCmd = {
+      type: "hook-started" as const,
+      key: `hook-started:${base}`,
+      actor,
+      instance: h.instance,
+    };
+    const started = applyCommand(state, startCmd, now(deps));
     if (!started.ok || started.duplicate) continue;
-    version = (await commitTransition(deps, id, version, actor.id, "hook-started", started)).version;
+    // The key goes to the store too: a second writer with the same step would get the stored
+    // outcome (replayed) instead of running the hook again.
+    const c = await commitTransition(
+      deps,
+      id,
+      version,
+      actor.id,
+      "hook-started",
+      started,
+      startCmd.key,
+      startCmd,
+    );
+    if (c.replayed) continue;
+    version = c.version;
     state = started.state;
     pass.events = [...pass.events, ...started.events];
     const configured = opts.hooks?.[h.hook];
@@ -389,13 +406,19 @@ async function fireHooks(
       output = `${result.error ? `${result.error}\n` : ""}${result.output}${result.truncated ? "\n(output truncated to its last 64 KiB)" : ""}`;
     }
     pass.hooks.push({ instance: h.instance, hook: h.hook, result, ...(configured ? {} : { error: output }) });
-    const done = applyCommand(
-      state,
-      { type: "hook-result", key: `hook-result:${base}`, actor, instance: h.instance, ok, exitCode, output },
-      now(deps),
-    );
+    const doneCmd = {
+      type: "hook-result" as const,
+      key: `hook-result:${base}`,
+      actor,
+      instance: h.instance,
+      ok,
+      exitCode,
+      output,
+    };
+    const done = applyCommand(state, doneCmd, now(deps));
     if (done.duplicate) continue;
-    version = (await commitTransition(deps, id, version, actor.id, "hook-result", done)).version;
+    version = (await commitTransition(deps, id, version, actor.id, "hook-result", done, doneCmd.key, doneCmd))
+      .version;
     state = done.state;
     pass.events = [...pass.events, ...done.events];
   }
@@ -438,7 +461,10 @@ async function reconcileOne(
         if (needsData) throw shared;
         observations = { health: [], readBacks: [], bakes: [], activeRollouts: null };
       } else {
-        const bakes = await fetchBakes(opts.api, needs.bakes, opts.rateWindow ?? "5m");
+        const bakes = await fetchBakes(opts.api, needs.bakes, {
+          window: opts.rateWindow ?? "5m",
+          ...(opts.bakeStepSeconds ? { stepSeconds: opts.bakeStepSeconds } : {}),
+        });
         pass.queries = bakes.queries;
         pass.warnings = bakes.warnings;
         observations = {

@@ -393,6 +393,7 @@ export function bakeComparisonInput(input: JudgeInput) {
       alpha: input.policy.alpha,
       minSamples: input.policy.minSamples,
       minBlocks: input.policy.minBlocks,
+      blockSeconds: input.policy.blockSeconds,
       warmupSeconds: input.policy.warmupSeconds,
     },
   });

@@ -140,6 +140,12 @@ export const policySchema = z
       .default(20)
       .describe("Per window and series, passed to @untorn/compare."),
     minBlocks: z.number().int().min(3).default(6),
+    blockSeconds: z
+      .union([z.literal("auto"), z.number().int().min(1).max(86_400)])
+      .default("auto")
+      .describe(
+        "Block length of the comparison, passed to @untorn/compare (auto: 300, 120 or 60 s, at least 12 blocks per window where the windows allow). Shorter blocks give a short bake more blocks; compare still accounts for the dependence between them.",
+      ),
     metrics: z
       .array(judgedMetricSchema)
       .max(32)

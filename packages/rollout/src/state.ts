@@ -962,6 +962,8 @@ export interface BakeRequest {
   };
   /** Restart times to report (warm-up is excluded after them). */
   readonly restarts: readonly number[];
+  /** The policy's block length for the comparison (ratio metrics are summed per block, as compare aligns them). */
+  readonly blockSeconds: number | "auto";
 }
 
 export interface HumanAction {
@@ -1087,6 +1089,7 @@ export function nextActions(state: RolloutState, now: number): NextActions {
           restarts: s.instances
             .filter((i) => i.wave === w.index && step(s, i.instance)?.restart && i.appliedAt !== null)
             .map((i) => i.appliedAt!),
+          blockSeconds: s.policy.blockSeconds,
         });
       } else wakes.push(w.nextEvaluationAt);
     }
