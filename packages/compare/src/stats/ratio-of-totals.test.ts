@@ -44,6 +44,7 @@ describe("ratioOfTotals", () => {
   });
 
   it("refuses a block length that is not a positive number", () => {
-    for (const b of [0, -60, Number.NaN]) expect(() => ratioOfTotals([], [], [], [], b)).toThrow(/blockSeconds/);
+    for (const b of [0, -60, Number.NaN])
+      expect(() => ratioOfTotals([], [], [], [], b)).toThrow(/blockSeconds/);
   });
 });
