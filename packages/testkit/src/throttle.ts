@@ -18,6 +18,12 @@ export interface ThrottleOptions {
   /** Read IOPS cap; 0 or absent = no cap. */
   readIops?: number;
   /**
+   * Write bandwidth cap in bytes/s (blkio.throttle.write_bps_device); 0 or absent = no cap. Unlike an
+   * IOPS cap that counts a large request as one, it charges doublewrite's extra copy of every page in
+   * full (docs/reference/iops-metering.md, "emulated IOPS-limited volumes").
+   */
+  writeBytesPerSecond?: number;
+  /**
    * The loop device's max_sectors_kb: the largest request the device takes, larger ones are split. The
    * cap charges every piece, so 16 meters every 16 KiB (one I/O per InnoDB page) and 256 counts requests up
    * to 256 KiB as one, like AWS EBS SSD volumes (docs/reference/iops-metering.md §11). Default 16.
@@ -41,6 +47,7 @@ export interface ThrottleOptions {
 export interface ThrottleLimits {
   writeIops: number;
   readIops: number;
+  writeBytesPerSecond: number;
 }
 
 export interface ThrottledVolume {
@@ -192,7 +199,11 @@ export async function createThrottledVolume(opts: ThrottleOptions = {}): Promise
   const sizeMiB = opts.sizeMiB ?? 4096;
   const clusterBytes = opts.clusterBytes ?? 16384;
   if (!Number.isInteger(meterKiB) || meterKiB < 4) throw new Error(`meterKiB must be an integer ≥ 4`);
-  for (const [k, v] of Object.entries({ writeIops: opts.writeIops, readIops: opts.readIops })) {
+  for (const [k, v] of Object.entries({
+    writeIops: opts.writeIops,
+    readIops: opts.readIops,
+    writeBytesPerSecond: opts.writeBytesPerSecond,
+  })) {
     if (v !== undefined && (!Number.isInteger(v) || v < 0)) throw new Error(`${k} must be an integer ≥ 0`);
   }
 
@@ -290,11 +301,12 @@ export async function createThrottledVolume(opts: ThrottleOptions = {}): Promise
     throw new Error(`creating the throttled volume failed: ${firstLine(err)}${extra}`);
   }
 
-  const limits: ThrottleLimits = { writeIops: 0, readIops: 0 };
+  const limits: ThrottleLimits = { writeIops: 0, readIops: 0, writeBytesPerSecond: 0 };
   const setLimits = async (next: Partial<ThrottleLimits>) => {
     for (const [k, file] of [
       ["writeIops", "blkio.throttle.write_iops_device"],
       ["readIops", "blkio.throttle.read_iops_device"],
+      ["writeBytesPerSecond", "blkio.throttle.write_bps_device"],
     ] as const) {
       const v = next[k];
       if (v === undefined) continue;
@@ -305,7 +317,11 @@ export async function createThrottledVolume(opts: ThrottleOptions = {}): Promise
     }
   };
   try {
-    await setLimits({ writeIops: opts.writeIops ?? 0, readIops: opts.readIops ?? 0 });
+    await setLimits({
+      writeIops: opts.writeIops ?? 0,
+      readIops: opts.readIops ?? 0,
+      writeBytesPerSecond: opts.writeBytesPerSecond ?? 0,
+    });
   } catch (err) {
     await rollback();
     throw err;
