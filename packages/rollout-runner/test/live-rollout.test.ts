@@ -4,7 +4,8 @@
 // a blkio cgroup) whose torn-write protection the operator declares, as a real deployment declares EBS
 // torn-write prevention; the sibling replica is the concurrent control. The canary is restarted with
 // innodb_doublewrite=OFF, the step is verified from the exporter's read-back through Prometheus, and
-// after the bake the comparison against the control must estimate fewer bytes per transaction. Takes about ten minutes: the before window must hold three 60 s blocks, the bake too.
+// after the bake the comparison against the control must find significantly fewer bytes per
+// transaction. About ten minutes: the before window and the bake hold eight 30 s blocks each.
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -32,8 +33,7 @@ import {
 } from "../src/runner.js";
 
 const unavailable = await zramAvailable();
-if (unavailable)
-  console.warn(`SKIPPING the live rollout test (no emulated IOPS-capped volume): ${unavailable}`);
+if (unavailable) console.warn(`SKIPPING the live rollout test (no emulated capped volume): ${unavailable}`);
 const skipNote = unavailable ? ` (SKIPPED: ${unavailable})` : "";
 
 const LOAD = { tables: 2, tableSize: 5000 };
@@ -43,9 +43,21 @@ const FLUSHY = { innodb_max_dirty_pages_pct: 0, innodb_max_dirty_pages_pct_lwm: 
 // Paced: a demand-bound load, so transactions/s is the same on both replicas and per-transaction
 // efficiency is what changes.
 const RATE = 200;
-// compare aggregates into blocks of at least 60 s and needs minBlocks (3) of them in each window.
-const BAKE = 210;
-const RATE_WINDOW = "30s";
+// The canary's volume: 600 write IOPS make it lag its primary. zram takes a doublewrite batch (~2 MiB)
+// as one request, so the cap barely charges the second copy of each page and the canary does not apply
+// faster without it (docs/reference/iops-metering.md, "emulated IOPS-limited volumes"); what moves is
+// the bytes per transaction. (A write bandwidth cap, `writeBytesPerSecond`, does make it catch up: then
+// the after window holds a catch-up burst and a steady part, and the comparison of whole windows is
+// inconclusive, rightly: docs/rollout.md, "The live test".)
+const CANARY_CAPS = { writeIops: 600 };
+// Eight 30 s blocks per window (compare's default minimum is six), of six 5 s samples each (default
+// minimum 20 samples per window): Prometheus scrapes every second here, so the bake series can be that
+// fine; with 15 s steps and 60 s blocks a 4-minute window held 4 blocks of 4 overlapping samples, too
+// few to estimate their dependence, and every interval came out unbounded.
+const BAKE = 240;
+const BLOCK_SECONDS = 30;
+const BAKE_STEP_SECONDS = 5;
+const RATE_WINDOW = "10s";
 
 const policy: PolicyInput = {
   includePrimaries: false,
@@ -59,13 +71,13 @@ const policy: PolicyInput = {
   evaluationIntervalSeconds: 30,
   consecutiveSuccessLimit: 1,
   failureLimit: 1,
-  minSamples: 6,
-  minBlocks: 3,
+  blockSeconds: BLOCK_SECONDS,
   // No latency guardrail: two shared cores make the file write latency of a 3-minute window noise.
   metrics: [
     { metric: "transactions_per_second", kind: "throughput", role: "guardrail", margin: 0.1 },
     { metric: "write_bytes_per_transaction", kind: "efficiency", role: "expected", expect: "decrease" },
-    { metric: "write_ops_per_transaction", kind: "efficiency", role: "expected", expect: "decrease" },
+    // Informative, as in the default policy: a doublewrite batch is one or two write requests.
+    { metric: "write_ops_per_transaction", kind: "efficiency", role: "informative" },
     { metric: "fsyncs_per_transaction", kind: "efficiency", role: "informative" },
   ],
 };
@@ -110,13 +122,14 @@ describe.skipIf(Boolean(unavailable))(`a live doublewrite-off rollout on a GTID 
       replication: prometheusReplication,
       metadata,
       rateWindow: RATE_WINDOW,
+      bakeStepSeconds: BAKE_STEP_SECONDS,
     });
 
   beforeAll(async () => {
     set = await startReplicaSet({
       replicas: 2,
       common: { bufferPoolSize: "16M", extra: FLUSHY },
-      throttle: { replica: 0, backing: "zram", writeIops: 600, sizeMiB: 1024 },
+      throttle: { replica: 0, backing: "zram", ...CANARY_CAPS, sizeMiB: 1024 },
     });
     const named = [
       ["primary", set.primary],
@@ -201,6 +214,7 @@ describe.skipIf(Boolean(unavailable))(`a live doublewrite-off rollout on a GTID 
     // The operator's step: restart the canary with doublewrite off, then mark it done.
     const canary = set.replicas[0]!;
     await set.restartReplica(canary, { doublewrite: false });
+    const lagAtChange = (await prometheusReplication(api, ["canary"], now())).get("canary")?.lagSeconds ?? 0;
     await cmd({ type: "step-done", key: "step-done-canary", actor: alice, instance: "canary" });
     const appliedAt = now();
 
@@ -238,15 +252,23 @@ describe.skipIf(Boolean(unavailable))(`a live doublewrite-off rollout on a GTID 
     expect(bake.windows!.before.end).toBeLessThanOrEqual(appliedAt + 1);
     // Every judged metric had data through Prometheus: nothing is "no data".
     for (const j of bake.judgement!) expect(j.outcome, JSON.stringify(j)).not.toBe("no-data");
-    // Difference in differences against the control: the canary's bytes per transaction fell by far
-    // more than noise (doublewrite wrote every flushed page twice).
-    expect(judged("write_bytes_per_transaction").ratio!, JSON.stringify(bake.judgement)).toBeLessThan(0.9);
-    // Three 60 s blocks per window are the least compare accepts and rarely make the change significant:
-    // then the wave stays in its bake, to be judged again (and paused for a human), never passed on a
-    // point estimate.
+    // Difference in differences against the control: the canary's bytes per transaction fell, and
+    // significantly (doublewrite wrote every flushed page twice).
+    const bytes = judged("write_bytes_per_transaction");
+    expect(bytes, JSON.stringify(bake.judgement)).toMatchObject({ outcome: "pass", verdict: "improved" });
+    expect(bytes.ratio!).toBeLessThan(0.8);
+    expect(bytes.ciHigh!).toBeLessThan(1);
+    // The canary lagged behind its primary; under an IOPS cap that counts a doublewrite batch as one
+    // request it does not apply faster without the copies, so the throughput guardrail can at best rule
+    // out a regression beyond its margin, and a 4-minute bake rarely does: then the wave stays in its
+    // bake and pauses for a human, never passed on a point estimate.
+    expect(lagAtChange, "the capped canary lagged when the step was applied").toBeGreaterThan(0);
+    expect(judged("transactions_per_second").outcome).not.toBe("fail");
     expect(["pass", "inconclusive"], bake.summary).toContain(bake.outcome);
-    if (bake.outcome === "pass") expect(judged("write_bytes_per_transaction").outcome).toBe("pass");
-    else expect(s.waves[0]!.phase).not.toBe("passed");
+    const undecided = bake.judgement!.filter((j) => j.role !== "informative" && j.outcome !== "pass");
+    for (const j of undecided) expect(j, bake.summary).toMatchObject({ metric: "transactions_per_second" });
+    if (bake.outcome === "inconclusive") expect(s.waves[0]!.phase).not.toBe("passed");
+    else expect(s.waves[0]!.phase).toBe("passed");
 
     // The report: JSON valid against its schema, Markdown ready for a change ticket.
     s = (await getRollout(deps(), id)).state;
