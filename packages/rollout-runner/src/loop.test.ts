@@ -48,7 +48,7 @@ describe("startReconcilerLoop", () => {
   beforeAll(async () => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), "untorn-loop-"));
     store = await openStore({ dataDir: path.join(dir, "data") });
-  });
+  }, 180_000);
   afterAll(async () => {
     await store?.close();
     fs.rmSync(dir, { recursive: true, force: true });
@@ -121,5 +121,5 @@ describe("startReconcilerLoop", () => {
     } finally {
       fs.rmSync(broken, { recursive: true, force: true });
     }
-  });
+  }, 180_000);
 });
