@@ -296,5 +296,5 @@ describe.each(BACKENDS)("rollout commands on %s", (kind) => {
         dir.remove();
       }
     }
-  });
+  }, 120_000);
 });

@@ -107,7 +107,7 @@ describe("untorn rollout", () => {
     expect(r.err).toContain("unverified:9105: gate-not-verified");
     const list = await cli(["list", "--json", ...store()]);
     expect(JSON.parse(list.out)).toEqual([]);
-  });
+  }, 180_000);
 
   it("a session: create, attest, approve, reconcile, conflict, refusal, report", async () => {
     const created = await cli([
