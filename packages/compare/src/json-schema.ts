@@ -15,7 +15,7 @@ export type SchemaFile = (typeof SCHEMA_FILES)[number];
 export function comparisonJsonSchemas(): Record<SchemaFile, Record<string, unknown>> {
   return {
     "comparison-input.schema.json": {
-      ...z.toJSONSchema(ComparisonInput, { io: "input", target: "draft-2020-12" }),
+      ...z.toJSONSchema(ComparisonInput, { io: "input", target: "draft-2020-12", unrepresentable: "any" }),
       $id: "comparison-input.schema.json",
       title: "Untorn comparison input",
     },
