@@ -46,8 +46,8 @@ export function prepareWindow(raw: SampleWindow | Window, options: PrepareOption
 
   // Keep finite samples (typed arrays: a 7-day window at 15 s is 40,000 samples, a fleet has thousands).
   const n = "t" in raw ? raw.t.length : raw.v.length;
-  let t = new Float64Array(n);
-  let v = new Float64Array(n);
+  let t = scratch.t(n);
+  let v = scratch.v(n);
   let kept = 0;
   let sorted = true;
   if ("t" in raw) {
@@ -232,6 +232,25 @@ export function prepareWindow(raw: SampleWindow | Window, options: PrepareOption
   // Compact copies (memcpy for typed arrays) so the window does not pin larger scratch buffers.
   return { t: new Float64Array(times), v: new Float64Array(values), step, resets, flags, coverage };
 }
+
+/**
+ * Working buffers for the first cleaning pass, grown to the longest window seen and reused: the
+ * window's result is always a fresh compact copy, so nothing returned refers to them.
+ */
+const scratch = (() => {
+  let times = new Float64Array(0);
+  let values = new Float64Array(0);
+  return {
+    t(n: number): Float64Array {
+      if (times.length < n) times = new Float64Array(n);
+      return times.subarray(0, n);
+    },
+    v(n: number): Float64Array {
+      if (values.length < n) values = new Float64Array(n);
+      return values.subarray(0, n);
+    },
+  };
+})();
 
 /**
  * Median of the intervals between consecutive times. A scrape grid makes most intervals equal: when
