@@ -306,11 +306,10 @@ if (arg && formArg && fileArg) {
   const summary = chosen.map((s) => {
     const of = (form: Form) => runs.filter((x) => x.name === s.name && x.form === form);
     const medians = (form: Form) =>
-      Object.fromEntries(
-        (
-          ["totalSeconds", "readSeconds", "parseSeconds", "compareSeconds", "gcSeconds", "peakRssMB"] as const
-        ).map((k) => [k, round(median(of(form).map((x) => x[k])))]),
-      ) as Record<Key, number>;
+      Object.fromEntries(KEYS.map((k) => [k, round(median(of(form).map((x) => x[k])))])) as Record<
+        Key,
+        number
+      >;
     const ratio = (key: Key) => {
       // Per round: compact ÷ explicit of the same round (same load), then the median.
       const rs = of("compact").map((c) => {
