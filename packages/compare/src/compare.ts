@@ -1,7 +1,13 @@
 import { analyseSeries, type PreparedPair } from "./analyse-series.js";
 import type { Blocks } from "./blocks.js";
 import { deriveSeed } from "./derive-seed.js";
-import { type ComparisonInput, DEFAULT_DIRECTION, type Direction, type MetricSpec } from "./input.js";
+import {
+  type ComparisonInput,
+  DEFAULT_DIRECTION,
+  type Direction,
+  type Instance,
+  type MetricSpec,
+} from "./input.js";
 import { overallVerdict } from "./overall-verdict.js";
 import { prepareWindow } from "./prepare-window.js";
 import { createRng } from "./prng.js";
@@ -32,10 +38,9 @@ export function compare(input: ComparisonInput): ComparisonResult {
         } satisfies Flag)
       : undefined;
 
-  const prepared = new Map<string, Map<string, PreparedPair>>();
-  for (const inst of input.instances) {
-    // Counter resets in any counter series mark a restart (or a performance_schema TRUNCATE) for the
-    // whole instance, so warm-up is excluded from its gauge series too.
+  // Counter resets in any counter series mark a restart (or a performance_schema TRUNCATE) for the
+  // whole instance, so warm-up is excluded from its gauge series too.
+  const eventsOf = (inst: Instance) => {
     const events = [...(inst.restarts ?? [])];
     for (const m of metrics) {
       const s = inst.series[m.id];
@@ -45,6 +50,10 @@ export function compare(input: ComparisonInput): ComparisonResult {
         events.push(...probe.resets);
       }
     }
+    return events;
+  };
+  const prepare = (inst: Instance) => {
+    const events = eventsOf(inst);
     const pairs = new Map<string, PreparedPair>();
     for (const m of metrics) {
       const s = inst.series[m.id];
@@ -59,21 +68,27 @@ export function compare(input: ComparisonInput): ComparisonResult {
         });
       pairs.set(m.id, { before: prep("before"), after: prep("after") });
     }
-    prepared.set(inst.id, pairs);
-  }
+    return pairs;
+  };
 
+  // Controls are prepared once and kept (every treated instance is compared with them); a treated
+  // instance's samples are prepared when it is analysed and dropped after, so the cleaned copies of a
+  // large fleet never sit in memory all at once.
   const controls = input.instances.filter((i) => i.role === "control");
+  const preparedControls = new Map(controls.map((c) => [c.id, prepare(c)]));
   const results: SeriesResult[] = [];
+  const workload: WorkloadCheck[] = [];
+  const workloadMetrics = metrics.filter((m) => m.kind === "workload");
   const controlBlocks = new Map(metrics.map((m) => [m.id, new Map<string, Blocks>()]));
   for (const inst of input.instances) {
-    const pairs = prepared.get(inst.id)!;
+    const pairs = preparedControls.get(inst.id) ?? prepare(inst);
     for (const m of metrics) {
       const pair = pairs.get(m.id);
       const empty = { before: emptyWindow("before"), after: emptyWindow("after") };
       const controlPairs =
         inst.role === "treated"
           ? controls
-              .map((c) => ({ id: c.id, pair: prepared.get(c.id)!.get(m.id) }))
+              .map((c) => ({ id: c.id, pair: preparedControls.get(c.id)!.get(m.id) }))
               .filter((c) => c.pair && c.pair.before.v.length > 0 && c.pair.after.v.length > 0)
               .map((c) => ({ id: c.id, ...c.pair! }))
           : [];
@@ -101,17 +116,12 @@ export function compare(input: ComparisonInput): ComparisonResult {
       }
       results.push(result);
     }
-  }
-
-  const workloadMetrics = metrics.filter((m) => m.kind === "workload");
-  const workload: WorkloadCheck[] = [];
-  if (workloadMetrics.length > 0) {
-    for (const inst of input.instances.filter((i) => i.role === "treated")) {
+    if (inst.role === "treated" && workloadMetrics.length > 0) {
       const check = workloadCheck({
         instance: inst.id,
         metrics: workloadMetrics,
-        treated: prepared.get(inst.id)!,
-        controls: controls.map((c) => ({ id: c.id, series: prepared.get(c.id)! })),
+        treated: pairs,
+        controls: controls.map((c) => ({ id: c.id, series: preparedControls.get(c.id)! })),
         windowSeconds,
         options,
         rng: createRng(deriveSeed(seed, inst.id, "\u0000workload")),
@@ -139,17 +149,26 @@ function inferWindows(input: ComparisonInput) {
     let end = Number.NEGATIVE_INFINITY;
     for (const inst of input.instances) {
       for (const s of Object.values(inst.series)) {
-        const t = s[which].t;
+        const w = s[which];
         let first = Number.POSITIVE_INFINITY;
         let last = Number.NEGATIVE_INFINITY;
         let prev = Number.NEGATIVE_INFINITY;
-        for (let i = 0; i < t.length; i++) {
-          const x = t[i]!;
-          if (x < first) first = x;
-          if (x > last) {
-            prev = last;
-            last = x;
-          } else if (x > prev) prev = x;
+        if ("t" in w) {
+          const t = w.t;
+          for (let i = 0; i < t.length; i++) {
+            const x = t[i]!;
+            if (x < first) first = x;
+            if (x > last) {
+              prev = last;
+              last = x;
+            } else if (x > prev) prev = x;
+          }
+        } else if (w.v.length > 0) {
+          // The grid's times, as prepareWindow computes them.
+          const n = w.v.length;
+          first = w.start;
+          last = w.start + (n - 1) * w.step;
+          if (n > 1) prev = w.start + (n - 2) * w.step;
         }
         if (first < start) start = first;
         const step = Number.isFinite(prev) ? last - prev : 0;
@@ -162,5 +181,8 @@ function inferWindows(input: ComparisonInput) {
 }
 
 function emptyWindow(which: "before" | "after") {
-  return prepareWindow({ t: [], v: [] }, { window: which, counter: false, events: [], warmupSeconds: 0 });
+  return prepareWindow(
+    { t: new Float64Array(0), v: new Float64Array(0) },
+    { window: which, counter: false, events: [], warmupSeconds: 0 },
+  );
 }

@@ -57,25 +57,164 @@ export const MetricSpec = z
   .describe("A metric to compare.");
 export type MetricSpec = z.infer<typeof MetricSpec>;
 
-export const Window = z
+/** Sample times, checked by `checkSamples` in one pass (zod's per-element parse allocates per sample). */
+const SampleTimes = z
+  .custom<number[]>((x) => Array.isArray(x), { error: "expected an array of Unix seconds" })
+  .meta({
+    type: "array",
+    items: { type: "number" },
+    description: "Sample timestamps, Unix seconds (not milliseconds).",
+  });
+/** Sample values, checked by `checkSamples` in one pass. */
+const SampleValues = z
+  .custom<(number | null)[]>((x) => Array.isArray(x), { error: "expected an array of numbers or null" })
+  .meta({
+    type: "array",
+    items: { type: ["number", "null"] },
+    description: "Sample values; null marks a missing or NaN sample (JSON has no NaN).",
+  });
+
+export const ExplicitWindow = z
+  .strictObject({ t: SampleTimes, v: SampleValues })
+  .superRefine((w, ctx) => checkSamples(w, ctx))
+  .describe("Samples with explicit timestamps: t[i] is the time of v[i].");
+export type ExplicitWindow = z.infer<typeof ExplicitWindow>;
+
+export const CompactWindow = z
   .strictObject({
-    t: z
-      .array(z.number())
-      .superRefine((t, ctx) => {
-        // One issue per window, not one per sample.
-        const ms = t.find((x) => Math.abs(x) >= MILLISECONDS_THRESHOLD);
-        if (ms !== undefined) ctx.addIssue({ code: "custom", message: `timestamp ${msMessage(ms)}` });
-      })
-      .describe("Sample timestamps, Unix seconds (not milliseconds)."),
-    v: z
-      .array(z.number().nullable())
-      .describe("Sample values; null marks a missing or NaN sample (JSON has no NaN)."),
+    start: UnixSeconds.describe("Time of v[0], Unix seconds (not milliseconds)."),
+    step: z.number().gt(0).describe("Seconds between samples: v[i] is at start + i · step."),
+    v: SampleValues,
   })
-  .refine((w) => w.t.length === w.v.length, { message: "t and v must have the same length" });
+  .superRefine((w, ctx) => checkSamples(w, ctx))
+  .describe(
+    "Samples on a regular grid (a Prometheus range query): v[i] at start + i · step, null for a missing sample.",
+  );
+export type CompactWindow = z.infer<typeof CompactWindow>;
+
+export const Window = z
+  .union([ExplicitWindow, CompactWindow], {
+    error: "a window is { t, v } (explicit timestamps) or { start, step, v } (a regular grid)",
+  })
+  .describe("One window of one series, in either form.");
 export type Window = z.infer<typeof Window>;
 
+/**
+ * A window as compare reads it: the validated samples copied into Float64Arrays (NaN for a missing
+ * sample), so the analysis never touches boxed JSON numbers and the parsed JSON can be dropped.
+ */
+export type SampleWindow =
+  | { readonly t: Float64Array; readonly v: Float64Array }
+  | { readonly start: number; readonly step: number; readonly v: Float64Array };
+
+/** Copies a validated window into Float64Arrays (one allocation per array, none per sample). */
+export function toSampleWindow(w: Window): SampleWindow {
+  const v = new Float64Array(w.v.length);
+  for (let i = 0; i < v.length; i++) {
+    const x = w.v[i];
+    v[i] = x === null || x === undefined ? Number.NaN : x;
+  }
+  return "t" in w ? { t: new Float64Array(w.t), v } : { start: w.start, step: w.step, v };
+}
+
+/** Time of sample i of a window in either form (the compact form's grid: start + i · step). */
+export function sampleTime(w: Window | SampleWindow, i: number): number {
+  return "t" in w ? w.t[i]! : w.start + i * w.step;
+}
+
+/**
+ * The compact form of an explicit window whose times all lie on one grid of `step` seconds from its
+ * first sample (a Prometheus range query), null where the grid has no sample; the window unchanged
+ * otherwise (unsorted, repeated or off-grid times). The grid's times are computed as compare computes
+ * them (start + i · step), and the window is only made compact when they equal the given times
+ * exactly, so both forms give the same result. A grid of more than four slots per sample (a mostly
+ * empty series) stays explicit: it would be the larger form.
+ */
+export function toCompactWindow(w: ExplicitWindow, step: number): Window {
+  const n = w.t.length;
+  if (n === 0 || !(step > 0)) return w;
+  const start = w.t[0]!;
+  const last = Math.round((w.t[n - 1]! - start) / step);
+  if (!(last >= n - 1) || last > 4 * n + 1000) return w;
+  const v: (number | null)[] = new Array(last + 1).fill(null);
+  let prev = -1;
+  for (let i = 0; i < n; i++) {
+    const k = Math.round((w.t[i]! - start) / step);
+    if (k <= prev || start + k * step !== w.t[i]) return w;
+    v[k] = w.v[i]!;
+    prev = k;
+  }
+  return { start, step, v };
+}
+
+/**
+ * One pass over a window's samples without allocating per sample: every time a finite number below
+ * MILLISECONDS_THRESHOLD, every value a finite number or null, t and v of equal length. Each kind of
+ * fault is reported once, at its first index, with how many samples share it. Unsorted or repeated
+ * timestamps are accepted (compare sorts them and flags it).
+ */
+function checkSamples(w: { t?: unknown; v: unknown }, ctx: z.RefinementCtx): void {
+  const v = w.v as readonly unknown[];
+  const t = w.t as readonly unknown[] | undefined;
+  if (!Array.isArray(v) || (t !== undefined && !Array.isArray(t))) return;
+  if (t !== undefined && t.length !== v.length) {
+    ctx.addIssue({ code: "custom", message: "t and v must have the same length" });
+    return;
+  }
+  let badTime = -1;
+  let badTimes = 0;
+  let msTime = -1;
+  let badValue = -1;
+  let badValues = 0;
+  for (let i = 0; i < v.length; i++) {
+    const x = v[i];
+    if (x !== null && (typeof x !== "number" || !Number.isFinite(x))) {
+      if (badValues++ === 0) badValue = i;
+    }
+    if (t === undefined) continue;
+    const s = t[i];
+    if (typeof s !== "number" || !Number.isFinite(s)) {
+      if (badTimes++ === 0) badTime = i;
+    } else if (msTime < 0 && Math.abs(s) >= MILLISECONDS_THRESHOLD) msTime = i;
+  }
+  const more = (n: number) => (n > 1 ? ` (${n - 1} more like it)` : "");
+  if (t !== undefined && badTime >= 0) {
+    ctx.addIssue({
+      code: "custom",
+      message: `t[${badTime}] is ${describe(t[badTime])}: timestamps are finite numbers, Unix seconds${more(badTimes)}`,
+      path: ["t", badTime],
+    });
+  }
+  if (t !== undefined && msTime >= 0) {
+    // One issue per window, not one per sample.
+    ctx.addIssue({
+      code: "custom",
+      message: `timestamp ${msMessage(t[msTime] as number)}`,
+      path: ["t", msTime],
+    });
+  }
+  if (badValue >= 0) {
+    ctx.addIssue({
+      code: "custom",
+      message: `v[${badValue}] is ${describe(v[badValue])}: values are finite numbers, or null for a missing sample${more(badValues)}`,
+      path: ["v", badValue],
+    });
+  }
+}
+
+function describe(x: unknown): string {
+  if (typeof x === "number") return String(x);
+  if (x === undefined) return "missing";
+  return `${typeof x === "string" ? "the string " : ""}${JSON.stringify(x)}`;
+}
+
+/** The before and after windows of one series, as JSON (validated, not copied). */
 export const SeriesPair = z.strictObject({ before: Window, after: Window });
 export type SeriesPair = z.infer<typeof SeriesPair>;
+
+const TypedWindow = Window.transform(toSampleWindow);
+/** SeriesPair as `compare` takes it: both windows in Float64Arrays. */
+const TypedSeriesPair = z.strictObject({ before: TypedWindow, after: TypedWindow });
 
 export const Instance = z
   .strictObject({
@@ -89,7 +228,7 @@ export const Instance = z
       .describe(
         "Known server restarts (Unix seconds); samples within warmupSeconds after each are excluded.",
       ),
-    series: z.record(Id, SeriesPair).describe("Per metric id: the before and after windows."),
+    series: z.record(Id, TypedSeriesPair).describe("Per metric id: the before and after windows."),
   })
   .describe("One database instance.");
 export type Instance = z.infer<typeof Instance>;
@@ -277,10 +416,12 @@ function checkDeclaredWindows(
     for (const [metric, pair] of Object.entries(inst.series)) {
       for (const which of ["before", "after"] as const) {
         const { start, end } = windows[which];
-        const t = pair[which].t;
+        const w = pair[which];
+        const n = "t" in w ? w.t.length : w.v.length;
         let outside = 0;
         let first: number | undefined;
-        for (const x of t) {
+        for (let k = 0; k < n; k++) {
+          const x = sampleTime(w, k);
           if (x >= start && x <= end) continue;
           outside++;
           first ??= x;
@@ -289,7 +430,7 @@ function checkDeclaredWindows(
         ctx.addIssue({
           code: "custom",
           message: `${outside} samples lie outside the declared ${which} window ${start}..${end} (first at ${first}): the windows contradict the data`,
-          path: ["instances", i, "series", metric, which, "t"],
+          path: ["instances", i, "series", metric, which, "t" in w ? "t" : "start"],
         });
       }
     }

@@ -9,13 +9,14 @@ export type SchemaFile = (typeof SCHEMA_FILES)[number];
 /**
  * JSON Schemas (draft 2020-12) generated from the zod schemas: the input as a user writes it (defaults
  * optional) and the result as `compare` returns it. Refinements that JSON Schema cannot express (equal
- * t/v lengths, unique ids, series keys that name declared metrics) are enforced by
- * `parseComparisonInput` only.
+ * t/v lengths, unique ids, series keys that name declared metrics, samples inside declared windows) are
+ * enforced by `parseComparisonInput` only. The sample arrays are zod custom types checked in one pass
+ * (`unrepresentable: "any"` lets their JSON Schema come from their metadata).
  */
 export function comparisonJsonSchemas(): Record<SchemaFile, Record<string, unknown>> {
   return {
     "comparison-input.schema.json": {
-      ...z.toJSONSchema(ComparisonInput, { io: "input", target: "draft-2020-12" }),
+      ...z.toJSONSchema(ComparisonInput, { io: "input", target: "draft-2020-12", unrepresentable: "any" }),
       $id: "comparison-input.schema.json",
       title: "Untorn comparison input",
     },

@@ -1,4 +1,4 @@
-import type { Window } from "./input.js";
+import type { SampleWindow, Window } from "./input.js";
 import type { Flag } from "./result.js";
 import { median } from "./stats/median.js";
 
@@ -38,26 +38,39 @@ export interface PreparedWindow {
  * timestamps, turns counters into rates (dropping the interval of a reset), drops negative values,
  * excludes restart warm-up and measures gaps. Flags say what was done; nothing is interpolated.
  */
-export function prepareWindow(raw: Window, options: PrepareOptions): PreparedWindow {
+export function prepareWindow(raw: SampleWindow | Window, options: PrepareOptions): PreparedWindow {
   const flags: Flag[] = [];
   const w = options.window;
   const flag = (code: Flag["code"], severity: Flag["severity"], message: string) =>
     flags.push({ code, severity, message, window: w });
 
   // Keep finite samples (typed arrays: a 7-day window at 15 s is 40,000 samples, a fleet has thousands).
-  const n = raw.t.length;
-  let t = new Float64Array(n);
-  let v = new Float64Array(n);
+  const n = "t" in raw ? raw.t.length : raw.v.length;
+  let t = scratch.t(n);
+  let v = scratch.v(n);
   let kept = 0;
   let sorted = true;
-  for (let i = 0; i < n; i++) {
-    const value = raw.v[i];
-    const time = raw.t[i]!;
-    if (value === null || value === undefined || !Number.isFinite(value) || !Number.isFinite(time)) continue;
-    if (kept > 0 && time < t[kept - 1]!) sorted = false;
-    t[kept] = time;
-    v[kept] = value;
-    kept++;
+  if ("t" in raw) {
+    for (let i = 0; i < n; i++) {
+      const value = raw.v[i];
+      const time = raw.t[i]!;
+      if (value === null || value === undefined || !Number.isFinite(value) || !Number.isFinite(time))
+        continue;
+      if (kept > 0 && time < t[kept - 1]!) sorted = false;
+      t[kept] = time;
+      v[kept] = value;
+      kept++;
+    }
+  } else {
+    // A regular grid is sorted and free of duplicates (step > 0).
+    const { start, step: gridStep } = raw;
+    for (let i = 0; i < n; i++) {
+      const value = raw.v[i];
+      if (value === null || value === undefined || !Number.isFinite(value)) continue;
+      t[kept] = start + i * gridStep;
+      v[kept] = value;
+      kept++;
+    }
   }
   const nonFinite = n - kept;
   if (nonFinite > 0) flag("non_finite", "info", `${nonFinite} missing or non-finite samples dropped`);
@@ -99,9 +112,7 @@ export function prepareWindow(raw: Window, options: PrepareOptions): PreparedWin
     return empty();
   }
 
-  const diffs = new Float64Array(Math.max(td.length - 1, 0));
-  for (let i = 1; i < td.length; i++) diffs[i - 1] = td[i]! - td[i - 1]!;
-  const step = diffs.length > 0 ? median(diffs) : Number.NaN;
+  const step = medianStep(td);
   const gapLimit = GAP_FACTOR * step;
 
   let times: Float64Array = td;
@@ -220,6 +231,52 @@ export function prepareWindow(raw: Window, options: PrepareOptions): PreparedWin
   }
   // Compact copies (memcpy for typed arrays) so the window does not pin larger scratch buffers.
   return { t: new Float64Array(times), v: new Float64Array(values), step, resets, flags, coverage };
+}
+
+/**
+ * Working buffers for the first cleaning pass, grown to the longest window seen and reused: the
+ * window's result is always a fresh compact copy, so nothing returned refers to them.
+ */
+const scratch = (() => {
+  let times = new Float64Array(0);
+  let values = new Float64Array(0);
+  return {
+    t(n: number): Float64Array {
+      if (times.length < n) times = new Float64Array(n);
+      return times.subarray(0, n);
+    },
+    v(n: number): Float64Array {
+      if (values.length < n) values = new Float64Array(n);
+      return values.subarray(0, n);
+    },
+  };
+})();
+
+/**
+ * Median of the intervals between consecutive times. A scrape grid makes most intervals equal: when
+ * one value holds a strict majority it is the median (it covers both middle positions of the sorted
+ * intervals), found in two passes without allocating (Boyer–Moore majority vote, then a count);
+ * otherwise the intervals are copied and their median selected.
+ */
+function medianStep(t: Float64Array): number {
+  const m = t.length - 1;
+  if (m < 1) return Number.NaN;
+  let candidate = 0;
+  let votes = 0;
+  for (let i = 1; i <= m; i++) {
+    const d = t[i]! - t[i - 1]!;
+    if (votes === 0) {
+      candidate = d;
+      votes = 1;
+    } else if (d === candidate) votes++;
+    else votes--;
+  }
+  let count = 0;
+  for (let i = 1; i <= m; i++) if (t[i]! - t[i - 1]! === candidate) count++;
+  if (2 * count > m) return candidate;
+  const diffs = new Float64Array(m);
+  for (let i = 1; i <= m; i++) diffs[i - 1] = t[i]! - t[i - 1]!;
+  return median(diffs);
 }
 
 function iso(seconds: number): string {

@@ -26,41 +26,63 @@ function lag1Of(pair: PreparedPair, controls: readonly PreparedPair[]): number {
   const total = pair.before.t.length + pair.after.t.length;
   const xs = new Float64Array(total);
   const ys = new Float64Array(total);
+  const longest = Math.max(pair.before.t.length, pair.after.t.length);
+  const residual = new Float64Array(longest);
+  const keep = new Uint8Array(longest);
+  const hours = new Uint8Array(longest);
+  const sumX = new Float64Array(24);
+  const sumC = new Float64Array(24);
+  const count = new Float64Array(24);
+  const meanX = new Float64Array(24);
+  const meanC = new Float64Array(24);
   let pairs = 0;
   let used = 0;
   let cells = 0;
   for (const which of ["before", "after"] as const) {
     const w = pair[which];
-    const n = w.t.length;
+    const t = w.t;
+    const v = w.v;
+    const n = t.length;
     const control = controls.length > 0 ? alignControls(w, controls, which) : undefined;
-    const residual = new Float64Array(n);
-    const keep = new Uint8Array(n);
-    const hours = new Uint8Array(n);
-    const sumX = new Float64Array(24);
-    const sumC = new Float64Array(24);
-    const count = new Float64Array(24);
+    sumX.fill(0);
+    sumC.fill(0);
+    count.fill(0);
+    keep.fill(0, 0, n);
+    // Times ascend: the hour of day is worked out once per clock hour, not per sample.
+    let hourStart = Number.POSITIVE_INFINITY;
+    let hourEnd = Number.NEGATIVE_INFINITY;
+    let h = 0;
     for (let i = 0; i < n; i++) {
       if (control && Number.isNaN(control[i]!)) continue;
-      const h = hourOf(w.t[i]!);
+      const x = t[i]!;
+      if (!(x >= hourStart && x < hourEnd)) {
+        h = hourOf(x);
+        hourStart = x - (((x % HOUR) + HOUR) % HOUR);
+        hourEnd = hourStart + HOUR;
+      }
       hours[i] = h;
       keep[i] = 1;
-      sumX[h]! += w.v[i]!;
+      sumX[h]! += v[i]!;
       if (control) sumC[h]! += control[i]!;
       count[h]! += 1;
     }
-    for (let h = 0; h < 24; h++) if (count[h]! > 0) cells++;
+    for (let k = 0; k < 24; k++) {
+      if (count[k]! > 0) cells++;
+      meanX[k] = sumX[k]! / count[k]!;
+      meanC[k] = sumC[k]! / count[k]!;
+    }
     for (let i = 0; i < n; i++) {
       if (!keep[i]) continue;
       used++;
-      const h = hours[i]!;
-      const mx = sumX[h]! / count[h]!;
-      const mc = sumC[h]! / count[h]!;
-      residual[i] = (mx > 0 ? w.v[i]! / mx - 1 : 0) - (control && mc > 0 ? control[i]! / mc - 1 : 0);
+      const k = hours[i]!;
+      const mx = meanX[k]!;
+      const mc = meanC[k]!;
+      residual[i] = (mx > 0 ? v[i]! / mx - 1 : 0) - (control && mc > 0 ? control[i]! / mc - 1 : 0);
     }
     const step = w.step;
     for (let i = 1; i < n; i++) {
       if (!keep[i] || !keep[i - 1]) continue;
-      const dt = w.t[i]! - w.t[i - 1]!;
+      const dt = t[i]! - t[i - 1]!;
       if (Math.abs(dt - step) > 0.5 * step) continue;
       xs[pairs] = residual[i - 1]!;
       ys[pairs] = residual[i]!;
@@ -87,18 +109,21 @@ function alignControls(
   const n = w.t.length;
   const sum = new Float64Array(n);
   const count = new Float64Array(n);
+  const t = w.t;
   for (const c of controls) {
     let scale = 0;
     for (let i = 0; i < c.before.v.length; i++) scale += c.before.v[i]!;
     scale /= c.before.v.length;
     if (!(scale > 0)) continue;
-    const cw = c[which];
+    const ct = c[which].t;
+    const cv = c[which].v;
+    const m = ct.length;
     let j = 0;
     for (let i = 0; i < n; i++) {
-      const t = w.t[i]!;
-      while (j < cw.t.length && cw.t[j]! < t) j++;
-      if (j < cw.t.length && cw.t[j] === t) {
-        sum[i]! += cw.v[j]! / scale;
+      const x = t[i]!;
+      while (j < m && ct[j]! < x) j++;
+      if (j < m && ct[j] === x) {
+        sum[i]! += cv[j]! / scale;
         count[i]! += 1;
       }
     }

@@ -1,4 +1,4 @@
-import type { Window } from "./input.js";
+import type { ExplicitWindow } from "./input.js";
 import type { Rng } from "./prng.js";
 
 export interface SimulationSpec {
@@ -35,7 +35,7 @@ export interface SimulationSpec {
  * then outliers, gaps, and optionally integration into a counter with resets. All randomness comes
  * from `rng`.
  */
-export function simulateSeries(spec: SimulationSpec, rng: Rng): Window {
+export function simulateSeries(spec: SimulationSpec, rng: Rng): ExplicitWindow {
   const n = Math.floor(spec.seconds / spec.step);
   const sd = spec.noise?.sd ?? 0;
   const phi = spec.noise?.phi ?? 0;

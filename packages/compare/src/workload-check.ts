@@ -131,29 +131,42 @@ function summed(ids: readonly string[], series: ReadonlyMap<string, PreparedPair
       const w = series.get(id)?.[which];
       return w ? aggregateBlocks(w.t, w.v, bs, w.step) : undefined;
     });
-    const maps = perMetric.map(
-      (b) => new Map(b ? Array.from(b.positions, (p, i) => [p, b.means[i]!] as const) : []),
-    );
-    const first = maps[0]!;
+    // Block positions ascend in every metric: walk them together (a merge) instead of keyed lookups.
+    const k = perMetric.length;
+    const cursor = new Int32Array(k);
+    const first = perMetric[0];
     const positions: number[] = [];
     const means: number[] = [];
     const totals = ids.map(() => 0);
-    for (const [p] of first) {
-      if (!maps.every((m) => m.has(p))) continue;
+    const picked = new Float64Array(k);
+    const n0 = first?.positions.length ?? 0;
+    for (let i = 0; i < n0 && perMetric.every((b) => b !== undefined); i++) {
+      const p = first!.positions[i]!;
+      let everywhere = true;
+      for (let m = 0; m < k; m++) {
+        const b = perMetric[m]!;
+        let j = m === 0 ? i : cursor[m]!;
+        while (j < b.positions.length && b.positions[j]! < p) j++;
+        cursor[m] = j;
+        if (j >= b.positions.length || b.positions[j] !== p) {
+          everywhere = false;
+          break;
+        }
+        picked[m] = b.means[j]!;
+      }
+      if (!everywhere) continue;
       let s = 0;
-      maps.forEach((m, k) => {
-        const v = m.get(p)!;
-        s += v;
-        totals[k]! += v;
-      });
+      for (let m = 0; m < k; m++) {
+        s += picked[m]!;
+        totals[m]! += picked[m]!;
+      }
       positions.push(p);
       means.push(s);
     }
-    const order = positions.map((_, i) => i).sort((a, b) => positions[a]! - positions[b]!);
     const blocks: Blocks = {
-      positions: Float64Array.from(order, (i) => positions[i]!),
-      means: Float64Array.from(order, (i) => means[i]!),
-      counts: new Int32Array(order.length).fill(1),
+      positions: Float64Array.from(positions),
+      means: Float64Array.from(means),
+      counts: new Int32Array(positions.length).fill(1),
     };
     return { blocks, mix: totals.map((t) => (positions.length > 0 ? t / positions.length : 0)) };
   };

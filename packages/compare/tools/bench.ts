@@ -1,15 +1,30 @@
-// Benchmark: compare of 20 instances × 8 metrics, 7-day before and 7-day after windows at 15 s.
-// Each scenario runs in its own single-threaded child process (V8 --single-threaded) so time and peak
-// memory are its own. Writes bench/results/compare.json and prints a one-line summary.
-// Run after a build: npm run bench -w @untorn/compare
+// Benchmark: compare of 20 instances × 8 metrics, 7-day before and 7-day after windows at 15 s, with
+// the same samples in both input forms side by side: explicit timestamps ({ t, v }) and the compact
+// grid ({ start, step, v }). Each (scenario, form) runs in its own single-threaded child process (V8
+// --single-threaded) so time and peak memory are its own; rounds alternate the order of the forms and
+// the report keeps every run and their medians. Writes bench/results/compare.json and prints a summary.
+// Run after a build: npm run bench -w @untorn/compare [-- <rounds, default 5>]
 import { execFileSync } from "node:child_process";
-import { mkdirSync, writeFileSync } from "node:fs";
-import { cpus, loadavg } from "node:os";
-import { performance } from "node:perf_hooks";
+import { createHash } from "node:crypto";
+import {
+  closeSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+  writeSync,
+} from "node:fs";
+import { cpus, loadavg, tmpdir } from "node:os";
+import { join } from "node:path";
+import { PerformanceObserver, performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
 import { compare } from "@untorn/compare/compare";
 import { ComparisonInput, type ComparisonInputJson } from "@untorn/compare/input";
 import { createRng } from "@untorn/compare/prng";
+import type { Flag } from "@untorn/compare/result";
 import { sharedFactor, simulateSeries } from "@untorn/compare/simulate";
 
 const DAY = 86_400;
@@ -46,6 +61,9 @@ const LEVEL: Record<string, number> = {
   com_update: 1500,
 };
 
+const FORMS = ["explicit", "compact"] as const;
+type Form = (typeof FORMS)[number];
+
 interface Scenario {
   readonly name: string;
   readonly controls: number;
@@ -57,17 +75,29 @@ const SCENARIOS: Scenario[] = [
   { name: "before-after-block-bootstrap", controls: 0, method: "block-bootstrap" },
 ];
 
-function buildInput(scenario: Scenario): ComparisonInputJson {
+type JsonWindow = ComparisonInputJson["instances"][number]["series"][string]["before"];
+
+/**
+ * The simulated window in the requested form. Compact: the grid from the first sample, null where
+ * the simulation left a gap (as a Prometheus range query over JSON gives it); the same samples.
+ */
+function inForm(w: { t: number[]; v: (number | null)[] }, form: Form): JsonWindow {
+  if (form === "explicit") return w;
+  const start = w.t[0]!;
+  const n = Math.round((w.t[w.t.length - 1]! - start) / STEP) + 1;
+  const v: (number | null)[] = new Array(n).fill(null);
+  for (let i = 0; i < w.t.length; i++) v[Math.round((w.t[i]! - start) / STEP)] = w.v[i]!;
+  return { start, step: STEP, v };
+}
+
+function buildInput(scenario: Scenario, form: Form): ComparisonInputJson {
   const rng = createRng(20_260_101);
   const n = (DAYS * DAY) / STEP;
   const fleet = { before: sharedFactor(n, 0.05, 0.95, rng), after: sharedFactor(n, 0.05, 0.95, rng) };
   const instances: ComparisonInputJson["instances"] = [];
   for (let i = 0; i < INSTANCES; i++) {
     const role = i < INSTANCES - scenario.controls ? "treated" : "control";
-    const series: Record<
-      string,
-      { before: { t: number[]; v: (number | null)[] }; after: { t: number[]; v: (number | null)[] } }
-    > = {};
+    const series: Record<string, { before: JsonWindow; after: JsonWindow }> = {};
     for (const m of METRICS) {
       const spec = (day: number, shared: Float64Array, effect: number) => ({
         start: T0 + day * DAY,
@@ -83,8 +113,8 @@ function buildInput(scenario: Scenario): ComparisonInputJson {
       });
       const effect = role === "treated" ? (EFFECT[m.id] ?? 1) : 1;
       series[m.id] = {
-        before: simulateSeries(spec(0, fleet.before, 1), rng),
-        after: simulateSeries(spec(DAYS, fleet.after, effect), rng),
+        before: inForm(simulateSeries(spec(0, fleet.before, 1), rng), form),
+        after: inForm(simulateSeries(spec(DAYS, fleet.after, effect), rng), form),
       };
     }
     instances.push({ id: `db-${String(i + 1).padStart(2, "0")}`, role, series });
@@ -92,75 +122,241 @@ function buildInput(scenario: Scenario): ComparisonInputJson {
   return { seed: 1, metrics: METRICS, instances, options: { method: scenario.method } };
 }
 
-function runScenario(name: string): void {
+/**
+ * Writes the input as a JSON file, window by window (the explicit form of this fleet is about 370 MB
+ * of JSON, close to V8's longest string). Returns the sample count (non-null values) and the slots.
+ */
+function writeInput(scenario: Scenario, form: Form, file: string): { samples: number; slots: number } {
+  const json = buildInput(scenario, form);
+  let samples = 0;
+  let slots = 0;
+  const fd = openSync(file, "w");
+  const { instances, ...head } = json;
+  writeSync(fd, `${JSON.stringify(head).slice(0, -1)},"instances":[`);
+  instances.forEach((inst, i) => {
+    const { series, ...rest } = inst;
+    writeSync(fd, `${i > 0 ? "," : ""}${JSON.stringify(rest).slice(0, -1)},"series":{`);
+    Object.entries(series).forEach(([id, pair], k) => {
+      for (const w of [pair.before, pair.after]) {
+        slots += w.v.length;
+        for (const x of w.v) if (x !== null) samples++;
+      }
+      writeSync(fd, `${k > 0 ? "," : ""}${JSON.stringify(id)}:${JSON.stringify(pair)}`);
+    });
+    writeSync(fd, "}}");
+  });
+  writeSync(fd, "]}");
+  closeSync(fd);
+  return { samples, slots };
+}
+
+/**
+ * What `untorn compare --input <file>` does: read and JSON.parse the file, validate, drop the parsed
+ * JSON (compare reads the validated Float64Array copies), compare.
+ */
+function runScenario(name: string, form: Form, file: string): void {
   const scenario = SCENARIOS.find((s) => s.name === name)!;
-  const json = buildInput(scenario);
-  const samples = json.instances.reduce(
-    (acc, inst) =>
-      acc + Object.values(inst.series).reduce((a, s) => a + s.before.t.length + s.after.t.length, 0),
-    0,
-  );
   const baselineRss = process.memoryUsage().rss;
+  // Garbage collection inside the timed part (read, validation, compare), from V8's own gc entries.
+  let gcMs = 0;
+  const gc = new PerformanceObserver((list) => {
+    for (const e of list.getEntries())
+      if (e.startTime >= t0 && (e.startTime < g0 || e.startTime >= t2a)) gcMs += e.duration;
+  });
+  gc.observe({ entryTypes: ["gc"] });
+  // CPU seconds beside wall seconds: on a shared machine the wall clock mostly measures the others.
+  const cpu = () => {
+    const u = process.cpuUsage();
+    return (u.user + u.system) / 1e6;
+  };
+  const c0 = cpu();
   const t0 = performance.now();
+  let json: unknown = JSON.parse(readFileSync(file, "utf8"));
+  const tRead = performance.now();
+  const cRead = cpu();
   const parsed = ComparisonInput.parse(json);
+  json = undefined;
   const t1 = performance.now();
+  const c1 = cpu();
+  // What compare holds once the JSON is gone (--expose-gc; outside the timed phases).
+  const g0 = performance.now();
+  (globalThis as { gc?: () => void }).gc?.();
+
+  const rssValidated = process.memoryUsage().rss;
+  const c2a = cpu();
+  const t2a = performance.now();
   const result = compare(parsed);
   const t2 = performance.now();
-  const out = {
-    name,
-    instances: INSTANCES,
-    controls: scenario.controls,
-    metrics: METRICS.length,
-    daysPerWindow: DAYS,
-    stepSeconds: STEP,
-    samples,
-    parseSeconds: round((t1 - t0) / 1000),
-    compareSeconds: round((t2 - t1) / 1000),
-    baselineRssMB: Math.round(baselineRss / 2 ** 20),
-    peakRssMB: Math.round((process.resourceUsage().maxRSS * 1024) / 2 ** 20),
-    verdict: result.overall.verdict,
-    methods: [...new Set(result.results.map((r) => r.method))],
-  };
-  process.stdout.write(JSON.stringify(out));
+  const c2 = cpu();
+  const rssCompared = process.memoryUsage().rss;
+  // gc entries arrive asynchronously: report once they are in.
+  setTimeout(() => {
+    gc.disconnect();
+    const out = {
+      name,
+      form,
+      instances: INSTANCES,
+      inputMB: Math.round(statSync(file).size / 2 ** 20),
+      controls: scenario.controls,
+      metrics: METRICS.length,
+      daysPerWindow: DAYS,
+      stepSeconds: STEP,
+      readSeconds: round((tRead - t0) / 1000),
+      parseSeconds: round((t1 - tRead) / 1000),
+      compareSeconds: round((t2 - t2a) / 1000),
+      totalSeconds: round((t2 - t2a + t1 - t0) / 1000),
+      readCpuSeconds: round(cRead - c0),
+      parseCpuSeconds: round(c1 - cRead),
+      compareCpuSeconds: round(c2 - c2a),
+      totalCpuSeconds: round(c2 - c2a + c1 - c0),
+      gcSeconds: round(gcMs / 1000),
+      rssAfterValidationMB: Math.round(rssValidated / 2 ** 20),
+      rssAfterCompareMB: Math.round(rssCompared / 2 ** 20),
+      baselineRssMB: Math.round(baselineRss / 2 ** 20),
+      peakRssMB: Math.round((process.resourceUsage().maxRSS * 1024) / 2 ** 20),
+      verdict: result.overall.verdict,
+      methods: [...new Set(result.results.map((r) => r.method))],
+      // Fingerprint of the whole result: both forms of the same samples must give the same one, but for
+      // the compact form's info flag counting its gaps (nulls) as missing samples.
+      resultHash: createHash("sha256")
+        .update(
+          JSON.stringify(result, (key, value) =>
+            key === "flags" ? (value as Flag[]).filter((f) => f.code !== "non_finite") : value,
+          ),
+        )
+        .digest("hex")
+        .slice(0, 16),
+    };
+    process.stdout.write(JSON.stringify(out));
+  }, 100);
+}
+
+function median(xs: readonly number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
 }
 
 function round(x: number): number {
   return Math.round(x * 1000) / 1000;
 }
 
-const arg = process.argv[2];
-if (arg) {
-  runScenario(arg);
+const KEYS = [
+  "totalSeconds",
+  "readSeconds",
+  "parseSeconds",
+  "compareSeconds",
+  "totalCpuSeconds",
+  "readCpuSeconds",
+  "parseCpuSeconds",
+  "compareCpuSeconds",
+  "gcSeconds",
+  "rssAfterValidationMB",
+  "rssAfterCompareMB",
+  "peakRssMB",
+] as const;
+type Key = (typeof KEYS)[number];
+type Run = Record<string, unknown> & Record<Key, number> & { name: string; form: Form; resultHash: string };
+
+const [arg, formArg, fileArg] = process.argv.slice(2);
+if (arg && formArg && fileArg) {
+  runScenario(arg, formArg as Form, fileArg);
 } else {
+  const rounds = Math.max(1, Number(arg ?? 5) || 5);
+  // A comma-separated subset of the scenarios (all by default).
+  const chosen = formArg ? SCENARIOS.filter((s) => formArg.split(",").includes(s.name)) : SCENARIOS;
   const self = fileURLToPath(import.meta.url);
+  const dir = mkdtempSync(join(tmpdir(), "untorn-compare-bench-"));
+  const files = new Map<string, { file: string; samples: number; slots: number }>();
+  for (const s of chosen) {
+    for (const form of FORMS) {
+      const file = join(dir, `${s.name}.${form}.json`);
+      files.set(`${s.name}/${form}`, { file, ...writeInput(s, form, file) });
+    }
+  }
   // Shared CI and dev machines: record the load so a slow run can be told from a slow change.
-  const loadBefore = loadavg()[0]!;
-  const results = SCENARIOS.map((s) =>
-    JSON.parse(
-      execFileSync(process.execPath, ["--single-threaded", "--max-old-space-size=4096", self, s.name], {
-        encoding: "utf8",
-        maxBuffer: 1 << 20,
-      }),
-    ),
-  );
+  const loads: number[] = [loadavg()[0]!];
+  const runs: Run[] = [];
+  try {
+    for (let r = 0; r < rounds; r++) {
+      for (const s of chosen) {
+        // Alternate which form goes first, so a load swing does not favour one.
+        const forms = r % 2 === 0 ? FORMS : [...FORMS].reverse();
+        for (const form of forms) {
+          const { file, samples, slots } = files.get(`${s.name}/${form}`)!;
+          runs.push({
+            ...JSON.parse(
+              execFileSync(process.execPath, ["--single-threaded", "--expose-gc", self, s.name, form, file], {
+                encoding: "utf8",
+                maxBuffer: 1 << 20,
+              }),
+            ),
+            samples,
+            inputSlots: slots,
+            round: r + 1,
+            loadAverage1m: round(loadavg()[0]!),
+          });
+        }
+      }
+      loads.push(loadavg()[0]!);
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  const summary = chosen.map((s) => {
+    const of = (form: Form) => runs.filter((x) => x.name === s.name && x.form === form);
+    const medians = (form: Form) =>
+      Object.fromEntries(KEYS.map((k) => [k, round(median(of(form).map((x) => x[k])))])) as Record<
+        Key,
+        number
+      >;
+    const ratio = (key: Key) => {
+      // Per round: compact ÷ explicit of the same round (same load), then the median.
+      const rs = of("compact").map((c) => {
+        const e = of("explicit").find((x) => x["round"] === c["round"])!;
+        return c[key] / e[key];
+      });
+      return round(median(rs));
+    };
+    const hashes = new Set(runs.filter((x) => x.name === s.name).map((x) => x.resultHash));
+    return {
+      name: s.name,
+      samples: files.get(`${s.name}/explicit`)!.samples,
+      inputMB: { explicit: of("explicit")[0]!["inputMB"], compact: of("compact")[0]!["inputMB"] },
+      explicit: medians("explicit"),
+      compact: medians("compact"),
+      compactOverExplicit: {
+        totalSeconds: ratio("totalSeconds"),
+        totalCpuSeconds: ratio("totalCpuSeconds"),
+        compareCpuSeconds: ratio("compareCpuSeconds"),
+        peakRssMB: ratio("peakRssMB"),
+      },
+      sameResult: hashes.size === 1,
+    };
+  });
   const report = {
     benchmark: "compare",
-    description: `${INSTANCES} instances x ${METRICS.length} metrics, ${DAYS}-day before and ${DAYS}-day after windows at ${STEP} s; one single-threaded process per scenario`,
+    description: `${INSTANCES} instances x ${METRICS.length} metrics, ${DAYS}-day before and ${DAYS}-day after windows at ${STEP} s, the same samples as explicit timestamps and as the compact grid, each read from a JSON file as untorn compare --input does (read + JSON.parse, validation, compare); one single-threaded process per scenario and form; medians of ${rounds} rounds (compactOverExplicit: median of the per-round ratios)`,
     date: new Date().toISOString(),
     node: process.version,
     cpu: cpus()[0]?.model ?? "unknown",
     cores: cpus().length,
-    loadAverage1m: { before: round(loadBefore), after: round(loadavg()[0]!) },
-    scenarios: results,
+    rounds,
+    loadAverage1m: { min: round(Math.min(...loads)), max: round(Math.max(...loads)) },
+    summary,
+    runs,
   };
   const file = fileURLToPath(new URL("../../../../bench/results/compare.json", import.meta.url));
   mkdirSync(fileURLToPath(new URL("../../../../bench/results/", import.meta.url)), { recursive: true });
   writeFileSync(file, `${JSON.stringify(report, null, 2)}\n`);
-  const samples = results[0].samples as number;
   console.log(
-    `compare: ${INSTANCES} instances x ${METRICS.length} metrics x ${DAYS}+${DAYS} days @ ${STEP} s (${(samples / 1e6).toFixed(1)} M samples): ` +
-      results
-        .map((r) => `${r.name} ${r.compareSeconds} s (parse ${r.parseSeconds} s, peak RSS ${r.peakRssMB} MB)`)
-        .join("; "),
+    `compare: ${INSTANCES} instances x ${METRICS.length} metrics x ${DAYS}+${DAYS} days @ ${STEP} s, medians of ${rounds} rounds, load ${report.loadAverage1m.min}-${report.loadAverage1m.max}:`,
   );
+  for (const s of summary) {
+    const line = (f: Record<Key, number>) =>
+      `${f.totalSeconds} s wall, ${f.totalCpuSeconds} s CPU (read ${f.readCpuSeconds}, validate ${f.parseCpuSeconds}, compare ${f.compareCpuSeconds}), RSS after validation ${f.rssAfterValidationMB} MB, peak ${f.peakRssMB} MB`;
+    console.log(
+      `  ${s.name} (${(s.samples / 1e6).toFixed(1)} M samples): explicit ${line(s.explicit)}; compact ${line(s.compact)}; compact/explicit CPU ${s.compactOverExplicit.totalCpuSeconds}x, RSS ${s.compactOverExplicit.peakRssMB}x; same result: ${s.sameResult}`,
+    );
+  }
 }

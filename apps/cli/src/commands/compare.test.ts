@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { re } from "@untorn/catalog/promql";
 import { type SignalId, signals } from "@untorn/catalog/signals";
-import type { ComparisonInputJson } from "@untorn/compare/input";
+import type { ComparisonInputJson, ExplicitWindow } from "@untorn/compare/input";
 import { createRng } from "@untorn/compare/prng";
 import type { ComparisonResult } from "@untorn/compare/result";
 import { simulateSeries } from "@untorn/compare/simulate";
@@ -119,7 +119,8 @@ describe("untorn compare --input", () => {
     const file = join(dir, "ms.json");
     const ms = syntheticInput();
     const tps = ms.instances[0]!.series["tps"]!;
-    tps.before = { ...tps.before, t: tps.before.t.map((x) => x * 1000) };
+    // syntheticInput writes explicit timestamps (simulateSeries).
+    tps.before = { ...tps.before, t: (tps.before as ExplicitWindow).t.map((x) => x * 1000) };
     await writeFile(file, JSON.stringify(ms));
     const r = await cli(["--input", file]);
     expect(r.code).toBe(EXIT.invalidInput);

@@ -103,11 +103,19 @@ describe("fetchComparisonInput", () => {
     expect(control!.role).toBe("control");
     expect(treated!.restarts).toEqual([10_900]);
     expect(control!.restarts).toEqual([]);
-    const tps = treated!.series["transactions_per_second"]!;
-    expect(tps.before.t[0]).toBe(10_000);
-    expect(tps.before.t).toHaveLength(41);
+    // Range queries answer on the step grid: the input carries the compact form, NaN as null.
+    const tps = r.input.instances[0]!.series["transactions_per_second"]!;
+    expect(tps.before).toMatchObject({ start: 10_000, step: 15 });
+    expect(tps.before.v).toHaveLength(41);
     expect(tps.after.v[0]).toBe(150 + (11_000 % 7));
-    expect(treated!.series["write_bytes_per_transaction"]!.before.v).toContain(null);
+    expect(r.input.instances[0]!.series["write_bytes_per_transaction"]!.before.v).toContain(null);
+    // compare reads them as Float64Arrays, a missing sample as NaN.
+    const typed = treated!.series["transactions_per_second"]!;
+    expect(typed.before.v).toBeInstanceOf(Float64Array);
+    expect(typed.before.v).toHaveLength(41);
+    expect(Array.from(treated!.series["write_bytes_per_transaction"]!.before.v).some(Number.isNaN)).toBe(
+      true,
+    );
     expect(input.options.warmupSeconds).toBe(300);
     expect(input.options.seasonality).toBe("none");
     expect(input.windows).toEqual({ before, after });

@@ -5,7 +5,13 @@
  */
 import { re, type Selector } from "@untorn/catalog/promql";
 import { signals } from "@untorn/catalog/signals";
-import type { ComparisonInputJson, MetricSpec, Options, Window } from "@untorn/compare/input";
+import {
+  type ComparisonInputJson,
+  type MetricSpec,
+  type Options,
+  toCompactWindow,
+  type Window,
+} from "@untorn/compare/input";
 import { mapLimit, type PromQueryApi } from "@untorn/fleet/api";
 import type { CompareMetric } from "./metrics.js";
 import type { TimeRange } from "./time-range.js";
@@ -126,7 +132,11 @@ export async function fetchComparisonInput(api: PromQueryApi, plan: FetchPlan): 
       const b = before.get(id);
       const a = after.get(id);
       if (b || a) seen.add(id);
-      series.get(id)![m.signal] = { before: b ?? { t: [], v: [] }, after: a ?? { t: [], v: [] } };
+      // Range queries answer on the step grid: the compact form ({ start, step, v }) where they did.
+      series.get(id)![m.signal] = {
+        before: toCompactWindow(b ?? { t: [], v: [] }, plan.step),
+        after: toCompactWindow(a ?? { t: [], v: [] }, plan.step),
+      };
     }
   }
 
