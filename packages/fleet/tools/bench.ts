@@ -4,10 +4,11 @@
 // sum of Prometheus' own times for the same requests, measured by re-issuing the exact queries with plain
 // fetch (no decoding). Both sides run one request at a time so the sums compare like for like.
 // Writes bench/results/fleet.json at the repo root. Run after a build: npm run bench -w @untorn/fleet
-// UNTORN_BENCH_QUICK=1 runs 100 and 1,000 instances.
+// UNTORN_BENCH_QUICK=1 runs 100 and 1,000 instances; UNTORN_BENCH_SIZES=10000 the sizes listed;
+// UNTORN_BENCH_RESULT=<name>.json writes bench/results/<name>.json instead.
 import { execFileSync } from "node:child_process";
 import { mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
-import { cpus, totalmem } from "node:os";
+import { cpus, loadavg, totalmem } from "node:os";
 import { join } from "node:path";
 import type { MatrixSeries, PromQueryApi, QueryAnswer, VectorSample } from "@untorn/fleet/api";
 import { profileFleet } from "@untorn/fleet/profile";
@@ -18,7 +19,12 @@ import { startPrometheus } from "@untorn/testkit/prometheus";
 import { backfill, backfillRecordingRules } from "./backfill.js";
 
 const quick = process.env.UNTORN_BENCH_QUICK === "1";
-const SIZES = quick ? [100, 1000] : [1000, 10_000];
+/** UNTORN_BENCH_SIZES=10000 runs only the sizes listed (comma-separated). */
+const SIZES = process.env.UNTORN_BENCH_SIZES
+  ? process.env.UNTORN_BENCH_SIZES.split(",").map((x) => Number.parseInt(x, 10))
+  : quick
+    ? [100, 1000]
+    : [1000, 10_000];
 const WINDOW = "30m";
 const HISTORY_MINUTES = 34; // the window plus the per-step rate window and a margin
 const STEP = 15;
@@ -41,15 +47,20 @@ const round = (x: number, d = 1) => Math.round(x * 10 ** d) / 10 ** d;
 class Paired implements PromQueryApi {
   rawMs = 0;
   requests = 0;
+  /** Backend time per request, by expression. */
+  readonly perQuery: { expr: string; ms: number }[] = [];
   constructor(
     private readonly inner: PromClient,
     private readonly url: string,
   ) {}
   async queryVector(expr: string, opts: { time: number }): Promise<QueryAnswer<VectorSample[]>> {
     const rawFirst = this.requests++ % 2 === 1;
-    if (rawFirst) this.rawMs += await rawTime(this.url, expr, opts.time);
+    let ms = 0;
+    if (rawFirst) ms = await rawTime(this.url, expr, opts.time);
     const a = await this.inner.queryVector(expr, opts);
-    if (!rawFirst) this.rawMs += await rawTime(this.url, expr, opts.time);
+    if (!rawFirst) ms = await rawTime(this.url, expr, opts.time);
+    this.rawMs += ms;
+    this.perQuery.push({ expr, ms });
     return a;
   }
   queryRange(
@@ -80,6 +91,8 @@ const client = (url: string, concurrency: number) =>
 interface Run {
   /** Our whole profile: requests through the client, decoding, facts, advice, ranking. */
   oursMs: number;
+  /** The requests with the most backend time: the first 100 characters of each and its time. */
+  slowest: { expr: string; ms: number }[];
   /** Prometheus' own time for the same requests. */
   rawMs: number;
   requests: number;
@@ -94,7 +107,17 @@ async function pairedRun(url: string, at: number, recordingRules = true): Promis
   const wall = performance.now() - t0;
   if (p.recordingRules.used !== recordingRules)
     throw new Error(`expected recording rules used = ${recordingRules}: ${p.recordingRules.fallbackReason}`);
-  return { oursMs: wall - paired.rawMs, rawMs: paired.rawMs, requests: p.queries, instances: p.rows.length };
+  const slowest = [...paired.perQuery]
+    .sort((a, b) => b.ms - a.ms)
+    .slice(0, 6)
+    .map((q) => ({ expr: q.expr.slice(0, 100), ms: round(q.ms, 0) }));
+  return {
+    oursMs: wall - paired.rawMs,
+    slowest,
+    rawMs: paired.rawMs,
+    requests: p.queries,
+    instances: p.rows.length,
+  };
 }
 
 type Path = "recorded" | "raw";
@@ -108,10 +131,18 @@ type Path = "recorded" | "raw";
 async function sideBySide(tsdb: string, at: number, n: number, repeats: number) {
   const out: Record<
     Path,
-    { coldMs: number[]; oursMs: number[]; rawPrometheusMs: number[]; requests: number }
+    {
+      coldMs: number[];
+      oursMs: number[];
+      rawPrometheusMs: number[];
+      requests: number;
+      slowest: Run["slowest"][];
+      /** The machine's 1 min load average at the end of each repeat (shared machine). */
+      load: number[];
+    }
   > = {
-    recorded: { coldMs: [], oursMs: [], rawPrometheusMs: [], requests: 0 },
-    raw: { coldMs: [], oursMs: [], rawPrometheusMs: [], requests: 0 },
+    recorded: { coldMs: [], oursMs: [], rawPrometheusMs: [], requests: 0, slowest: [], load: [] },
+    raw: { coldMs: [], oursMs: [], rawPrometheusMs: [], requests: 0, slowest: [], load: [] },
   };
   for (let r = 0; r < repeats; r++) {
     const order: Path[] = r % 2 === 0 ? ["recorded", "raw"] : ["raw", "recorded"];
@@ -133,8 +164,10 @@ async function sideBySide(tsdb: string, at: number, n: number, repeats: number) 
         o.oursMs.push(round(x.oursMs, 0));
         o.rawPrometheusMs.push(round(x.rawMs, 0));
         o.requests = p.queries;
+        o.slowest.push(x.slowest);
+        o.load.push(round(loadavg()[0]!, 1));
         log(
-          `${n} ${path}: cold ${round(coldMs, 0)} ms; one at a time: ours ${round(x.oursMs, 0)} ms + Prometheus ${round(x.rawMs, 0)} ms`,
+          `${n} ${path} (load ${round(loadavg()[0]!, 1)}): cold ${round(coldMs, 0)} ms; one at a time: ours ${round(x.oursMs, 0)} ms + Prometheus ${round(x.rawMs, 0)} ms`,
         );
       } finally {
         await prom.stop();
@@ -267,7 +300,7 @@ function writeResults(complete: boolean): string {
       constantRequests: new Set(results.map((r) => r.requests)).size === 1,
     },
   };
-  const file = join(repoRoot(), "bench", "results", "fleet.json");
+  const file = join(repoRoot(), "bench", "results", process.env.UNTORN_BENCH_RESULT ?? "fleet.json");
   mkdirSync(join(repoRoot(), "bench", "results"), { recursive: true });
   writeFileSync(file, `${JSON.stringify(out, null, 2)}\n`);
   return file;
