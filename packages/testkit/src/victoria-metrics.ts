@@ -130,6 +130,9 @@ export async function replayRules(o: VmalertOptions & { from: number; to: number
         `-datasource.url=${o.vmUrl}`,
         `-remoteWrite.url=${o.vmUrl}`,
         `-evaluationInterval=${o.evaluationInterval}`,
+        // The range queries' step: by default 5m, so a replay writes one point per 5 minutes whatever
+        // the evaluation interval (a live vmalert evaluates every interval either way).
+        `-datasource.queryStep=${o.evaluationInterval}`,
         `-replay.timeFrom=${iso(o.from)}`,
         `-replay.timeTo=${iso(o.to)}`,
         "-replay.disableProgressBar",
