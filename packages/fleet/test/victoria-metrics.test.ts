@@ -14,8 +14,8 @@ import { type Prometheus, startPrometheus } from "@untorn/testkit/prometheus";
 import { replayRules, startVictoriaMetrics, type VictoriaMetrics } from "@untorn/testkit/victoria-metrics";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type FleetProfile, profileFleet, profileInstance } from "../src/profile.js";
-import { history, syntheticFleet, VALUE_RESOLUTION } from "../src/testing/synthetic.js";
-import { backfill, backfillRecordingRules, writeRateRules } from "../tools/backfill.js";
+import { syntheticFleet, VALUE_RESOLUTION } from "../src/testing/synthetic.js";
+import { backfill, backfillRecordingRules, importHistory, writeRateRules } from "../tools/backfill.js";
 
 /**
  * Relative agreement of every numeric fact between the two backends. A window statistic that differs by
@@ -33,14 +33,6 @@ const fleet = syntheticFleet(12, 9);
 let dir = "";
 let prom: Prometheus | undefined;
 let vm: VictoriaMetrics | undefined;
-
-/** OpenMetrics (seconds) → Prometheus text with millisecond timestamps, as VictoriaMetrics imports it. */
-const toVmText = (chunk: string) =>
-  chunk
-    .split("\n")
-    .filter((l) => l && !l.startsWith("#"))
-    .map((l) => `${l}000`)
-    .join("\n");
 
 beforeAll(async () => {
   dir = await makeTempDir("fleet-vm");
@@ -61,8 +53,7 @@ beforeAll(async () => {
   prom = await startPrometheus({ jobs: [], storagePath: b.dir });
 
   vm = await startVictoriaMetrics();
-  for (const chunk of history(fleet, HISTORY)) await vm.importPrometheus(toVmText(chunk));
-  await vm.flush();
+  await importHistory(vm, fleet, HISTORY);
   const rules = join(dir, "vm-rules.json");
   await writeRateRules(rules);
   await replayRules({

@@ -5,7 +5,9 @@
 // fetch (no decoding). Both sides run one request at a time so the sums compare like for like.
 // Writes bench/results/fleet.json at the repo root. Run after a build: npm run bench -w @untorn/fleet
 // UNTORN_BENCH_QUICK=1 runs 100 and 1,000 instances; UNTORN_BENCH_SIZES=10000 the sizes listed;
-// UNTORN_BENCH_RESULT=<name>.json writes bench/results/<name>.json instead.
+// UNTORN_BENCH_RESULT=<name>.json writes bench/results/<name>.json instead;
+// UNTORN_BENCH_BACKEND=victoria-metrics runs the same profiles on VictoriaMetrics (history imported through
+// its import API, the same recording rules replayed by vmalert).
 import { execFileSync } from "node:child_process";
 import { mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, totalmem } from "node:os";
@@ -16,7 +18,8 @@ import { sampleCount, syntheticFleet } from "@untorn/fleet/testing/synthetic";
 import { PromClient } from "@untorn/prom/client";
 import { makeTempDir, repoRoot, requireBinary } from "@untorn/testkit/process";
 import { startPrometheus } from "@untorn/testkit/prometheus";
-import { backfill, backfillRecordingRules } from "./backfill.js";
+import { replayRules, startVictoriaMetrics } from "@untorn/testkit/victoria-metrics";
+import { backfill, backfillRecordingRules, importHistory, writeRateRules } from "./backfill.js";
 
 const quick = process.env.UNTORN_BENCH_QUICK === "1";
 /** UNTORN_BENCH_SIZES=10000 runs only the sizes listed (comma-separated). */
@@ -25,6 +28,9 @@ const SIZES = process.env.UNTORN_BENCH_SIZES
   : quick
     ? [100, 1000]
     : [1000, 10_000];
+type Backend = "prometheus" | "victoria-metrics";
+const BACKEND: Backend =
+  process.env.UNTORN_BENCH_BACKEND === "victoria-metrics" ? "victoria-metrics" : "prometheus";
 const WINDOW = "30m";
 const HISTORY_MINUTES = 34; // the window plus the per-step rate window and a margin
 const STEP = 15;
@@ -128,6 +134,13 @@ type Path = "recorded" | "raw";
  * flight, then one paired run (one request at a time, each re-issued raw) for the backend time of the
  * very queries the path sends.
  */
+/** A backend served from the prepared data directory, freshly started (cold). */
+async function startBackend(data: string): Promise<{ url: string; stop(): Promise<void> }> {
+  return BACKEND === "prometheus"
+    ? startPrometheus({ jobs: [], storagePath: data })
+    : startVictoriaMetrics({ storagePath: data });
+}
+
 async function sideBySide(tsdb: string, at: number, n: number, repeats: number) {
   const out: Record<
     Path,
@@ -147,7 +160,7 @@ async function sideBySide(tsdb: string, at: number, n: number, repeats: number) 
   for (let r = 0; r < repeats; r++) {
     const order: Path[] = r % 2 === 0 ? ["recorded", "raw"] : ["raw", "recorded"];
     for (const path of order) {
-      const prom = await startPrometheus({ jobs: [], storagePath: tsdb });
+      const prom = await startBackend(tsdb);
       try {
         const rules = path === "recorded";
         const t0 = performance.now();
@@ -187,6 +200,58 @@ async function sideBySide(tsdb: string, at: number, n: number, repeats: number) 
   };
 }
 
+/** The same measurement on VictoriaMetrics: history imported, the same rules replayed by vmalert. */
+async function benchVictoriaMetrics(
+  n: number,
+  fleet: ReturnType<typeof syntheticFleet>,
+  history: Parameters<typeof sampleCount>[1],
+  end: number,
+  work: string,
+) {
+  const data = join(work, "vm-data");
+  const vm = await startVictoriaMetrics({ storagePath: data });
+  let importMs = 0;
+  let rulesMs = 0;
+  try {
+    importMs = (await importHistory(vm, fleet, history)).ms;
+    log(`${n}: imported in ${round(importMs, 0)} ms`);
+    const file = join(work, "rules.json");
+    const rules = await writeRateRules(file);
+    const t0 = performance.now();
+    await replayRules({
+      vmUrl: vm.url,
+      ruleFiles: [file],
+      evaluationInterval: `${STEP}s`,
+      from: history.start,
+      to: history.end,
+      timeoutMs: 3_600_000,
+    });
+    await vm.flush();
+    rulesMs = performance.now() - t0;
+    log(`${n}: ${rules} recording rules replayed by vmalert in ${round(rulesMs, 0)} ms`);
+  } finally {
+    await vm.stop();
+  }
+  const paths = await sideBySide(data, end, n, n >= 10_000 ? 2 : 3);
+  const raw = paths.raw;
+  const ratios = raw.oursMs.map((o, i) => o / raw.rawPrometheusMs[i]! - 1);
+  return {
+    instances: n,
+    series: sampleCount(fleet, { ...history, end: history.start }),
+    samples: sampleCount(fleet, history),
+    backfillMs: { generate: round(importMs, 0), promtool: 0, importIncludesGeneration: true },
+    requests: raw.requests,
+    repeats: raw.oursMs.length,
+    oursMs: raw.oursMs,
+    rawPrometheusMs: raw.rawPrometheusMs,
+    overhead: round(median(ratios), 3),
+    overheadRuns: ratios.map((x) => round(x, 3)),
+    firstProfileConcurrency4Ms: raw.coldMs[0]!,
+    recordingRulesBackfillMs: round(rulesMs, 0),
+    recordedVsRaw: paths,
+  };
+}
+
 async function benchSize(n: number) {
   // History ends 5 min ago: inside testkit's 30 d retention, so prometheus loads the blocks as they are.
   const end = Math.floor(Date.now() / 1000 / 60) * 60 - 300;
@@ -201,8 +266,9 @@ async function benchSize(n: number) {
   const work = await makeTempDir(`fleet-bench-${n}`);
   try {
     log(
-      `${n} instances: generating ${sampleCount(fleet, history).toLocaleString("en")} samples and backfilling`,
+      `${n} instances: generating ${sampleCount(fleet, history).toLocaleString("en")} samples and backfilling (${BACKEND})`,
     );
+    if (BACKEND === "victoria-metrics") return await benchVictoriaMetrics(n, fleet, history, end, work);
     // Two halves in parallel (promtool is single-threaded); the blocks then share one TSDB directory.
     const halves = [fleet.slice(0, n >> 1), fleet.slice(n >> 1)];
     const parts = await Promise.all(halves.map((h, i) => backfill(h, history, join(work, `part${i}`))));
@@ -255,11 +321,16 @@ async function benchSize(n: number) {
 }
 
 const results: Awaited<ReturnType<typeof benchSize>>[] = [];
-const prometheusVersion = execFileSync(requireBinary("prometheus", "prometheus"), ["--version"], {
-  encoding: "utf8",
-})
-  .split("\n")[0]!
-  .trim();
+const prometheusVersion =
+  execFileSync(
+    BACKEND === "prometheus"
+      ? requireBinary("prometheus", "prometheus")
+      : requireBinary("victoria-metrics", "victoria-metrics"),
+    BACKEND === "prometheus" ? ["--version"] : ["-version"],
+    { encoding: "utf8" },
+  )
+    .split("\n")[0]!
+    .trim() || `${BACKEND} (prints no version)`;
 /** Written after each size, so a run stopped during the larger size keeps the smaller one's figures. */
 function writeResults(complete: boolean): string {
   const out = {
@@ -272,6 +343,7 @@ function writeResults(complete: boolean): string {
       memoryBytes: totalmem(),
       node: process.version,
       prometheus: prometheusVersion,
+      backend: BACKEND,
     },
     setup: {
       window: WINDOW,
