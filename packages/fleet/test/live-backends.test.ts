@@ -21,7 +21,16 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type FleetProfile, profileFleet, profileInstance } from "../src/profile.js";
 
 const here = fileURLToPath(new URL(".", import.meta.url));
-const RULES = join(here, "..", "..", "..", "dashboards", "generated", "prometheus", "untorn-recording-rules.yml");
+const RULES = join(
+  here,
+  "..",
+  "..",
+  "..",
+  "dashboards",
+  "generated",
+  "prometheus",
+  "untorn-recording-rules.yml",
+);
 const INSTANCE = "db1";
 const SCRAPE = "2s";
 const WINDOW = "2m";
@@ -32,13 +41,23 @@ const WINDOW = "2m";
  */
 const WARM_UP_MS = (5 * 60 + 2 * 60 + 30) * 1000;
 /**
- * Relative agreement of every numeric fact. The two backends scrape the exporter independently (each
- * its own scrape a second or two apart under a live load), so window statistics differ by the load's
- * movement between their scrapes, not only by rounding.
+ * Relative agreement of every numeric fact but UNCOMPARABLE's. The two backends scrape the exporter
+ * independently (a second or two apart under a live load), so rates differ by the load's movement
+ * between their scrapes.
  */
 const TOLERANCE = 0.1;
-/** Below this absolute difference a statistic counts as equal (fractions of a pending fsync, ...). */
-const FLOOR = 1e-9;
+/**
+ * Facts that two independent scrapers cannot agree on here, with the reason; the synthetic-history test
+ * (victoria-metrics.test.ts) compares them on identical samples instead.
+ * - Gauges of a bursty live load (checkpoint age, dirty pages, pending fsyncs, I/Os in flight): each
+ *   backend samples different instants; a 2 min window's p95 moved by up to 3x between them.
+ * - The data file class: untorn-exporter reports it as file_summary_by_event_name less the
+ *   file_summary_by_instance rows of ibdata / ibtmp / undo, read by two statements; under write load the
+ *   difference can dip between them, and Prometheus' rate() counts every dip as a counter reset (adding
+ *   the whole value) where MetricsQL does not: Prometheus read 1.4-3.3x VictoriaMetrics' rate here.
+ *   An exporter defect, reported; not a backend difference to tolerate.
+ */
+const UNCOMPARABLE = /^workload\.(gauges\.|device\.ioInProgress\.|fileIo\.data\.)/;
 
 let db: MariaDb | undefined;
 let untorn: RunningExporter | undefined;
@@ -84,9 +103,13 @@ const summary = (p: FleetProfile) =>
     findings: a.findings.map((f) => `${f.ruleId}:${f.severity}`),
   }));
 
+const comparedFacts = (p: FleetProfile) =>
+  [...leaves(p.facts[0])].filter(([k]) => !UNCOMPARABLE.test(k)).length;
+
 function compareFacts(a: FleetProfile, b: FleetProfile, label: string): void {
   expect(b.facts.map((f) => f.identity.instance)).toEqual(a.facts.map((f) => f.identity.instance));
   const off: string[] = [];
+  const skipped: string[] = [];
   let worst = 0;
   for (const [i, f] of a.facts.entries()) {
     const x = leaves(f);
@@ -94,15 +117,20 @@ function compareFacts(a: FleetProfile, b: FleetProfile, label: string): void {
     expect([...y.keys()].sort()).toEqual([...x.keys()].sort());
     for (const [path, v] of x) {
       const w = y.get(path)!;
-      if (Math.abs(v - w) <= FLOOR) continue;
+      if (v === w) continue;
       const rel = Math.abs(v - w) / Math.max(Math.abs(v), Math.abs(w));
+      if (UNCOMPARABLE.test(path)) {
+        skipped.push(`${path} ${rel.toFixed(2)}`);
+        continue;
+      }
       worst = Math.max(worst, rel);
       if (rel > TOLERANCE) off.push(`${path}: prometheus ${v}, victoria-metrics ${w}`);
     }
   }
   process.stderr.write(
-    `[live prometheus vs victoria-metrics, ${label}] worst relative difference ${worst.toFixed(4)}\n${off.join("\n")}\n`,
+    `[live prometheus vs victoria-metrics, ${label}] worst relative difference ${worst.toFixed(4)}; not compared: ${skipped.join(", ")}\n${off.join("\n")}\n`,
   );
+  expect(comparedFacts(a)).toBeGreaterThan(60);
   expect(off).toEqual([]);
 }
 
