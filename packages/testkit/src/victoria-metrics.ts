@@ -147,10 +147,13 @@ export async function replayRules(
       ],
       { logFile: join(dir, "vmalert.log"), cwd: dir },
     );
+    let timer: NodeJS.Timeout | undefined;
     const code = await Promise.race([
       proc.exited,
-      new Promise<string>((r) => setTimeout(() => r("timeout"), o.timeoutMs ?? 240_000)),
-    ]);
+      new Promise<string>((r) => {
+        timer = setTimeout(() => r("timeout"), o.timeoutMs ?? 240_000);
+      }),
+    ]).finally(() => clearTimeout(timer));
     if (code !== 0) {
       await proc.stop(2000);
       throw new Error(`vmalert replay ended with ${code}:\n${proc.tail()}`);
