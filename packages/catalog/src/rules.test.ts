@@ -16,7 +16,7 @@ const raw = new Set([...metricList, ...fallbackMetricList].map((m) => m.name));
 describe("recording rules", () => {
   it("follow level:metric:operations and are unique", () => {
     for (const name of recordingRuleNames)
-      expect(name).toMatch(/^instance:untorn_[a-z0-9_]+:rate5m(_[a-z]+[0-9]+[a-z])?$/);
+      expect(name).toMatch(/^instance:untorn_[a-z0-9_]+:(rate5m(_[a-z]+[0-9]+[a-z])?|max)$/);
     expect(new Set(recordingRuleNames).size).toBe(recordingRuleNames.length);
   });
 
@@ -45,6 +45,19 @@ describe("recording rules", () => {
     expect(pages?.expr).toBe(
       "sum by (instance) (rate(untorn_innodb_dblwr_pages_written_total[5m])) or on(instance) sum by (instance) (rate(mysql_global_status_innodb_dblwr_pages_written[5m]))",
     );
+  });
+
+  it("record gauges as their latest value per instance, and untorn-only counters without a fallback", () => {
+    const age = recordingRules.find((r) => r.record === "instance:untorn_checkpoint_age_bytes:max");
+    expect(age?.expr).toMatch(
+      /^max by \(instance\) \(untorn_innodb_checkpoint_age_bytes\) or on\(instance\) /,
+    );
+    expect(age?.help).toContain("latest value");
+    const rows = recordingRules.find((r) => r.record === "instance:untorn_row_operations:rate5m");
+    expect(rows?.expr).toBe("sum by (instance, operation) (rate(untorn_innodb_row_operations_total[5m]))");
+    expect(rows?.help).toContain("untorn-exporter only");
+    const cls = recordingRules.find((r) => r.record === "instance:untorn_file_writes:rate5m");
+    expect(cls?.expr).toMatch(/^sum by \(instance, class\) /);
   });
 
   it("say where they have data and how much history they need", () => {

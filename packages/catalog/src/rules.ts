@@ -4,8 +4,10 @@
  * Plain objects in the Prometheus rule-file shape; dashboards/ writes them as YAML.
  */
 
+import { metrics as M } from "./metrics.js";
 import { renderMatchers } from "./promql.js";
 import {
+  type Component,
   type ComponentKey,
   componentExpr,
   components,
@@ -51,17 +53,29 @@ function signalOf(key: ComponentKey): Signal | undefined {
   return signalList.find((sig) => sig.components.length === 1 && sig.components[0] === key && !sig.record);
 }
 
-const componentRules: RecordingRule[] = (Object.keys(components) as ComponentKey[]).flatMap((key) => {
-  const record = (components[key] as { record?: string }).record;
-  if (!record) return [];
+/** What a component rule stores, for its help: the signal's title, else the metric's HELP text. */
+function describeComponent(key: ComponentKey): { what: string; needs: Needs } {
   const s = signalOf(key);
-  const what = s ? `${s.title} (${s.unit})` : key;
+  if (s) return { what: `${s.title} (${s.unit})`, needs: s.needs };
+  const c: Component = components[key];
+  const help = c.metrics.map((m) => M[m].help.replace(/\.$/, "")).join("; ");
+  const collectors = new Set(c.metrics.map((m) => M[m].collector));
+  const needs: Needs = collectors.has("host.storage") ? { hostStorage: true } : {};
+  return { what: c.labels.length ? `${help}, by ${c.labels.join(", ")}` : help, needs };
+}
+
+const componentRules: RecordingRule[] = (Object.keys(components) as ComponentKey[]).flatMap((key) => {
+  const c: Component = components[key];
+  if (!c.record) return [];
+  const { what, needs } = describeComponent(key);
+  const form = c.windowed ? `${RULE_WINDOW} rate` : "latest value (max by instance)";
+  const source = c.fallback ? "untorn-exporter or its fallback" : "untorn-exporter only";
   return [
     {
-      record,
+      record: c.record,
       expr: componentExpr(key, { window: RULE_WINDOW }),
-      help: `${what}, ${RULE_WINDOW} rate, untorn-exporter or its fallback.`,
-      needs: s?.needs ?? {},
+      help: `${what}, ${form}, ${source}.`,
+      needs,
     },
   ];
 });
@@ -114,10 +128,12 @@ export const recordingRuleNames: readonly string[] = recordingRules.map((r) => r
 // ---- reading the recorded series instead of raw ones ----
 
 /**
- * The recorded series the loaded-rules check reads: the transaction rate every instance has, from
- * untorn-exporter or mysqld_exporter (source "any").
+ * The recorded series the loaded-rules check reads: the redo write rate every instance has, from
+ * untorn-exporter or mysqld_exporter (source "any"). It is one of the rules added when every window
+ * statistic of the fleet profile became recorded, so a rule file from before (rates for 12 statistics
+ * only, with the transaction rate) reads as not loaded rather than leaving statistics empty.
  */
-export const RULES_PROBE_RECORD = components.transactions.record as string;
+export const RULES_PROBE_RECORD = components.redoWrittenBytes.record as string;
 
 /** Label that tells the probe's two answers apart. */
 export const RULES_PROBE_LABEL = "untorn_probe";

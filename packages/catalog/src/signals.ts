@@ -133,6 +133,11 @@ const valueRange = (rangeSelector: string): string =>
 const nodeDisks: Selector = { device: nre(NODE_WHOLE_DISKS) };
 
 const rec = (name: string): string => `instance:${name}:rate${RULE_WINDOW}`;
+/**
+ * A gauge recorded per instance (`max by (instance)` at every rule evaluation), so window statistics read
+ * one recorded series per instance instead of a subquery over raw series.
+ */
+const recGauge = (name: string): string => `instance:${name}:max`;
 
 function counter(
   id: string,
@@ -160,7 +165,12 @@ function counter(
   };
 }
 
-function gauge(id: string, metric: MetricKey, fallback?: FallbackMetricKey): Component {
+function gauge(
+  id: string,
+  metric: MetricKey,
+  fallback?: FallbackMetricKey,
+  opts: { record?: string } = {},
+): Component {
   return {
     id,
     labels: [],
@@ -170,10 +180,34 @@ function gauge(id: string, metric: MetricKey, fallback?: FallbackMetricKey): Com
     ...(fallback
       ? { fallback: { metrics: [fallback], render: (s: SignalScope) => gaugeOf(s, F[fallback].name) } }
       : {}),
+    ...(opts.record ? { record: opts.record } : {}),
   };
 }
 
-function perClass(id: string, metric: MetricKey, fallback: FallbackMetricKey, mode: string): Component {
+/** Counter rate of an untorn-exporter metric with no fallback, split by `labels` (recorded for the fleet's window statistics). */
+function untornCounter(
+  id: string,
+  metric: MetricKey,
+  record: string,
+  labels: readonly string[] = [],
+): Component {
+  return {
+    id,
+    labels,
+    windowed: true,
+    metrics: [metric],
+    untorn: (s) => rateOf(s, M[metric].name, labels),
+    record,
+  };
+}
+
+function perClass(
+  id: string,
+  metric: MetricKey,
+  fallback: FallbackMetricKey,
+  mode: string,
+  record: string,
+): Component {
   return {
     id,
     labels: ["class"],
@@ -181,6 +215,7 @@ function perClass(id: string, metric: MetricKey, fallback: FallbackMetricKey, mo
     metrics: [metric],
     untorn: (s) => rateOf(s, M[metric].name, ["class"], ...classSelector(s)),
     fallback: { metrics: [fallback], render: (s) => fileEventsByClass(s, F[fallback].name, mode) },
+    record,
   };
 }
 
@@ -213,7 +248,9 @@ export const components = {
   dataFsyncs: counter("data_fsyncs", "dataFsyncs", "dataFsyncs", {
     record: rec("untorn_innodb_data_fsyncs"),
   }),
-  redoWrittenBytes: counter("redo_written_bytes", "osLogWrittenBytes", "osLogWritten"),
+  redoWrittenBytes: counter("redo_written_bytes", "osLogWrittenBytes", "osLogWritten", {
+    record: rec("untorn_redo_written_bytes"),
+  }),
   freePageWaits: counter("free_page_waits", "bufferPoolWaitFree", "bufferPoolWaitFree", {
     record: rec("untorn_free_page_waits"),
   }),
@@ -254,11 +291,29 @@ export const components = {
     record: rec("untorn_transactions"),
   } satisfies Component,
 
-  fileWriteBytes: perClass("file_write_bytes", "fileWriteBytes", "fileEventsBytes", "write"),
-  fileWrites: perClass("file_writes", "fileWrites", "fileEvents", "write"),
-  fileWriteSeconds: perClass("file_write_seconds", "fileWriteSeconds", "fileEventsSeconds", "write"),
-  fileMisc: perClass("file_misc", "fileMisc", "fileEvents", "misc"),
-  fileMiscSeconds: perClass("file_misc_seconds", "fileMiscSeconds", "fileEventsSeconds", "misc"),
+  fileWriteBytes: perClass(
+    "file_write_bytes",
+    "fileWriteBytes",
+    "fileEventsBytes",
+    "write",
+    rec("untorn_file_write_bytes"),
+  ),
+  fileWrites: perClass("file_writes", "fileWrites", "fileEvents", "write", rec("untorn_file_writes")),
+  fileWriteSeconds: perClass(
+    "file_write_seconds",
+    "fileWriteSeconds",
+    "fileEventsSeconds",
+    "write",
+    rec("untorn_file_write_seconds"),
+  ),
+  fileMisc: perClass("file_misc", "fileMisc", "fileEvents", "misc", rec("untorn_file_misc")),
+  fileMiscSeconds: perClass(
+    "file_misc_seconds",
+    "fileMiscSeconds",
+    "fileEventsSeconds",
+    "misc",
+    rec("untorn_file_misc_seconds"),
+  ),
 
   dblwrIoWaitSeconds: {
     id: "dblwr_io_wait_seconds",
@@ -325,6 +380,7 @@ export const components = {
   dblwrFlushWaitEvents: counter("dblwr_flush_wait_events", "innodbMetricsDblwr", "dblwrFlushWaitEvents", {
     extra: { event: "flush_wait_events" },
     fallbackExtra: {},
+    record: rec("untorn_doublewrite_flush_wait_events"),
   }),
 
   deviceWrites: {
@@ -368,6 +424,7 @@ export const components = {
     metrics: ["storageFlushes"],
     untorn: (s) => rateOf(s, M.storageFlushes.name),
     fallback: { metrics: ["diskFlushes"], render: (s) => rateOf(s, F.diskFlushes.name, [], nodeDisks) },
+    record: rec("untorn_device_flushes"),
   } satisfies Component,
   deviceFlushSeconds: {
     id: "device_flush_seconds",
@@ -379,6 +436,7 @@ export const components = {
       metrics: ["diskFlushSeconds"],
       render: (s) => rateOf(s, F.diskFlushSeconds.name, [], nodeDisks),
     },
+    record: rec("untorn_device_flush_seconds"),
   } satisfies Component,
 
   checkpointAge: {
@@ -396,6 +454,7 @@ export const components = {
           binary(gaugeOf(s, F.redoCurrentLsn.name), "-", gaugeOf(s, F.redoCheckpointLsn.name)),
         ),
     },
+    record: recGauge("untorn_checkpoint_age_bytes"),
   } satisfies Component,
   checkpointMaxAge: {
     id: "checkpoint_max_age",
@@ -407,6 +466,7 @@ export const components = {
       metrics: ["checkpointMaxAge", "redoCapacityResized"],
       render: (s) => orElse(gaugeOf(s, F.checkpointMaxAge.name), gaugeOf(s, F.redoCapacityResized.name)),
     },
+    record: recGauge("untorn_checkpoint_max_age_bytes"),
   } satisfies Component,
   pageSize: gauge("page_size", "pageSizeBytes", "pageSize"),
   batchCapacity: {
@@ -443,6 +503,43 @@ export const components = {
   atomicUnitMax: gauge("atomic_write_unit_max", "storageAtomicWriteUnitMax"),
   atomicAttributesPresent: gauge("atomic_write_attributes_present", "storageAtomicWriteSupported"),
   rotational: gauge("rotational", "storageRotational"),
+
+  // untorn-exporter only (no fallback yet): recorded for the fleet profile's window statistics.
+  dataReads: untornCounter("data_reads", "dataReads", rec("untorn_innodb_data_reads")),
+  dataReadBytes: untornCounter("data_read_bytes", "dataReadBytes", rec("untorn_innodb_data_read_bytes")),
+  pagesWritten: untornCounter("pages_written", "pagesWritten", rec("untorn_pages_written")),
+  logWrites: untornCounter("log_writes", "logWrites", rec("untorn_log_writes")),
+  logWaits: untornCounter("log_waits", "logWaits", rec("untorn_log_waits")),
+  osLogFsyncs: untornCounter("os_log_fsyncs", "osLogFsyncs", rec("untorn_os_log_fsyncs")),
+  handlerCommits: untornCounter("handler_commits", "handlerCommits", rec("untorn_handler_commits")),
+  queries: untornCounter("queries", "queries", rec("untorn_queries")),
+  rowOperations: untornCounter("row_operations", "rowOperations", rec("untorn_row_operations"), [
+    "operation",
+  ]),
+  deviceReads: untornCounter("device_reads", "storageReads", rec("untorn_device_reads")),
+  deviceReadBytes: untornCounter("device_read_bytes", "storageReadBytes", rec("untorn_device_read_bytes")),
+  deviceReadSeconds: untornCounter(
+    "device_read_seconds",
+    "storageReadSeconds",
+    rec("untorn_device_read_seconds"),
+  ),
+  deviceWriteSeconds: untornCounter(
+    "device_write_seconds",
+    "storageWriteSeconds",
+    rec("untorn_device_write_seconds"),
+  ),
+  dirtyPages: gauge("dirty_pages", "bufferPoolPagesDirty", undefined, {
+    record: recGauge("untorn_buffer_pool_dirty_pages"),
+  }),
+  bufferPoolPages: gauge("buffer_pool_pages", "bufferPoolPagesTotal", undefined, {
+    record: recGauge("untorn_buffer_pool_pages"),
+  }),
+  pendingFsyncs: gauge("pending_fsyncs", "dataPendingFsyncs", undefined, {
+    record: recGauge("untorn_pending_fsyncs"),
+  }),
+  deviceIoInProgress: gauge("device_io_in_progress", "storageIoInProgress", undefined, {
+    record: recGauge("untorn_device_io_in_progress"),
+  }),
 } as const satisfies Record<string, Component>;
 
 function mariadbCapacity(pageSize: Vec): Vec {

@@ -17,7 +17,6 @@ import {
   range,
   type Scope,
   type Selector,
-  sumBy,
   type Vec,
   vec,
 } from "@untorn/catalog/promql";
@@ -103,12 +102,6 @@ const fromComponent = (key: ComponentKey): Build => {
   );
 };
 
-/** Counter rate of an untorn-exporter metric the catalog has no signal for (same form as its components). */
-const untornRate =
-  (metric: MetricKey, labels: readonly string[] = [], extra: Selector = {}): Build =>
-  (o) =>
-    sumBy(labels, `rate(${range(scopeOf(o), M[metric].name, extra)})`);
-
 /** Latest value of an untorn-exporter gauge the catalog has no signal for. */
 const untornGauge =
   (metric: MetricKey): Build =>
@@ -171,22 +164,22 @@ export const WINDOWED: readonly WindowedSpec[] = [
   rate("dblwrWrites", fromSignal("doublewrite_batches_per_second")),
   rate("dataWrites", fromSignal("innodb_write_ops_per_second")),
   rate("dataWrittenBytes", fromSignal("innodb_write_bytes_per_second")),
-  rate("dataReads", untornRate("dataReads"), U),
-  rate("dataReadBytes", untornRate("dataReadBytes"), U),
+  rate("dataReads", fromComponent("dataReads"), U),
+  rate("dataReadBytes", fromComponent("dataReadBytes"), U),
   rate("dataFsyncs", fromSignal("fsyncs_per_second")),
-  rate("pagesWritten", untornRate("pagesWritten"), U),
+  rate("pagesWritten", fromComponent("pagesWritten"), U),
   rate("bufferPoolPagesFlushed", fromSignal("data_pages_flushed_per_second")),
   rate("bufferPoolWaitFree", fromSignal("free_page_waits_per_second")),
-  rate("logWrites", untornRate("logWrites"), U),
-  rate("logWaits", untornRate("logWaits"), U),
+  rate("logWrites", fromComponent("logWrites"), U),
+  rate("logWaits", fromComponent("logWaits"), U),
   rate("osLogWrittenBytes", fromSignal("redo_write_bytes_per_second")),
-  rate("osLogFsyncs", untornRate("osLogFsyncs"), U),
+  rate("osLogFsyncs", fromComponent("osLogFsyncs"), U),
   // The catalog's transaction rate: Com_commit + Com_rollback (rollbacks are rare; the fallback reads
   // mysqld_exporter's commands). The advisor prefers handlerCommits when it is present.
   rate("commits", fromSignal("transactions_per_second")),
-  rate("handlerCommits", untornRate("handlerCommits"), U),
-  rate("queries", untornRate("queries"), U),
-  rate("rows", untornRate("rowOperations", ["operation"]), {
+  rate("handlerCommits", fromComponent("handlerCommits"), U),
+  rate("queries", fromComponent("queries"), U),
+  rate("rows", fromComponent("rowOperations"), {
     ...U,
     split: "operation",
     fields: { inserted: "rowsInserted", updated: "rowsUpdated", deleted: "rowsDeleted", read: "rowsRead" },
@@ -199,24 +192,24 @@ export const WINDOWED: readonly WindowedSpec[] = [
   }),
   gauge("checkpointAgeBytes", fromSignal("checkpoint_age_bytes")),
   gauge("checkpointMaxAgeBytes", fromComponent("checkpointMaxAge")),
-  gauge("dirtyPages", untornGauge("bufferPoolPagesDirty"), U),
-  gauge("bufferPoolPages", untornGauge("bufferPoolPagesTotal"), U),
-  gauge("pendingFsyncs", untornGauge("dataPendingFsyncs"), U),
+  gauge("dirtyPages", fromComponent("dirtyPages"), U),
+  gauge("bufferPoolPages", fromComponent("bufferPoolPages"), U),
+  gauge("pendingFsyncs", fromComponent("pendingFsyncs"), U),
   fileIo("writesPerSecond", fromSignal("file_writes_per_second")),
   fileIo("writeBytesPerSecond", fromSignal("file_write_bytes_per_second")),
   fileIo("writeSecondsPerSecond", fromComponent("fileWriteSeconds")),
   fileIo("miscPerSecond", fromSignal("file_misc_ops_per_second")),
   fileIo("miscSecondsPerSecond", fromComponent("fileMiscSeconds")),
-  device("readIops", "rate", untornRate("storageReads"), true),
+  device("readIops", "rate", fromComponent("deviceReads"), true),
   device("writeIops", "rate", fromSignal("device_write_iops")),
-  device("readBytesPerSecond", "rate", untornRate("storageReadBytes"), true),
+  device("readBytesPerSecond", "rate", fromComponent("deviceReadBytes"), true),
   device("writeBytesPerSecond", "rate", fromSignal("device_write_bytes_per_second")),
   device("utilisationRatio", "rate", fromSignal("device_utilisation")),
-  device("readSecondsPerSecond", "rate", untornRate("storageReadSeconds"), true),
-  device("writeSecondsPerSecond", "rate", untornRate("storageWriteSeconds"), true),
+  device("readSecondsPerSecond", "rate", fromComponent("deviceReadSeconds"), true),
+  device("writeSecondsPerSecond", "rate", fromComponent("deviceWriteSeconds"), true),
   device("flushesPerSecond", "rate", fromSignal("device_flushes_per_second")),
   device("flushSecondsPerSecond", "rate", fromComponent("deviceFlushSeconds")),
-  device("ioInProgress", "gauge", untornGauge("storageIoInProgress"), true),
+  device("ioInProgress", "gauge", fromComponent("deviceIoInProgress"), true),
 ];
 
 // ---- instant facts: configuration, storage, identity, instrumentation; latest value at the time ----
@@ -336,7 +329,14 @@ export function factQueries(p: PlanOptions): PlannedQuery[] {
       out.push({
         id: s.id,
         kind: "windowed",
-        expr: recordedWindowStats(s.build.recorded(base), p.stats, p.window, avgRange(p.window), step).q,
+        // A recorded rate at time t covers (t - RULE_WINDOW, t]; a recorded gauge is the value at t.
+        expr: recordedWindowStats(
+          s.build.recorded(base),
+          p.stats,
+          p.window,
+          s.kind === "rate" ? avgRange(p.window) : p.window,
+          step,
+        ).q,
       });
       continue;
     }

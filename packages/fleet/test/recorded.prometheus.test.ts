@@ -12,13 +12,19 @@ import { PromClient } from "@untorn/prom/client";
 import { makeTempDir } from "@untorn/testkit/process";
 import { type Prometheus, startPrometheus } from "@untorn/testkit/prometheus";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { RECORDED_SPEC_IDS } from "../src/plan.js";
+import { RECORDED_SPEC_IDS, WINDOWED } from "../src/plan.js";
 import { type FleetProfile, profileFleet, profileInstance } from "../src/profile.js";
-import { syntheticFleet } from "../src/testing/synthetic.js";
+import { syntheticFleet, VALUE_RESOLUTION } from "../src/testing/synthetic.js";
 import { backfill, backfillRecordingRules } from "../tools/backfill.js";
 
-/** Relative agreement of the facts read from recorded series: window averages, and p95s. */
+/**
+ * Relative agreement of the facts read from recorded series: window averages, and p95s. Below
+ * QUANTUM the difference is the history's counter resolution, not the method: a counter that advances
+ * by VALUE_RESOLUTION every few scrapes (a timer in ms) reads as 0 or 1 step per 1 min per-step rate
+ * window on the raw path and as a fifth of that per 5 min rule window; two such steps are tolerated.
+ */
 const TOLERANCE = { avg: 0.02, p95: 0.1 } as const;
+const QUANTUM = (2 * VALUE_RESOLUTION) / 60;
 
 const END = Math.floor(Date.now() / 1000 / 60) * 60 - 300;
 const HISTORY = { start: END - 40 * 60, end: END, stepSeconds: 15, slowStepSeconds: 60, noise: 0.1 };
@@ -66,10 +72,14 @@ function leaves(x: unknown, path = "", out = new Map<string, number>()): Map<str
   return out;
 }
 
-/** `workload.rates.dblwrPagesWritten.p95` → the spec id `rates.dblwrPagesWritten` and stat `p95`. */
+/**
+ * Every window statistic is read from recorded series (the plan test checks that every windowed spec
+ * has a recorded form): `workload.rates.dblwrPagesWritten.p95`, `workload.fileIo.redo.writesPerSecond.avg`
+ * → its statistic.
+ */
 const recordedStat = (path: string): "avg" | "p95" | null => {
-  const m = /^workload\.(\w+\.\w+)\.(avg|p95)$/.exec(path);
-  return m && RECORDED_SPEC_IDS.includes(m[1]!) ? (m[2] as "avg" | "p95") : null;
+  const m = /^workload\..+\.(avg|p95)$/.exec(path);
+  return m ? (m[1] as "avg" | "p95") : null;
 };
 
 describe("fleet profile over recorded series vs raw series (real prometheus, backfilled rules)", () => {
@@ -85,7 +95,7 @@ describe("fleet profile over recorded series vs raw series (real prometheus, bac
     expect(rec.recordingRules).toEqual({ used: true, fallbackReason: null });
     expect(rec.queries).toBe(beforeRules.queries); // the probe is sent either way
     expect(rec.facts).toHaveLength(fleet.length);
-    expect(RECORDED_SPEC_IDS.length).toBeGreaterThanOrEqual(10);
+    expect(RECORDED_SPEC_IDS).toEqual(WINDOWED.map((s) => s.id));
 
     const summary = (p: FleetProfile) =>
       p.advice.map((a) => ({
@@ -98,22 +108,26 @@ describe("fleet profile over recorded series vs raw series (real prometheus, bac
 
     const worst = { avg: 0, p95: 0, other: 0 };
     let compared = 0;
+    let withinQuantum = 0;
     for (const [i, f] of rec.facts.entries()) {
       const a = leaves(f);
       const b = leaves(raw.facts[i]);
       expect([...a.keys()].sort()).toEqual([...b.keys()].sort());
       for (const [path, x] of a) {
         const y = b.get(path)!;
-        const rel = x === y ? 0 : Math.abs(x - y) / Math.max(Math.abs(x), Math.abs(y));
         const kind = recordedStat(path) ?? "other";
+        const quantised = kind !== "other" && Math.abs(x - y) <= QUANTUM;
+        const rel = x === y || quantised ? 0 : Math.abs(x - y) / Math.max(Math.abs(x), Math.abs(y));
         worst[kind] = Math.max(worst[kind], rel);
         if (kind !== "other") compared++;
+        if (quantised && x !== y) withinQuantum++;
       }
     }
     process.stderr.write(
-      `[recorded vs raw] ${compared} recorded statistics; worst relative difference: avg ${worst.avg.toFixed(4)}, p95 ${worst.p95.toFixed(4)}, other facts ${worst.other}\n`,
+      `[recorded vs raw] ${compared} recorded statistics (${withinQuantum} differ by less than the counter resolution); worst relative difference otherwise: avg ${worst.avg.toFixed(4)}, p95 ${worst.p95.toFixed(4)}, other facts ${worst.other}\n`,
     );
-    expect(compared).toBeGreaterThan(fleet.length * 10);
+    expect(compared).toBeGreaterThan(fleet.length * 40);
+    expect(withinQuantum).toBeLessThan(compared / 5); // 13 % measured: the ms timers
     expect(worst.avg).toBeLessThanOrEqual(TOLERANCE.avg);
     expect(worst.p95).toBeLessThanOrEqual(TOLERANCE.p95);
     expect(worst.other).toBe(0);

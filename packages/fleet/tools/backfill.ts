@@ -97,6 +97,26 @@ export async function backfillRecordingRules(
   return { dir, rules, promtoolMs: performance.now() - t0 };
 }
 
+/** OpenMetrics (seconds) → Prometheus text with millisecond timestamps, as VictoriaMetrics imports it. */
+export const toVmImportText = (chunk: string): string =>
+  chunk
+    .split("\n")
+    .filter((l) => l && !l.startsWith("#"))
+    .map((l) => `${l}000`)
+    .join("\n");
+
+/** Imports the synthetic history into VictoriaMetrics (/api/v1/import/prometheus), chunk by chunk. */
+export async function importHistory(
+  vm: { importPrometheus(text: string): Promise<void>; flush(): Promise<void> },
+  instances: readonly SyntheticInstance[],
+  o: HistoryOptions,
+): Promise<{ ms: number }> {
+  const t0 = performance.now();
+  for (const chunk of history(instances, o)) await vm.importPrometheus(toVmImportText(chunk));
+  await vm.flush();
+  return { ms: performance.now() - t0 };
+}
+
 /**
  * Writes the catalog's per-instance rate rules over raw series (the untorn.rates group less the rules
  * over other rules' series, which a backfill cannot evaluate in the same pass) as a rule file; returns

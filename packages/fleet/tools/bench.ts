@@ -4,10 +4,13 @@
 // sum of Prometheus' own times for the same requests, measured by re-issuing the exact queries with plain
 // fetch (no decoding). Both sides run one request at a time so the sums compare like for like.
 // Writes bench/results/fleet.json at the repo root. Run after a build: npm run bench -w @untorn/fleet
-// UNTORN_BENCH_QUICK=1 runs 100 and 1,000 instances.
+// UNTORN_BENCH_QUICK=1 runs 100 and 1,000 instances; UNTORN_BENCH_SIZES=10000 the sizes listed;
+// UNTORN_BENCH_RESULT=<name>.json writes bench/results/<name>.json instead;
+// UNTORN_BENCH_BACKEND=victoria-metrics runs the same profiles on VictoriaMetrics (history imported through
+// its import API, the same recording rules replayed by vmalert).
 import { execFileSync } from "node:child_process";
 import { mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
-import { cpus, totalmem } from "node:os";
+import { cpus, loadavg, totalmem } from "node:os";
 import { join } from "node:path";
 import type { MatrixSeries, PromQueryApi, QueryAnswer, VectorSample } from "@untorn/fleet/api";
 import { profileFleet } from "@untorn/fleet/profile";
@@ -15,10 +18,19 @@ import { sampleCount, syntheticFleet } from "@untorn/fleet/testing/synthetic";
 import { PromClient } from "@untorn/prom/client";
 import { makeTempDir, repoRoot, requireBinary } from "@untorn/testkit/process";
 import { startPrometheus } from "@untorn/testkit/prometheus";
-import { backfill, backfillRecordingRules } from "./backfill.js";
+import { replayRules, startVictoriaMetrics } from "@untorn/testkit/victoria-metrics";
+import { backfill, backfillRecordingRules, importHistory, writeRateRules } from "./backfill.js";
 
 const quick = process.env.UNTORN_BENCH_QUICK === "1";
-const SIZES = quick ? [100, 1000] : [1000, 10_000];
+/** UNTORN_BENCH_SIZES=10000 runs only the sizes listed (comma-separated). */
+const SIZES = process.env.UNTORN_BENCH_SIZES
+  ? process.env.UNTORN_BENCH_SIZES.split(",").map((x) => Number.parseInt(x, 10))
+  : quick
+    ? [100, 1000]
+    : [1000, 10_000];
+type Backend = "prometheus" | "victoria-metrics";
+const BACKEND: Backend =
+  process.env.UNTORN_BENCH_BACKEND === "victoria-metrics" ? "victoria-metrics" : "prometheus";
 const WINDOW = "30m";
 const HISTORY_MINUTES = 34; // the window plus the per-step rate window and a margin
 const STEP = 15;
@@ -41,15 +53,20 @@ const round = (x: number, d = 1) => Math.round(x * 10 ** d) / 10 ** d;
 class Paired implements PromQueryApi {
   rawMs = 0;
   requests = 0;
+  /** Backend time per request, by expression. */
+  readonly perQuery: { expr: string; ms: number }[] = [];
   constructor(
     private readonly inner: PromClient,
     private readonly url: string,
   ) {}
   async queryVector(expr: string, opts: { time: number }): Promise<QueryAnswer<VectorSample[]>> {
     const rawFirst = this.requests++ % 2 === 1;
-    if (rawFirst) this.rawMs += await rawTime(this.url, expr, opts.time);
+    let ms = 0;
+    if (rawFirst) ms = await rawTime(this.url, expr, opts.time);
     const a = await this.inner.queryVector(expr, opts);
-    if (!rawFirst) this.rawMs += await rawTime(this.url, expr, opts.time);
+    if (!rawFirst) ms = await rawTime(this.url, expr, opts.time);
+    this.rawMs += ms;
+    this.perQuery.push({ expr, ms });
     return a;
   }
   queryRange(
@@ -80,6 +97,8 @@ const client = (url: string, concurrency: number) =>
 interface Run {
   /** Our whole profile: requests through the client, decoding, facts, advice, ranking. */
   oursMs: number;
+  /** The requests with the most backend time: the first 100 characters of each and its time. */
+  slowest: { expr: string; ms: number }[];
   /** Prometheus' own time for the same requests. */
   rawMs: number;
   requests: number;
@@ -94,7 +113,17 @@ async function pairedRun(url: string, at: number, recordingRules = true): Promis
   const wall = performance.now() - t0;
   if (p.recordingRules.used !== recordingRules)
     throw new Error(`expected recording rules used = ${recordingRules}: ${p.recordingRules.fallbackReason}`);
-  return { oursMs: wall - paired.rawMs, rawMs: paired.rawMs, requests: p.queries, instances: p.rows.length };
+  const slowest = [...paired.perQuery]
+    .sort((a, b) => b.ms - a.ms)
+    .slice(0, 6)
+    .map((q) => ({ expr: q.expr.slice(0, 100), ms: round(q.ms, 0) }));
+  return {
+    oursMs: wall - paired.rawMs,
+    slowest,
+    rawMs: paired.rawMs,
+    requests: p.queries,
+    instances: p.rows.length,
+  };
 }
 
 type Path = "recorded" | "raw";
@@ -105,18 +134,33 @@ type Path = "recorded" | "raw";
  * flight, then one paired run (one request at a time, each re-issued raw) for the backend time of the
  * very queries the path sends.
  */
+/** A backend served from the prepared data directory, freshly started (cold). */
+async function startBackend(data: string): Promise<{ url: string; stop(): Promise<void> }> {
+  return BACKEND === "prometheus"
+    ? startPrometheus({ jobs: [], storagePath: data })
+    : startVictoriaMetrics({ storagePath: data });
+}
+
 async function sideBySide(tsdb: string, at: number, n: number, repeats: number) {
   const out: Record<
     Path,
-    { coldMs: number[]; oursMs: number[]; rawPrometheusMs: number[]; requests: number }
+    {
+      coldMs: number[];
+      oursMs: number[];
+      rawPrometheusMs: number[];
+      requests: number;
+      slowest: Run["slowest"][];
+      /** The machine's 1 min load average at the end of each repeat (shared machine). */
+      load: number[];
+    }
   > = {
-    recorded: { coldMs: [], oursMs: [], rawPrometheusMs: [], requests: 0 },
-    raw: { coldMs: [], oursMs: [], rawPrometheusMs: [], requests: 0 },
+    recorded: { coldMs: [], oursMs: [], rawPrometheusMs: [], requests: 0, slowest: [], load: [] },
+    raw: { coldMs: [], oursMs: [], rawPrometheusMs: [], requests: 0, slowest: [], load: [] },
   };
   for (let r = 0; r < repeats; r++) {
     const order: Path[] = r % 2 === 0 ? ["recorded", "raw"] : ["raw", "recorded"];
     for (const path of order) {
-      const prom = await startPrometheus({ jobs: [], storagePath: tsdb });
+      const prom = await startBackend(tsdb);
       try {
         const rules = path === "recorded";
         const t0 = performance.now();
@@ -133,8 +177,10 @@ async function sideBySide(tsdb: string, at: number, n: number, repeats: number) 
         o.oursMs.push(round(x.oursMs, 0));
         o.rawPrometheusMs.push(round(x.rawMs, 0));
         o.requests = p.queries;
+        o.slowest.push(x.slowest);
+        o.load.push(round(loadavg()[0]!, 1));
         log(
-          `${n} ${path}: cold ${round(coldMs, 0)} ms; one at a time: ours ${round(x.oursMs, 0)} ms + Prometheus ${round(x.rawMs, 0)} ms`,
+          `${n} ${path} (load ${round(loadavg()[0]!, 1)}): cold ${round(coldMs, 0)} ms; one at a time: ours ${round(x.oursMs, 0)} ms + Prometheus ${round(x.rawMs, 0)} ms`,
         );
       } finally {
         await prom.stop();
@@ -154,6 +200,58 @@ async function sideBySide(tsdb: string, at: number, n: number, repeats: number) 
   };
 }
 
+/** The same measurement on VictoriaMetrics: history imported, the same rules replayed by vmalert. */
+async function benchVictoriaMetrics(
+  n: number,
+  fleet: ReturnType<typeof syntheticFleet>,
+  history: Parameters<typeof sampleCount>[1],
+  end: number,
+  work: string,
+) {
+  const data = join(work, "vm-data");
+  const vm = await startVictoriaMetrics({ storagePath: data });
+  let importMs = 0;
+  let rulesMs = 0;
+  try {
+    importMs = (await importHistory(vm, fleet, history)).ms;
+    log(`${n}: imported in ${round(importMs, 0)} ms`);
+    const file = join(work, "rules.json");
+    const rules = await writeRateRules(file);
+    const t0 = performance.now();
+    await replayRules({
+      vmUrl: vm.url,
+      ruleFiles: [file],
+      evaluationInterval: `${STEP}s`,
+      from: history.start,
+      to: history.end,
+      timeoutMs: 3_600_000,
+    });
+    await vm.flush();
+    rulesMs = performance.now() - t0;
+    log(`${n}: ${rules} recording rules replayed by vmalert in ${round(rulesMs, 0)} ms`);
+  } finally {
+    await vm.stop();
+  }
+  const paths = await sideBySide(data, end, n, n >= 10_000 ? 2 : 3);
+  const raw = paths.raw;
+  const ratios = raw.oursMs.map((o, i) => o / raw.rawPrometheusMs[i]! - 1);
+  return {
+    instances: n,
+    series: sampleCount(fleet, { ...history, end: history.start }),
+    samples: sampleCount(fleet, history),
+    backfillMs: { generate: round(importMs, 0), promtool: 0, importIncludesGeneration: true },
+    requests: raw.requests,
+    repeats: raw.oursMs.length,
+    oursMs: raw.oursMs,
+    rawPrometheusMs: raw.rawPrometheusMs,
+    overhead: round(median(ratios), 3),
+    overheadRuns: ratios.map((x) => round(x, 3)),
+    firstProfileConcurrency4Ms: raw.coldMs[0]!,
+    recordingRulesBackfillMs: round(rulesMs, 0),
+    recordedVsRaw: paths,
+  };
+}
+
 async function benchSize(n: number) {
   // History ends 5 min ago: inside testkit's 30 d retention, so prometheus loads the blocks as they are.
   const end = Math.floor(Date.now() / 1000 / 60) * 60 - 300;
@@ -168,8 +266,9 @@ async function benchSize(n: number) {
   const work = await makeTempDir(`fleet-bench-${n}`);
   try {
     log(
-      `${n} instances: generating ${sampleCount(fleet, history).toLocaleString("en")} samples and backfilling`,
+      `${n} instances: generating ${sampleCount(fleet, history).toLocaleString("en")} samples and backfilling (${BACKEND})`,
     );
+    if (BACKEND === "victoria-metrics") return await benchVictoriaMetrics(n, fleet, history, end, work);
     // Two halves in parallel (promtool is single-threaded); the blocks then share one TSDB directory.
     const halves = [fleet.slice(0, n >> 1), fleet.slice(n >> 1)];
     const parts = await Promise.all(halves.map((h, i) => backfill(h, history, join(work, `part${i}`))));
@@ -222,11 +321,16 @@ async function benchSize(n: number) {
 }
 
 const results: Awaited<ReturnType<typeof benchSize>>[] = [];
-const prometheusVersion = execFileSync(requireBinary("prometheus", "prometheus"), ["--version"], {
-  encoding: "utf8",
-})
-  .split("\n")[0]!
-  .trim();
+const prometheusVersion =
+  execFileSync(
+    BACKEND === "prometheus"
+      ? requireBinary("prometheus", "prometheus")
+      : requireBinary("victoria-metrics", "victoria-metrics"),
+    BACKEND === "prometheus" ? ["--version"] : ["-version"],
+    { encoding: "utf8" },
+  )
+    .split("\n")[0]!
+    .trim() || `${BACKEND} (prints no version)`;
 /** Written after each size, so a run stopped during the larger size keeps the smaller one's figures. */
 function writeResults(complete: boolean): string {
   const out = {
@@ -239,6 +343,7 @@ function writeResults(complete: boolean): string {
       memoryBytes: totalmem(),
       node: process.version,
       prometheus: prometheusVersion,
+      backend: BACKEND,
     },
     setup: {
       window: WINDOW,
@@ -267,7 +372,7 @@ function writeResults(complete: boolean): string {
       constantRequests: new Set(results.map((r) => r.requests)).size === 1,
     },
   };
-  const file = join(repoRoot(), "bench", "results", "fleet.json");
+  const file = join(repoRoot(), "bench", "results", process.env.UNTORN_BENCH_RESULT ?? "fleet.json");
   mkdirSync(join(repoRoot(), "bench", "results"), { recursive: true });
   writeFileSync(file, `${JSON.stringify(out, null, 2)}\n`);
   return file;

@@ -28,6 +28,8 @@ export interface VictoriaMetricsOptions {
   /** Default "1s", as startPrometheus. */
   readonly scrapeInterval?: string;
   readonly extraArgs?: readonly string[];
+  /** Existing data directory to serve (kept on stop, as startPrometheus' storagePath); default a new one. */
+  readonly storagePath?: string;
 }
 
 export interface VictoriaMetrics {
@@ -35,6 +37,8 @@ export interface VictoriaMetrics {
   readonly dir: string;
   /** Imports Prometheus text exposition lines with millisecond timestamps (/api/v1/import/prometheus). */
   importPrometheus(text: string): Promise<void>;
+  /** The data directory (storagePath, else inside dir). */
+  readonly dataPath: string;
   /** Makes everything imported so far visible to queries. */
   flush(): Promise<void>;
   stop(): Promise<void>;
@@ -58,7 +62,7 @@ export async function startVictoriaMetrics(opts: VictoriaMetricsOptions = {}): P
   const port = await freePort();
   const args = [
     `-httpListenAddr=127.0.0.1:${port}`,
-    `-storageDataPath=${join(dir, "data")}`,
+    `-storageDataPath=${opts.storagePath ?? join(dir, "data")}`,
     "-retentionPeriod=100y",
     "-search.latencyOffset=0s",
     "-search.disableCache",
@@ -93,6 +97,7 @@ export async function startVictoriaMetrics(opts: VictoriaMetricsOptions = {}): P
   return {
     url,
     dir,
+    dataPath: opts.storagePath ?? join(dir, "data"),
     importPrometheus: (text) => post("/api/v1/import/prometheus", text),
     flush: () =>
       fetch(`${url}/internal/force_flush`).then(async (r) => {
@@ -118,7 +123,9 @@ export interface VmalertOptions {
  * vmalert over past time: evaluates the rules from `from` to `to` (Unix seconds) and writes the results
  * to VictoriaMetrics, then exits (vmalert -replay.*). The backfill counterpart of loading the rules.
  */
-export async function replayRules(o: VmalertOptions & { from: number; to: number }): Promise<void> {
+export async function replayRules(
+  o: VmalertOptions & { from: number; to: number; timeoutMs?: number },
+): Promise<void> {
   const bin = requireBinary("vmalert", "victoria-metrics");
   const dir = await makeTempDir("vmalert");
   try {
@@ -130,6 +137,9 @@ export async function replayRules(o: VmalertOptions & { from: number; to: number
         `-datasource.url=${o.vmUrl}`,
         `-remoteWrite.url=${o.vmUrl}`,
         `-evaluationInterval=${o.evaluationInterval}`,
+        // The range queries' step: by default 5m, so a replay writes one point per 5 minutes whatever
+        // the evaluation interval (a live vmalert evaluates every interval either way).
+        `-datasource.queryStep=${o.evaluationInterval}`,
         `-replay.timeFrom=${iso(o.from)}`,
         `-replay.timeTo=${iso(o.to)}`,
         "-replay.disableProgressBar",
@@ -137,10 +147,13 @@ export async function replayRules(o: VmalertOptions & { from: number; to: number
       ],
       { logFile: join(dir, "vmalert.log"), cwd: dir },
     );
+    let timer: NodeJS.Timeout | undefined;
     const code = await Promise.race([
       proc.exited,
-      new Promise<string>((r) => setTimeout(() => r("timeout"), 240_000)),
-    ]);
+      new Promise<string>((r) => {
+        timer = setTimeout(() => r("timeout"), o.timeoutMs ?? 240_000);
+      }),
+    ]).finally(() => clearTimeout(timer));
     if (code !== 0) {
       await proc.stop(2000);
       throw new Error(`vmalert replay ended with ${code}:\n${proc.tail()}`);

@@ -318,7 +318,10 @@ function labelText(instance: string, labels: Readonly<Record<string, string>>): 
   return s;
 }
 
-const fmt = (v: number) => String(Math.round(v * 1000) / 1000);
+/** Resolution of the written values: counters advance in steps of this much (e.g. 1 ms of a timer). */
+export const VALUE_RESOLUTION = 0.001;
+
+const fmt = (v: number) => String(Math.round(v / VALUE_RESOLUTION) * VALUE_RESOLUTION);
 
 /** Number of samples history() writes, to size a benchmark before generating it. */
 export function sampleCount(instances: readonly SyntheticInstance[], o: HistoryOptions): number {
@@ -368,7 +371,9 @@ export function* history(
             : f.key === "uptime" && x.restartAt !== undefined && t >= x.restartAt
               ? t - x.restartAt
               : s.at(t);
-          push(`${prefix}${fmt(counter ? Math.round(total * 1000) / 1000 : value)} ${t}\n`);
+          push(
+            `${prefix}${fmt(counter ? Math.round(total / VALUE_RESOLUTION) * VALUE_RESOLUTION : value)} ${t}\n`,
+          );
         }
         if (size >= chunkBytes) {
           yield buf.join("");
