@@ -18,7 +18,9 @@ describe("redactForReaders", () => {
     const r = redactForReaders(m);
     expect(r).not.toMatch(/31337|\/home/);
     expect(r).toContain("is locked by another process (since");
-    expect(redactForReaders("this process (4242) already has it open")).toBe("this process already has it open");
+    expect(redactForReaders("this process (4242) already has it open")).toBe(
+      "this process already has it open",
+    );
   });
 
   it("leaves URLs' hosts and plain text alone", () => {
