@@ -185,6 +185,10 @@ test.describe("hardening", () => {
     expect(post.status).toBe(405);
     expect(post.headers.get("allow")).toBe("GET");
     expect((await post.json()).error).toMatch(/POST is not allowed here/);
+    const noDoc = await page.goto("/docs/rules/no-such-rule");
+    expect(noDoc!.status()).toBe(404);
+    await expect(page.getByRole("heading", { name: "Not found" })).toBeVisible();
+    expect((await page.goto("/docs/security"))!.status()).toBe(200);
     const missing = await fetch(`${baseURL}/api/v1/nope`);
     expect(missing.status).toBe(404);
     expect((await missing.json()).error).toMatch(/^no API route \/api\/v1\/nope/);
