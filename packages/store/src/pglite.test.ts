@@ -250,7 +250,7 @@ describe("PGlite data directory lock", () => {
     } finally {
       await store.close();
     }
-  });
+  }, 120_000); // two PGlite processes, the child's durable: slow on a busy 2-core machine
 });
 
 describe("durability", () => {
