@@ -48,6 +48,9 @@ export function proxy(req: NextRequest): NextResponse {
   if (req.method !== "GET" && req.method !== "HEAD") {
     const why = foreignOrigin(h);
     if (why) return refuse(403, why);
+    // A chunked body has no length to check here, and route handlers would read all of it.
+    if (h.get("transfer-encoding") !== null && h.get("content-length") === null)
+      return refuse(411, `send the request body with a Content-Length (at most ${MAX_BODY_BYTES} bytes)`);
     const length = Number(h.get("content-length") ?? "0");
     if (length > MAX_BODY_BYTES)
       return refuse(413, `the request body is ${length} bytes; at most ${MAX_BODY_BYTES}`);
