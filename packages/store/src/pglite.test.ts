@@ -69,7 +69,8 @@ function snapshot(dir: string): string[] {
     .sort();
 }
 
-describe("PGlite data directory", () => {
+// PGlite's initdb and child processes take tens of seconds on a busy 2-core machine, more with fsync on.
+describe("PGlite data directory", { timeout: 120_000 }, () => {
   it("creates a missing directory, initialises and migrates it without any network access", async () => {
     const dir = path.join(scratch(), "nested", "data");
     const fetchSpy = vi.spyOn(globalThis, "fetch").mockRejectedValue(new Error("no network in this test"));
@@ -205,7 +206,7 @@ describe("PGlite data directory", () => {
   });
 });
 
-describe("PGlite data directory lock", () => {
+describe("PGlite data directory lock", { timeout: 120_000 }, () => {
   it("refuses a second open in the same process until the first closes", async () => {
     const dir = migrated();
     const first = await openStore({ dataDir: dir });
@@ -250,10 +251,10 @@ describe("PGlite data directory lock", () => {
     } finally {
       await store.close();
     }
-  }, 120_000); // two PGlite processes, the child's durable: slow on a busy 2-core machine
+  });
 });
 
-describe("durability", () => {
+describe("durability", { timeout: 120_000 }, () => {
   const setting = async (b: pglite.PgliteBackend, name: "fsync" | "wal_sync_method") =>
     ((await b.db.execute(sql.raw(`SHOW ${name}`))) as unknown as { rows: Record<string, string>[] }).rows[0]![
       name
