@@ -7,6 +7,10 @@
 import { type NextRequest, NextResponse } from "next/server";
 import { env } from "./env.js";
 import { foreignOrigin, hostRefused, requestHost } from "./lib/request-checks.js";
+import { isMissingDoc } from "./server/doc-files.js";
+
+/** No route lives here: a rewrite to it renders app/not-found.tsx with a real 404 status. */
+const NOT_FOUND_PATH = "/_untorn/not-found";
 
 /** Largest request body: the metadata form is a few KiB. Next's own Server Action limit is 1 MB. */
 const MAX_BODY_BYTES = 1024 * 1024;
@@ -44,6 +48,9 @@ export function proxy(req: NextRequest): NextResponse {
   if (req.method !== "GET" && req.method !== "HEAD") {
     const why = foreignOrigin(h);
     if (why) return refuse(403, why);
+    // A chunked body has no length to check here, and route handlers would read all of it.
+    if (h.get("transfer-encoding") !== null && h.get("content-length") === null)
+      return refuse(411, `send the request body with a Content-Length (at most ${MAX_BODY_BYTES} bytes)`);
     const length = Number(h.get("content-length") ?? "0");
     if (length > MAX_BODY_BYTES)
       return refuse(413, `the request body is ${length} bytes; at most ${MAX_BODY_BYTES}`);
@@ -54,7 +61,10 @@ export function proxy(req: NextRequest): NextResponse {
   forwarded.set("x-nonce", nonce);
   forwarded.set("x-untorn-path", req.nextUrl.pathname + req.nextUrl.search);
   forwarded.set("content-security-policy", policy);
-  const res = NextResponse.next({ request: { headers: forwarded } });
+  const res =
+    (req.method === "GET" || req.method === "HEAD") && isMissingDoc(req.nextUrl.pathname)
+      ? NextResponse.rewrite(new URL(NOT_FOUND_PATH, req.url), { request: { headers: forwarded } })
+      : NextResponse.next({ request: { headers: forwarded } });
   res.headers.set("content-security-policy", policy);
   return res;
 }

@@ -174,6 +174,20 @@ test.describe("hardening", () => {
     });
     expect(big.status).toBe(413);
     expect((await big.json()).error).toMatch(/at most 1048576/);
+    // A chunked body carries no Content-Length to check: refused rather than read whole.
+    const chunks = new ReadableStream({
+      start(c) {
+        for (let i = 0; i < 3; i++) c.enqueue(new TextEncoder().encode("x".repeat(1024 * 1024)));
+        c.close();
+      },
+    });
+    const chunked = await fetch(`${baseURL}/api/auth/login`, {
+      method: "POST",
+      body: chunks,
+      duplex: "half",
+    } as RequestInit);
+    expect(chunked.status).toBe(411);
+    expect((await chunked.json()).error).toMatch(/Content-Length/);
     const strict = await fetch(`${baseURL}/api/v1/fleet?limit=1e3`, {
       headers: { authorization: `Bearer ${VIEWER_TOKEN}` },
     });
@@ -185,6 +199,10 @@ test.describe("hardening", () => {
     expect(post.status).toBe(405);
     expect(post.headers.get("allow")).toBe("GET");
     expect((await post.json()).error).toMatch(/POST is not allowed here/);
+    const noDoc = await page.goto("/docs/rules/no-such-rule");
+    expect(noDoc!.status()).toBe(404);
+    await expect(page.getByRole("heading", { name: "Not found" })).toBeVisible();
+    expect((await page.goto("/docs/security"))!.status()).toBe(200);
     const missing = await fetch(`${baseURL}/api/v1/nope`);
     expect(missing.status).toBe(404);
     expect((await missing.json()).error).toMatch(/^no API route \/api\/v1\/nope/);

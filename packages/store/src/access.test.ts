@@ -29,6 +29,24 @@ describe.each(BACKENDS)("access tables on %s", (kind) => {
     await t?.cleanup();
   });
 
+  it("counts failed credentials per key in the database, until the window passes or they are cleared", async () => {
+    const account = uniq("account:mallory");
+    const other = uniq("address:192.0.2.1");
+    expect(await store.authFailureWait(account, 3, 900)).toBe(0);
+    for (let i = 0; i < 3; i++) await store.recordAuthFailure([account, other], 900);
+    const wait = await store.authFailureWait(account, 3, 900);
+    expect(wait).toBeGreaterThan(890);
+    expect(wait).toBeLessThanOrEqual(900);
+    expect(await store.authFailureWait(account, 4, 900)).toBe(0);
+    // Failures older than the window no longer count.
+    await new Promise((r) => setTimeout(r, 1100));
+    expect(await store.authFailureWait(account, 3, 1)).toBe(0);
+    await store.clearAuthFailures(account);
+    expect(await store.authFailureWait(account, 1, 900)).toBe(0);
+    expect(await store.authFailureWait(other, 3, 900)).toBeGreaterThan(0);
+    await expect(store.recordAuthFailure([], 900)).rejects.toThrow(/keys/);
+  });
+
   it("creates users with unique names and audits it", async () => {
     const name = uniq("alice");
     const u = await store.createUser({

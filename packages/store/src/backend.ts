@@ -11,6 +11,11 @@ export interface BackendOptions {
   dataDir?: string;
   /** postgres:// URL; wins over dataDir. */
   databaseUrl?: string;
+  /**
+   * Embedded PGlite only: default true, every commit synced to disk. False is for tests and benchmarks
+   * only (an OS crash can lose acknowledged writes); PostgreSQL keeps its own fsync setting.
+   */
+  durable?: boolean;
   /** PostgreSQL connect timeout; default 10 s. */
   connectTimeoutMs?: number;
 }
@@ -53,7 +58,10 @@ export async function openBackend(options: BackendOptions): Promise<Backend> {
   if (!options.dataDir) {
     throw new StoreOpenError("", "the store needs a dataDir (embedded PGlite) or a databaseUrl (PostgreSQL)");
   }
-  const lite = await openPglite(options.dataDir);
+  const lite = await openPglite(
+    options.dataDir,
+    options.durable === undefined ? {} : { durable: options.durable },
+  );
   try {
     const applied = await migrate(lite.db, lite.location);
     lite.markReady();

@@ -1,9 +1,11 @@
 import fs from "node:fs";
 import path from "node:path";
+import { sql } from "drizzle-orm";
 import { afterEach, describe, expect, inject, it, vi } from "vitest";
 import { StoreLockedError, StoreOpenError } from "./errors.js";
 import { LOCK_FILE } from "./lock.js";
-import { MARKER_FILE, PGDATA_DIR } from "./pglite.js";
+import * as pglite from "./pglite.js";
+import { MARKER_FILE, openPglite, PGDATA_DIR } from "./pglite.js";
 import { openStore } from "./store.js";
 import { migratedDataDir, type TempDir, tempDir } from "./testing/pglite.js";
 import { child, killChildren } from "./testing/spawn-child.js";
@@ -67,7 +69,8 @@ function snapshot(dir: string): string[] {
     .sort();
 }
 
-describe("PGlite data directory", () => {
+// PGlite's initdb and child processes take tens of seconds on a busy 2-core machine, more with fsync on.
+describe("PGlite data directory", { timeout: 120_000 }, () => {
   it("creates a missing directory, initialises and migrates it without any network access", async () => {
     const dir = path.join(scratch(), "nested", "data");
     const fetchSpy = vi.spyOn(globalThis, "fetch").mockRejectedValue(new Error("no network in this test"));
@@ -203,7 +206,7 @@ describe("PGlite data directory", () => {
   });
 });
 
-describe("PGlite data directory lock", () => {
+describe("PGlite data directory lock", { timeout: 120_000 }, () => {
   it("refuses a second open in the same process until the first closes", async () => {
     const dir = migrated();
     const first = await openStore({ dataDir: dir });
@@ -248,5 +251,50 @@ describe("PGlite data directory lock", () => {
     } finally {
       await store.close();
     }
+  });
+});
+
+describe("durability", { timeout: 120_000 }, () => {
+  const setting = async (b: pglite.PgliteBackend, name: "fsync" | "wal_sync_method") =>
+    ((await b.db.execute(sql.raw(`SHOW ${name}`))) as unknown as { rows: Record<string, string>[] }).rows[0]![
+      name
+    ];
+
+  it("is durable by default: fsync on, and a commit reaches fsync(2)", async () => {
+    const b = await openPglite(migrated());
+    try {
+      expect(await setting(b, "fsync")).toBe("on");
+      expect(await setting(b, "wal_sync_method")).toBe("fsync");
+      const before = pglite.fsyncCalls;
+      await b.db.execute(sql.raw("CREATE TABLE durable_probe (x int)"));
+      await b.db.execute(sql.raw("INSERT INTO durable_probe VALUES (1)"));
+      expect(pglite.fsyncCalls).toBeGreaterThan(before);
+    } finally {
+      await b.close();
+    }
+  });
+
+  it("skips fsync only when asked (tests and benchmarks)", async () => {
+    const b = await openPglite(migrated(), { durable: false });
+    try {
+      expect(await setting(b, "fsync")).toBe("off");
+      const before = pglite.fsyncCalls;
+      await b.db.execute(sql.raw("CREATE TABLE relaxed_probe (x int)"));
+      await b.db.execute(sql.raw("INSERT INTO relaxed_probe VALUES (1)"));
+      expect(pglite.fsyncCalls).toBe(before);
+    } finally {
+      await b.close();
+    }
+  });
+
+  it("durable start parameters drop PGlite's -F and sync the WAL with fsync", () => {
+    expect(pglite.durableStartParams(["--single", "-F", "-O"])).toEqual([
+      "--single",
+      "-O",
+      "-c",
+      "fsync=on",
+      "-c",
+      "wal_sync_method=fsync",
+    ]);
   });
 });

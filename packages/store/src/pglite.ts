@@ -9,10 +9,18 @@
  *   pgdata/             PGlite's PostgreSQL cluster
  * Untorn never writes into a non-empty directory without the marker, never re-initialises a
  * "ready" store whose files are missing or damaged: it stops with StoreOpenError saying what to do.
+ *
+ * Durability: PGlite starts PostgreSQL with `-F` (fsync off), and Emscripten's Node filesystem turns
+ * fsync(2) into a no-op and fdatasync(2) into a stub, so out of the box a commit is acknowledged before
+ * its WAL reaches the disk and an OS crash or power loss can lose it. A durable store (the default)
+ * starts without `-F`, with `wal_sync_method=fsync`, and gives the filesystem a real fsync: a commit
+ * returns after its WAL record is on stable storage, as on PostgreSQL. `durable: false` keeps PGlite's
+ * defaults, for tests and benchmarks only (BENCHMARKS.md has the cost).
  */
 import fs from "node:fs";
 import path from "node:path";
 import { PGlite } from "@electric-sql/pglite";
+import { NodeFS } from "@electric-sql/pglite/nodefs";
 import { drizzle } from "drizzle-orm/pglite";
 import { z } from "zod";
 import { StoreOpenError } from "./errors.js";
@@ -172,7 +180,53 @@ function serverComplaint(log: string[]): string {
   return lines.slice(-4).join(" ");
 }
 
-export async function openPglite(dataDir: string): Promise<PgliteBackend> {
+/** Calls of fsync(2) the durable filesystem made in this process (tests check that commits sync). */
+export let fsyncCalls = 0;
+
+interface EmscriptenStream {
+  nfd?: number;
+}
+interface EmscriptenModule {
+  NODEFS: { stream_ops: { fsync?: (stream: EmscriptenStream) => number } };
+}
+
+/**
+ * PGlite's Node filesystem with fsync(2) passed through to the file: Emscripten's NODEFS has no fsync
+ * in its stream operations, so PostgreSQL's pg_fsync() returned at once without syncing anything.
+ */
+class DurableNodeFS extends NodeFS {
+  override async init(pg: PGlite, opts: Parameters<NodeFS["init"]>[1]) {
+    const { emscriptenOpts } = await super.init(pg, opts);
+    const preRun = [
+      ...((emscriptenOpts.preRun as ((mod: unknown) => void)[] | undefined) ?? []),
+      (mod: unknown) => {
+        (mod as EmscriptenModule).NODEFS.stream_ops.fsync = (stream) => {
+          if (stream.nfd === undefined) return 0;
+          fs.fsyncSync(stream.nfd);
+          fsyncCalls++;
+          return 0;
+        };
+      },
+    ];
+    return { emscriptenOpts: { ...emscriptenOpts, preRun } as typeof emscriptenOpts };
+  }
+}
+
+/** PGlite's start parameters, durable: fsync on (no `-F`), WAL synced with fsync(2). */
+export function durableStartParams(defaults: readonly string[] = PGlite.defaultStartParams): string[] {
+  return [...defaults.filter((p) => p !== "-F"), "-c", "fsync=on", "-c", "wal_sync_method=fsync"];
+}
+
+export interface PgliteOptions {
+  /**
+   * Default true: a commit returns once its WAL is on disk. False skips every fsync (PGlite's own
+   * default): only for tests and benchmarks, where losing the store to an OS crash costs nothing.
+   */
+  durable?: boolean;
+}
+
+export async function openPglite(dataDir: string, options: PgliteOptions = {}): Promise<PgliteBackend> {
+  const durable = options.durable ?? true;
   const dir = path.resolve(dataDir);
   prepareDir(dir);
   const lock: DirLock = acquireDirLock(dir);
@@ -190,7 +244,12 @@ export async function openPglite(dataDir: string): Promise<PgliteBackend> {
     };
     let client: PGlite;
     try {
-      client = await PGlite.create({ dataDir: path.join(dir, PGDATA_DIR), onStderr: capture });
+      const pgdata = path.join(dir, PGDATA_DIR);
+      client = await PGlite.create(
+        durable
+          ? { fs: new DurableNodeFS(pgdata), startParams: durableStartParams(), onStderr: capture }
+          : { dataDir: pgdata, onStderr: capture },
+      );
     } catch (e) {
       const said = serverComplaint(log);
       const hint = /incompatible with server/.test(said)

@@ -20,6 +20,7 @@ import {
   type AuditEntry,
   apiTokens,
   auditLog,
+  authFailures,
   type Comparison,
   comparisons,
   type InstanceMetadata,
@@ -39,6 +40,7 @@ import {
   type AuditInput,
   appendRolloutEventInput,
   auditInput,
+  authFailureWaitInput,
   type CommitRolloutInput,
   type CreateApiTokenInput,
   type CreateRolloutInput,
@@ -67,6 +69,7 @@ import {
   listInstanceMetadataInput,
   listRolloutsInput,
   parseInput,
+  recordAuthFailureInput,
   rolloutIdInput,
   type SaveComparisonInput,
   saveComparisonInput,
@@ -157,6 +160,20 @@ export interface StoreOps {
   deleteSession(idHash: string): Promise<void>;
   /** Removes expired sessions; returns how many. */
   deleteExpiredSessions(): Promise<number>;
+
+  /**
+   * Records one failed credential under each key (`account:<name>`, `address:<client>`) and prunes the
+   * failures older than `windowSeconds`.
+   */
+  recordAuthFailure(keys: readonly string[], windowSeconds: number): Promise<void>;
+  /**
+   * Seconds until `key` may try again: 0 while it has fewer than `max` failures in the last
+   * `windowSeconds`, else until the oldest of its last `max` leaves the window. The database's clock
+   * decides, so consoles whose clocks differ agree.
+   */
+  authFailureWait(key: string, max: number, windowSeconds: number): Promise<number>;
+  /** Forgets `key`'s failures (a successful sign-in). */
+  clearAuthFailures(key: string): Promise<void>;
 
   createApiToken(input: CreateApiTokenInput): Promise<ApiToken>;
   /** The token's user when the token is neither revoked nor its user disabled; records its last use. */
@@ -747,6 +764,39 @@ export function createRepository(db: Db): StoreOps {
     async deleteExpiredSessions() {
       const gone = await db.delete(sessions).where(lt(sessions.expiresAt, sql`now()`)).returning();
       return gone.length;
+    },
+
+    async recordAuthFailure(keys, windowSeconds) {
+      const v = parseInput("recordAuthFailure", recordAuthFailureInput, { keys: [...keys], windowSeconds });
+      await inTx(async (tx) => {
+        await tx.insert(authFailures).values(v.keys.map((key) => ({ key })));
+        await tx
+          .delete(authFailures)
+          .where(lt(authFailures.at, sql`now() - ${v.windowSeconds}::int * interval '1 second'`));
+      });
+    },
+
+    async authFailureWait(key, max, windowSeconds) {
+      const v = parseInput("authFailureWait", authFailureWaitInput, { key, max, windowSeconds });
+      const window = sql`${v.windowSeconds}::int * interval '1 second'`;
+      const recent = db
+        .select({ at: authFailures.at })
+        .from(authFailures)
+        .where(and(eq(authFailures.key, v.key), gt(authFailures.at, sql`now() - ${window}`)))
+        .orderBy(desc(authFailures.at))
+        .limit(v.max)
+        .as("recent");
+      const [row] = await db
+        .select({
+          n: sql<number>`count(*)::int`,
+          wait: sql<number>`coalesce(ceil(extract(epoch from (min(${recent.at}) + ${window} - now())))::int, 0)`,
+        })
+        .from(recent);
+      return row && row.n >= v.max ? Math.max(1, row.wait) : 0;
+    },
+
+    async clearAuthFailures(key) {
+      await db.delete(authFailures).where(eq(authFailures.key, key));
     },
 
     async createApiToken(input) {

@@ -296,5 +296,5 @@ describe.each(BACKENDS)("rollout commands on %s", (kind) => {
         dir.remove();
       }
     }
-  }, 120_000);
+  }, 120_000); // a PGlite child process: slow on a busy 2-core machine
 });

@@ -239,6 +239,21 @@ export const apiTokens = untorn.table(
   ],
 );
 
+/**
+ * Failed credentials (a wrong password, an unknown API token), one row each, keyed by what is throttled
+ * (`account:<name>`, `address:<client>`): in the database, so every console on one PostgreSQL counts the
+ * same failures. Rows past the throttle window are pruned as new ones arrive.
+ */
+export const authFailures = untorn.table(
+  "auth_failures",
+  {
+    id: bigint("id", { mode: "number" }).primaryKey().generatedAlwaysAsIdentity(),
+    key: text("key").notNull(),
+    at: timestamp("at", { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [index("auth_failures_key_at_idx").on(t.key, t.at), index("auth_failures_at_idx").on(t.at)],
+);
+
 export type InstanceMetadata = typeof instanceMetadata.$inferSelect;
 export type Rollout = typeof rollouts.$inferSelect;
 export type RolloutEvent = typeof rolloutEvents.$inferSelect;

@@ -326,6 +326,19 @@ export const expectedVersionInput = z
   .object({ expectedVersion: z.number().int().min(0).optional() })
   .strict();
 
+const throttleKey = z.string().min(1).max(300);
+const windowSeconds = z
+  .number()
+  .int()
+  .min(1)
+  .max(30 * 86_400);
+export const recordAuthFailureInput = z
+  .object({ keys: z.array(throttleKey).min(1).max(10), windowSeconds })
+  .strict();
+export const authFailureWaitInput = z
+  .object({ key: throttleKey, max: z.number().int().min(1).max(100_000), windowSeconds })
+  .strict();
+
 export const idInput = z.object({ id }).strict();
 export const rolloutIdInput = z.object({ rolloutId: id }).strict();
 export const instanceInput = z.object({ instance }).strict();

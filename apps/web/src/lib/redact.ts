@@ -5,6 +5,7 @@
 export function redactForReaders(message: string): string {
   return message
     .replace(/(?<![\w.])\/(?:[^\s/:'"`()]+\/)+([^\s/:'"`()]*)/g, (_m, last: string) => last || "…")
-    .replace(/\b(?:PID|pid)\s*\d+/g, "another process")
+    .replace(/\bthis process \(\d+\)/g, "this process")
+    .replace(/\b(?:PID|pid|process)\s*\d+/g, "another process")
     .replace(/\(pid \d+[^)]*\)/gi, "");
 }

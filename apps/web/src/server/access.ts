@@ -23,7 +23,7 @@ import {
 import { foreignOrigin } from "../lib/request-checks.js";
 import { jsonError } from "./http.js";
 import { getStore } from "./store.js";
-import { failedCredential } from "./throttle.js";
+import { failedCredential, throttledAttempt, throttledFor } from "./throttle.js";
 
 export interface Principal {
   /** Username, or `viewer-token` for UNTORN_VIEWER_TOKEN. */
@@ -41,8 +41,10 @@ export const actorOf = (p: Principal) => `${p.name} (${p.role})`;
 export class AccessError extends Error {
   override name = "AccessError";
   constructor(
-    readonly status: 401 | 403,
+    readonly status: 401 | 403 | 429,
     message: string,
+    /** Seconds, with 429. */
+    readonly retryAfter?: number,
   ) {
     super(message);
   }
@@ -90,10 +92,17 @@ export async function principalOf(h: Headers, opts: { bearer: boolean }): Promis
     const token = m[1]!;
     if (e.UNTORN_VIEWER_TOKEN && sameSecret(token, e.UNTORN_VIEWER_TOKEN))
       return { name: "viewer-token", role: "viewer", via: "viewer-token" };
-    const found = await (await getStore(e)).getApiTokenUser(sha256(token));
+    const store = await getStore(e);
+    const found = await store.getApiTokenUser(sha256(token));
     // API tokens are read-only whoever owns them.
     if (found) return { name: found.user.username, role: "viewer", via: "api-token", userId: found.user.id };
-    failedCredential("api-token", clientAddress(h), "(bearer token)");
+    const address = clientAddress(h);
+    const wait = await throttledFor(store, null, address);
+    if (wait > 0) {
+      throttledAttempt("api-token", address, null);
+      throw new AccessError(429, `too many bad API tokens from this address: try again in ${wait} s`, wait);
+    }
+    await failedCredential(store, { kind: "api-token", address, account: null, reason: "unknown token" });
     throw new AccessError(401, "the API token is not valid (unknown or revoked)");
   }
   const cookie = cookieValue(h.get("cookie"), SESSION_COOKIE);
@@ -155,7 +164,11 @@ export function route<C>(
     try {
       who = await principalOf(req.headers, { bearer });
     } catch (err) {
-      if (err instanceof AccessError) return jsonError(err.status, err.message, authenticate(bearer));
+      if (err instanceof AccessError)
+        return jsonError(err.status, err.message, {
+          ...authenticate(bearer),
+          ...(err.retryAfter ? { "retry-after": String(err.retryAfter) } : {}),
+        });
       return jsonError(503, `cannot check the credentials: ${(err as Error).message}`);
     }
     if (!allows(who?.role ?? null, needed))

@@ -8,7 +8,7 @@ import type { Env } from "../env.js";
 import { SESSION_COOKIE, sha256 } from "./access.js";
 import { DUMMY_HASH, hashPassword, randomToken, verifyPassword } from "./password.js";
 import { getStore } from "./store.js";
-import { failedCredential, succeeded, throttledFor } from "./throttle.js";
+import { failedCredential, succeeded, throttledAttempt, throttledFor } from "./throttle.js";
 
 /**
  * Creates the admin account when the store has no user. Returns the generated password when none was
@@ -40,22 +40,25 @@ export type SignIn =
   | { ok: false; status: 401 | 429; error: string };
 
 export async function signIn(e: Env, username: string, password: string, address: string): Promise<SignIn> {
-  const wait = throttledFor(username, address);
-  if (wait > 0)
+  const store = await getStore(e);
+  const wait = await throttledFor(store, username, address);
+  if (wait > 0) {
+    throttledAttempt("password", address, username);
     return {
       ok: false,
       status: 429,
       error: `Too many failed sign-ins: try again in ${Math.ceil(wait / 60)} min.`,
     };
-  const store = await getStore(e);
+  }
   const user = await store.getUserByName(username);
   // Verify even for an unknown user, so the answer takes as long either way.
   const good = await verifyPassword(password, user?.passwordHash ?? DUMMY_HASH);
   if (!user || !good || user.disabledAt) {
-    failedCredential("password", address, username);
+    const reason = !user ? "unknown user" : !good ? "wrong password" : "disabled";
+    await failedCredential(store, { kind: "password", address, account: username, reason, audit: !!user });
     return { ok: false, status: 401, error: "Wrong username or password." };
   }
-  succeeded(username);
+  await succeeded(store, username);
   const cookie = randomToken();
   const maxAge = e.UNTORN_SESSION_SECONDS;
   await store.createSession({

@@ -187,7 +187,11 @@ export async function getFleetView(e: Env = env()): Promise<FleetView> {
       for (const k of state.cache.keys()) if (k !== src.key) state.cache.delete(k);
     return { source: src.info, status: okStatus(e, snapshot), snapshot, rows: snapshot.rows };
   } catch (err) {
-    const status: Status = { state: cached ? "stale" : "unavailable", error: message(err), slowMs: null };
+    const status: Status = {
+      state: cached ? "stale" : "unavailable",
+      error: redactForReaders(message(err)),
+      slowMs: null,
+    };
     if (!cached) return { source: src.info, status, snapshot: null, rows: [] };
     cached.staleRows ??= staleRows(cached.snapshot.rows);
     return { source: src.info, status, snapshot: cached.snapshot, rows: cached.staleRows };

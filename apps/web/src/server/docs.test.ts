@@ -1,6 +1,8 @@
 import fs from "node:fs";
 import path from "node:path";
+import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
+import { isMissingDoc } from "./doc-files.js";
 import { docFile, docPathOf, findDocsDir, headingSlug, renderDoc, rewriteHref } from "./docs.js";
 
 const docs = findDocsDir(process.cwd());
@@ -76,5 +78,17 @@ describe("docs pages", () => {
         if (!ids.get(m[1]!)?.has(m[2]!)) broken.push(`${f}: /docs/reference/${m[1]}#${m[2]}`);
     }
     expect(broken).toEqual([]);
+  });
+});
+
+describe("isMissingDoc", () => {
+  it("is true for a /docs/ path naming no page, false for a page and for other paths", () => {
+    const cwd = fileURLToPath(new URL("../../", import.meta.url));
+    expect(isMissingDoc("/docs/rules/no-such-rule", cwd)).toBe(true);
+    expect(isMissingDoc("/docs/%E0%A4%A", cwd)).toBe(true);
+    expect(isMissingDoc("/docs/../../etc/passwd", cwd)).toBe(true);
+    expect(isMissingDoc("/docs/security", cwd)).toBe(false);
+    expect(isMissingDoc("/docs/reference", cwd)).toBe(false);
+    expect(isMissingDoc("/instances/x", cwd)).toBe(false);
   });
 });

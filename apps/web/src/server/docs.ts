@@ -3,36 +3,11 @@
  * console, so a finding's documentation link and every citation work offline. Only *.md files under docs/
  * with plain path segments are served.
  */
-import fs from "node:fs";
 import path from "node:path";
 import { Marked, type Token, type Tokens } from "marked";
 import { linkCitationsInHtml } from "../lib/citations.js";
 
-const SEGMENT = /^[a-z0-9][a-z0-9._-]*$/i;
-
-/** The first `docs` directory holding `rules/` at or above `from`, or null. */
-export function findDocsDir(from: string): string | null {
-  let dir = path.resolve(from);
-  for (;;) {
-    const candidate = path.join(dir, "docs");
-    if (fs.existsSync(path.join(candidate, "rules"))) return candidate;
-    const parent = path.dirname(dir);
-    if (parent === dir) return null;
-    dir = parent;
-  }
-}
-
-/** `rules/doublewrite-share-high` → the file, or null when the slug is not a plain docs page. */
-export function docFile(docsDir: string, slug: readonly string[]): string | null {
-  if (slug.length === 0 || slug.length > 4 || !slug.every((s) => SEGMENT.test(s) && s !== "." && s !== ".."))
-    return null;
-  const file = path.join(docsDir, ...slug.slice(0, -1), `${slug.at(-1)!.replace(/\.md$/, "")}.md`);
-  if (!file.startsWith(docsDir + path.sep)) return null;
-  if (fs.existsSync(file)) return file;
-  // A directory with a README (docs/reference) is served as its index.
-  const index = path.join(docsDir, ...slug, "README.md");
-  return index.startsWith(docsDir + path.sep) && fs.existsSync(index) ? index : null;
-}
+export { docFile, findDocsDir } from "./doc-files.js";
 
 /** The page's path under docs/ without `.md` (`reference/README` for the directory route `reference`). */
 export function docPathOf(docsDir: string, file: string): string[] {

@@ -9,10 +9,10 @@ import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { ACTIONS, allows, PAGES, ROLES, ROUTES, type Role } from "../lib/permissions.js";
 import { AccessError, type Principal, runAs } from "./access.js";
-import * as actions from "./actions.js";
 import { isRefusal } from "./http.js";
 
 const APP = fileURLToPath(new URL("../app/", import.meta.url));
+const SRC = fileURLToPath(new URL("../", import.meta.url));
 const WHO: (Principal | null)[] = [
   null,
   ...ROLES.map((role): Principal => ({ name: `test-${role}`, role, via: "session" })),
@@ -29,11 +29,33 @@ function files(dir: string, name: RegExp): string[] {
 const routePath = (file: string) =>
   `/${path.relative(APP, path.dirname(file)).split(path.sep).join("/")}`.replace(/\/$/, "") || "/";
 
+/** A module whose first statement is the "use server" directive: each of its exports is a Server Action. */
+const USE_SERVER = /^(?:\s+|\/\/[^\n]*\n|\/\*[\s\S]*?\*\/)*["']use server["']/;
+const sources = files(SRC, /\.tsx?$/).filter((f) => !/\.test\.tsx?$/.test(f));
+const actionModules = sources.filter((f) => USE_SERVER.test(fs.readFileSync(f, "utf8")));
+const actions: Record<string, unknown> = {};
+const duplicated: string[] = [];
+for (const f of actionModules)
+  for (const [k, v] of Object.entries((await import(f)) as Record<string, unknown>)) {
+    if (k in actions) duplicated.push(k);
+    actions[k] = v;
+  }
+
 describe("Server Actions", () => {
   const exported = Object.keys(actions).sort();
 
-  it("every exported action is in ACTIONS, and every entry is exported", () => {
+  it('every action of every "use server" module is in ACTIONS, and every entry is exported', () => {
+    expect(actionModules.map((f) => path.relative(SRC, f))).toContain("server/actions.ts");
+    expect(duplicated).toEqual([]);
     expect(exported).toEqual(Object.keys(ACTIONS).sort());
+  });
+
+  it('no action is declared inline (a "use server" inside a function escapes this table)', () => {
+    const inline = sources.filter((f) => {
+      const src = fs.readFileSync(f, "utf8");
+      return /["']use server["']/.test(src.replace(USE_SERVER, ""));
+    });
+    expect(inline.map((f) => path.relative(SRC, f))).toEqual([]);
   });
 
   describe.each(exported)("%s", (name) => {

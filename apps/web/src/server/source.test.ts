@@ -74,17 +74,34 @@ describe("resolveSource", () => {
     expect(resolveSource(parseEnv({}), root).info).toMatchObject({ kind: "none", searched: null });
     fs.mkdirSync(path.join(root, "lab", "recordings"), { recursive: true });
     const s = resolveSource(parseEnv({}), root);
-    expect(s.info).toMatchObject({ kind: "none", searched: path.join(root, "lab", "recordings") });
+    expect(s.info).toMatchObject({ kind: "none", searched: "lab/recordings" });
     expect(s.info.kind === "none" && s.info.reason).toMatch(/no replay file/);
   });
 
   it("reports an unreadable or missing replay file instead of throwing", () => {
     write(path.join(root, "bad.json.gz"), "not gzip, not json");
     const bad = resolveSource(parseEnv({ UNTORN_REPLAY: "bad.json.gz" }), root);
-    expect(bad.info).toMatchObject({ kind: "invalid", file: path.join(root, "bad.json.gz") });
+    expect(bad.info).toMatchObject({ kind: "invalid", file: "bad.json.gz" });
     expect(bad.info.kind === "invalid" && bad.info.error).toMatch(/not JSON/);
     const missing = resolveSource(parseEnv({ UNTORN_REPLAY: "/no/such/file.json.gz" }), root);
     expect(missing.info).toMatchObject({ kind: "invalid", error: "file not found" });
+  });
+
+  it("shows readers no absolute server path: checkout-relative inside it, else the base name", () => {
+    write(path.join(root, "lab", "recordings", "fleet.json.gz"), encodeReplay(smallReplay()));
+    const inside = resolveSource(parseEnv({}), path.join(root, "apps", "web"));
+    expect(inside.info).toMatchObject({ kind: "recorded", file: "lab/recordings/fleet.json.gz" });
+    const elsewhere = fs.mkdtempSync(path.join(os.tmpdir(), "untorn-elsewhere-"));
+    try {
+      const file = path.join(elsewhere, "other.json.gz");
+      write(file, encodeReplay(smallReplay()));
+      const outside = resolveSource(parseEnv({ UNTORN_REPLAY: file }), path.join(root, "apps", "web"));
+      expect(outside.info).toMatchObject({ kind: "recorded", file: "other.json.gz" });
+      expect(JSON.stringify(outside.info)).not.toContain(elsewhere);
+      expect(outside.key).toContain(file);
+    } finally {
+      fs.rmSync(elsewhere, { recursive: true, force: true });
+    }
   });
 
   it("reloads a replay file when it changes on disk", () => {

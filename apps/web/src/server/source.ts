@@ -11,6 +11,7 @@ import { sidecarMetadataPath } from "@untorn/fleet/metadata";
 import { decodeReplay, ReplayApi, type ReplayMeta, replayFactsOptions } from "@untorn/fleet/replay";
 import { PromClient } from "@untorn/prom/client";
 import type { Env } from "../env.js";
+import { redactForReaders } from "../lib/redact.js";
 
 export type SourceInfo =
   | { readonly kind: "live"; readonly url: string }
@@ -66,6 +67,21 @@ export function findRecordingsDir(from: string): string | null {
     if (parent === dir) return null;
     dir = parent;
   }
+}
+
+/**
+ * A server path as readers see it (pages, read API): relative to the checkout holding lab/recordings, or
+ * to the working directory, when inside either; else its base name. The absolute path (the server's
+ * layout, its user's home) stays in the server log.
+ */
+export function shownPath(file: string, cwd: string): string {
+  const recordings = findRecordingsDir(cwd);
+  const roots = [...(recordings ? [path.dirname(path.dirname(recordings))] : []), path.resolve(cwd)];
+  for (const root of roots) {
+    const rel = path.relative(root, path.resolve(cwd, file));
+    if (rel && !rel.startsWith("..") && !path.isAbsolute(rel)) return rel.split(path.sep).join("/");
+  }
+  return path.basename(file);
 }
 
 /** The most recently modified replay file (*.json.gz or *.json) in `dir`, or null. */
@@ -140,14 +156,15 @@ export function resolveSource(e: Env, cwd: string = process.cwd()): ResolvedSour
     if (!searched)
       return none(
         null,
-        `no PROMETHEUS_URL, no UNTORN_REPLAY, and no ${RECORDINGS_DIR} directory above ${cwd}`,
+        `no PROMETHEUS_URL, no UNTORN_REPLAY, and no ${RECORDINGS_DIR} directory above the working directory`,
       );
+    const shown = shownPath(searched, cwd);
     try {
       file = newestReplay(searched);
     } catch (err) {
-      return none(searched, `cannot read ${searched}: ${(err as Error).message}`);
+      return none(shown, `cannot read ${shown}: ${redactForReaders((err as Error).message)}`);
     }
-    if (!file) return none(searched, `no replay file (*.json.gz) in ${searched}`);
+    if (!file) return none(shown, `no replay file (*.json.gz) in ${shown}`);
   }
   try {
     const { api, stamp } = loadReplay(file);
@@ -157,7 +174,7 @@ export function resolveSource(e: Env, cwd: string = process.cwd()): ResolvedSour
     return {
       info: {
         kind: "recorded",
-        file,
+        file: shownPath(file, cwd),
         recordedAt: m.recordedAt,
         recordedFrom: m.recordedFrom,
         window: m.window,
@@ -172,9 +189,11 @@ export function resolveSource(e: Env, cwd: string = process.cwd()): ResolvedSour
     };
   } catch (err) {
     const error =
-      (err as NodeJS.ErrnoException).code === "ENOENT" ? "file not found" : (err as Error).message;
+      (err as NodeJS.ErrnoException).code === "ENOENT"
+        ? "file not found"
+        : redactForReaders((err as Error).message);
     return {
-      info: { kind: "invalid", file, error },
+      info: { kind: "invalid", file: shownPath(file, cwd), error },
       key: `invalid:${file}`,
       api: null,
       factsOptions: null,

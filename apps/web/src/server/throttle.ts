@@ -1,44 +1,67 @@
 /**
- * Failed sign-ins and bad tokens: each is logged (what, from where, never the secret) and counted per
- * account and per client address; after MAX_FAILURES (per account) or MAX_FAILURES_PER_ADDRESS in WINDOW_MS further attempts are refused until
- * the window passes. Per process: behind several consoles each counts on its own (docs/security.md).
+ * Failed sign-ins and bad API tokens: each is logged (what, for which account, from where; never the
+ * secret), counted in the store per account and per client address, and a failed password for an
+ * existing account goes to the audit log. After MAX_FAILURES for an account, or MAX_FAILURES_PER_ADDRESS
+ * from an address, within WINDOW_SECONDS further attempts are refused (429) until the window passes.
+ * The counts live in the database, so every console on one PostgreSQL sees the same ones.
  */
-const WINDOW_MS = 15 * 60_000;
+import type { Store } from "@untorn/store/store";
+
+export const WINDOW_SECONDS = 15 * 60;
 /** Per account; per client address more, since people behind one NAT or proxy share it. */
-const MAX_FAILURES = 10;
-const MAX_FAILURES_PER_ADDRESS = 50;
+export const MAX_FAILURES = 10;
+export const MAX_FAILURES_PER_ADDRESS = 50;
 
-const failures = new Map<string, number[]>();
+const accountKey = (account: string) => `account:${account.slice(0, 200)}`;
+const addressKey = (address: string) => `address:${address.slice(0, 64)}`;
 
-function recent(key: string, now: number): number[] {
-  const list = (failures.get(key) ?? []).filter((t) => now - t < WINDOW_MS);
-  if (list.length === 0) failures.delete(key);
-  else failures.set(key, list);
-  return list;
+/** Seconds until `account` (null: no account, an API token) or `address` may try again, or 0. */
+export async function throttledFor(store: Store, account: string | null, address: string): Promise<number> {
+  const [byAccount, byAddress] = await Promise.all([
+    account === null ? 0 : store.authFailureWait(accountKey(account), MAX_FAILURES, WINDOW_SECONDS),
+    store.authFailureWait(addressKey(address), MAX_FAILURES_PER_ADDRESS, WINDOW_SECONDS),
+  ]);
+  return Math.max(byAccount, byAddress);
 }
 
-/** Seconds until `account` or `address` may try again, or 0. */
-export function throttledFor(account: string, address: string, now = Date.now()): number {
-  let wait = 0;
-  for (const [key, max] of [
-    [`a:${account}`, MAX_FAILURES],
-    [`ip:${address}`, MAX_FAILURES_PER_ADDRESS],
-  ] as const) {
-    const list = recent(key, now);
-    if (list.length >= max) wait = Math.max(wait, Math.ceil((list[0]! + WINDOW_MS - now) / 1000));
-  }
-  return wait;
+export interface FailedCredential {
+  readonly kind: "password" | "api-token";
+  readonly address: string;
+  /** The username tried; null for an API token. */
+  readonly account: string | null;
+  /** Why, for the log and the audit: "wrong password", "unknown user", "disabled", "unknown token". */
+  readonly reason: string;
+  /** Set when the account exists: the failure is audited under it. */
+  readonly audit?: boolean;
 }
 
-export function failedCredential(kind: "password" | "api-token", address: string, account: string): void {
-  const now = Date.now();
-  for (const key of [`a:${account}`, `ip:${address}`]) failures.set(key, [...recent(key, now), now]);
-  if (failures.size > 100_000) failures.clear();
-  console.warn(
-    `untorn: failed ${kind} sign-in for ${JSON.stringify(account.slice(0, 100))} from ${address.slice(0, 64)}`,
+export async function failedCredential(store: Store, f: FailedCredential): Promise<void> {
+  const who = f.account === null ? "" : ` for ${JSON.stringify(f.account.slice(0, 100))}`;
+  console.warn(`untorn: failed ${f.kind} sign-in${who} from ${f.address.slice(0, 64)} (${f.reason})`);
+  await store.recordAuthFailure(
+    f.account === null ? [addressKey(f.address)] : [accountKey(f.account), addressKey(f.address)],
+    WINDOW_SECONDS,
   );
+  if (f.audit && f.account !== null)
+    await store.audit({
+      actor: `${f.account.slice(0, 100)} (not signed in)`,
+      action: "auth.sign-in-failed",
+      entity: "user",
+      entityId: f.account.slice(0, 100),
+      details: { address: f.address.slice(0, 64), reason: f.reason },
+    });
 }
 
-export function succeeded(account: string): void {
-  failures.delete(`a:${account}`);
+/** Logs a refused attempt (throttled): not counted again, so the window ends when it says. */
+export function throttledAttempt(
+  kind: FailedCredential["kind"],
+  address: string,
+  account: string | null,
+): void {
+  const who = account === null ? "" : ` for ${JSON.stringify(account.slice(0, 100))}`;
+  console.warn(`untorn: throttled ${kind} sign-in${who} from ${address.slice(0, 64)}`);
+}
+
+export async function succeeded(store: Store, account: string): Promise<void> {
+  await store.clearAuthFailures(accountKey(account));
 }
