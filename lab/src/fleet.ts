@@ -443,7 +443,13 @@ export function declaredMetadata(specs: readonly InstanceSpec[]): MetadataFile {
           ? { writeIops: s.throttle.writeIops, ioUnitBytes: s.throttle.meterKiB * 1024 }
           : { metered: false },
         ...(s.declaredAtomic
-          ? { tornWriteProtection: { provider: "other" as const, unitBytes: 16384, note: DEMO_DECLARATION_NOTE } }
+          ? {
+              tornWriteProtection: {
+                provider: "other" as const,
+                unitBytes: 16384,
+                note: DEMO_DECLARATION_NOTE,
+              },
+            }
           : {}),
       },
     };

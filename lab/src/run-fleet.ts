@@ -20,9 +20,9 @@ import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { run as untorn } from "@untorn/cli/program";
 import { sidecarMetadataPath } from "@untorn/fleet/metadata";
-import { sidecarRolloutsPath } from "@untorn/rollout-runner/recorded";
 import { profileFleet } from "@untorn/fleet/profile";
 import { decodeReplay, ReplayApi, replayFactsOptions } from "@untorn/fleet/replay";
+import { type RecordedRolloutsFile, sidecarRolloutsPath } from "@untorn/rollout-runner/recorded";
 import {
   type RunningExporter,
   startMysqldExporter,
@@ -47,7 +47,7 @@ import {
   throttleAvailable,
   zramAvailable,
 } from "@untorn/testkit/throttle";
-import { checkFleet } from "./expectations.js";
+import { checkFleet, checkRollouts } from "./expectations.js";
 import {
   declaredMetadata,
   describeSpec,
@@ -328,7 +328,9 @@ async function main(): Promise<number> {
   const standalone = specs.filter((s) => !s.replication);
   const clustered = specs.filter((s) => s.replication);
   if (clustered.length && clustered.length !== 3)
-    throw new Error("--only: the replicated cluster runs whole (its primary and both replicas) or not at all");
+    throw new Error(
+      "--only: the replicated cluster runs whole (its primary and both replicas) or not at all",
+    );
   let shop: Shop | undefined;
   const [members] = await Promise.all([
     pool(standalone, Number(args.concurrency), (s) => setUp(s, !noVolumes)),
@@ -338,13 +340,15 @@ async function main(): Promise<number> {
         })
       : Promise.resolve(),
   ]);
-  if (shop) members.push(...shop.members.map((m) => ({ spec: m.spec, db: m.db, volume: m.volume, loads: [] })));
+  if (shop)
+    members.push(...shop.members.map((m) => ({ spec: m.spec, db: m.db, volume: m.volume, loads: [] })));
   const version = String(
     (await members[0]!.db.query<{ v: string }>("SELECT VERSION() AS v"))[0]?.v ?? "unknown",
   ).replace(/-.*$/, "");
 
   for (const m of members)
-    if (m.spec.throttle && !m.spec.replication) await m.volume!.setLimits({ writeIops: m.spec.throttle.writeIops });
+    if (m.spec.throttle && !m.spec.replication)
+      await m.volume!.setLimits({ writeIops: m.spec.throttle.writeIops });
   await shop?.capReplicas();
 
   await pool(members, 4, async (m) => {
@@ -487,8 +491,9 @@ async function main(): Promise<number> {
 
   // The rollouts' stored state beside it, where the web app loads it.
   const rolloutsFile = sidecarRolloutsPath(out);
+  let exported: RecordedRolloutsFile | undefined;
   if (rollouts) {
-    const exported = await rollouts.exported(
+    exported = await rollouts.exported(
       basename(out),
       `Rollouts run by the lab on ${shop!.members.map((m) => m.spec.name).join(", ")} during the recording (lab/src/shop.ts)`,
     );
@@ -512,7 +517,15 @@ async function main(): Promise<number> {
     profile,
     members.map((m) => m.spec),
   );
-  if (shop && !rollouts) problems.push("the replicated cluster ran but its rollouts were not recorded");
+  if (shop && !exported) problems.push("the replicated cluster ran but its rollouts were not recorded");
+  if (exported)
+    problems.push(
+      ...checkRollouts(
+        exported,
+        file.meta,
+        members.map((m) => m.spec),
+      ),
+    );
   const size = (await stat(out)).size;
   log(`${out}: ${(size / 1024).toFixed(0)} KiB, ${file.meta.instances.length} instances`);
 

@@ -227,7 +227,12 @@ export async function runShopRollouts(opts: {
         key,
         actor: LAB_OPERATOR,
         title,
-        input: { change: { kind: "doublewrite-off" }, instances: facts.facts, targets: [target], policy: SHOP_POLICY },
+        input: {
+          change: { kind: "doublewrite-off" },
+          instances: facts.facts,
+          targets: [target],
+          policy: SHOP_POLICY,
+        },
       });
       const w = stored.state.waves[0];
       log(
@@ -276,8 +281,7 @@ export async function runShopRollouts(opts: {
     });
 
     // Read-back, bake, judgement: the reconciler moves it, as the console's would.
-    const decided = (x: RolloutState) =>
-      x.status !== "active" || x.waves.every((w) => w.phase === "passed");
+    const decided = (x: RolloutState) => x.status !== "active" || x.waves.every((w) => w.phase === "passed");
     while (!decided(s)) {
       late(`wave 0 is still ${s.waves[0]!.phase}`);
       await wait(10_000);

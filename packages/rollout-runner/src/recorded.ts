@@ -114,14 +114,12 @@ export async function exportRollouts(
         action: e.action,
         details: e.details as Record<string, unknown>,
       })),
-      comparisons: comparisons
-        .reverse()
-        .map((c) => ({
-          createdAt: c.createdAt.toISOString(),
-          createdBy: c.createdBy,
-          input: c.input as Record<string, unknown>,
-          result: c.result as Record<string, unknown>,
-        })),
+      comparisons: comparisons.reverse().map((c) => ({
+        createdAt: c.createdAt.toISOString(),
+        createdBy: c.createdBy,
+        input: c.input as Record<string, unknown>,
+        result: c.result as Record<string, unknown>,
+      })),
     });
   }
   return recordedRolloutsFileSchema.parse({
@@ -141,7 +139,9 @@ export class RecordedRolloutsError extends Error {
     readonly file: string,
     readonly issues: string,
   ) {
-    super(`${file}: not a recorded-rollouts file this Untorn can load (nothing loaded or removed): ${issues}`);
+    super(
+      `${file}: not a recorded-rollouts file this Untorn can load (nothing loaded or removed): ${issues}`,
+    );
   }
 }
 
@@ -225,7 +225,11 @@ export async function loadRecordedRollouts(store: Store, file: string, text: str
         document: r.document as JsonObject,
         idempotencyKey: keyOf(r.id),
         actor: RECORDED_ACTOR,
-        events: events.map((e) => ({ type: e.action, at: new Date(e.at), evidence: e.details as JsonObject })),
+        events: events.map((e) => ({
+          type: e.action,
+          at: new Date(e.at),
+          evidence: e.details as JsonObject,
+        })),
       });
       for (const c of r.comparisons)
         await tx.saveComparison({
