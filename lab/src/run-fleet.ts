@@ -335,9 +335,11 @@ async function main(): Promise<number> {
   const [members] = await Promise.all([
     pool(standalone, Number(args.concurrency), (s) => setUp(s, !noVolumes)),
     clustered.length
-      ? startShop(clustered, scope, LAYER, log).then((x) => {
-          shop = x;
-        })
+      ? startShop(clustered, scope, LAYER, log, (o) => oneAtATime(() => createThrottledVolume(o))).then(
+          (x) => {
+            shop = x;
+          },
+        )
       : Promise.resolve(),
   ]);
   if (shop)

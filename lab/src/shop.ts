@@ -28,7 +28,7 @@ import type { MariaDb, MariaDbOptions } from "@untorn/testkit/mariadb";
 import { makeTempDir, removeDir } from "@untorn/testkit/process";
 import { type ReplicaSet, startReplicaSet } from "@untorn/testkit/replication";
 import { prepareSysbench } from "@untorn/testkit/sysbench";
-import { createThrottledVolume, type ThrottledVolume } from "@untorn/testkit/throttle";
+import { createThrottledVolume, type ThrottledVolume, type ThrottleOptions } from "@untorn/testkit/throttle";
 import { declaredMetadata, type InstanceSpec, shopMembers, UNCAPPED_METER_KIB } from "./fleet.js";
 import type { Scope } from "./scope.js";
 
@@ -97,6 +97,8 @@ export async function startShop(
   scope: Scope,
   layers: { volume: number; db: number },
   log: (line: string) => void,
+  /** Creates a volume; run-fleet serialises them (testkit names a volume's cgroup after Date.now()). */
+  createVolume: (o: ThrottleOptions) => Promise<ThrottledVolume> = createThrottledVolume,
 ): Promise<Shop> {
   const shop = shopMembers(specs);
   if (!shop) throw new Error("the fleet has no complete replicated cluster (a primary, a canary, a control)");
@@ -107,7 +109,7 @@ export async function startShop(
       layers.volume,
       `volume of ${s.name}`,
       () =>
-        createThrottledVolume({
+        createVolume({
           writeIops: 0,
           meterKiB: s.throttle?.meterKiB ?? UNCAPPED_METER_KIB,
           backing: s.throttle?.backing ?? "loop",
