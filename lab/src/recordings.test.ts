@@ -13,7 +13,7 @@ import { nextActions, parseRolloutState } from "@untorn/rollout/state";
 import { parseRecordedRollouts, sidecarRolloutsPath } from "@untorn/rollout-runner/recorded";
 import { describe, expect, it } from "vitest";
 import { checkFleet, checkRollouts, TOP, verifiedStillOn } from "./expectations.js";
-import { DEMO_DECLARATION_NOTE, declaredMetadata, FLEET, shopMembers } from "./fleet.js";
+import { DEMO_DECLARATION_NOTE, declaredMetadata, FLEET, idle, shopMembers } from "./fleet.js";
 
 const DIR = fileURLToPath(new URL("../recordings", import.meta.url));
 // The web app's pattern (apps/web/src/server/source.ts): *.json.gz or *.json, not *.schema.json.
@@ -110,8 +110,7 @@ describe.each(files)("%s", (name) => {
     expect(checkFleet(p, specs)).toEqual([]);
 
     const verdict = new Map(p.rows.map((r) => [r.instance, r.verdict]));
-    for (const s of specs.filter((x) => x.loads.length === 0))
-      expect(verdict.get(s.name)).toBe("not-write-bound");
+    for (const s of specs.filter(idle)) expect(verdict.get(s.name)).toBe("not-write-bound");
     // checkFleet also wants a loaded doublewrite-ON instance with a positive score among the first 3.
     const top = p.rows.slice(0, TOP).filter((r) => r.score > 0);
     expect(top.length).toBeGreaterThan(0);
