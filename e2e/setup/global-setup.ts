@@ -35,7 +35,7 @@ function recordedReplay(own: string): string {
   const dir = join(repoRoot(), "lab", "recordings");
   const files = existsSync(dir)
     ? readdirSync(dir).filter(
-        (f) => /\.json(\.gz)?$/.test(f) && !f.endsWith(".metadata.json") && !f.endsWith(".schema.json"),
+        (f) => /\.json(\.gz)?$/.test(f) && !/\.(metadata|schema|rollouts)\.json$/.test(f),
       )
     : [];
   if (files.length === 0) throw new Error(`UNTORN_E2E_REPLAY=lab, but ${dir} has no recording`);

@@ -1,5 +1,14 @@
 import { describe, expect, it } from "vitest";
-import { describeSpec, FLEET, sysbenchArgs, writeLoaded } from "./fleet.js";
+import {
+  DEMO_DECLARATION_NOTE,
+  declaredMetadata,
+  describeSpec,
+  FLEET,
+  idle,
+  shopMembers,
+  sysbenchArgs,
+  writeLoaded,
+} from "./fleet.js";
 
 describe("the lab fleet", () => {
   it("has at least 12 instances with unique instance labels and a cluster each", () => {
@@ -22,7 +31,8 @@ describe("the lab fleet", () => {
     expect(values((s) => s.bufferPoolSize)).toEqual(new Set(["8M", "16M", "256M"]));
     expect(FLEET.filter((s) => s.performanceSchema).length).toBeGreaterThan(FLEET.length / 2);
     expect(FLEET.some((s) => !s.performanceSchema)).toBe(true);
-    const throttled = FLEET.filter((s) => s.throttle);
+    // The standalone IOPS-limited members (the replicated cluster's replicas are checked below).
+    const throttled = FLEET.filter((s) => s.throttle && !s.replication);
     expect(throttled.length).toBeGreaterThanOrEqual(2);
     expect(throttled.length).toBeLessThanOrEqual(4);
     expect(new Set(throttled.map((s) => s.throttle!.meterKiB))).toEqual(new Set([16, 256]));
@@ -62,5 +72,44 @@ describe("the lab fleet", () => {
     expect(describeSpec(s)).toBe(
       "doublewrite ON, bp 8M, flush_log_at_trx_commit=2, performance_schema ON, 300 write IOPS, 16 KiB metering, oltp_write_only 2t unlimited",
     );
+  });
+
+  it("has a replicated cluster for the recorded rollouts: canary and control on identical volumes declared atomic", () => {
+    const shop = shopMembers(FLEET)!;
+    expect(shop).not.toBeNull();
+    const { primary, canary, control } = shop;
+    expect(new Set([primary.cluster, canary.cluster, control.cluster]).size).toBe(1);
+    expect(writeLoaded(primary)).toBe(true);
+    // The replicas apply the primary's writes: loaded, not idle.
+    for (const r of [canary, control]) {
+      expect(r.loads).toEqual([]);
+      expect(writeLoaded(r)).toBe(true);
+      expect(idle(r)).toBe(false);
+      expect(r.throttle).toEqual({ writeIops: 600, meterKiB: 16, backing: "zram" });
+      expect(r.declaredAtomic).toBe(true);
+      expect(r.doublewrite).toBe(true);
+    }
+    expect({ ...canary, name: "", role: "", replication: null }).toEqual({
+      ...control,
+      name: "",
+      role: "",
+      replication: null,
+    });
+    const meta = declaredMetadata(FLEET).instances;
+    expect(meta[primary.name]).toMatchObject({ role: "primary", cluster: "shop" });
+    expect(meta[canary.name]).toMatchObject({ role: "replica", cluster: "shop" });
+    expect(meta[canary.name]!.storageFacts!.tornWriteProtection).toEqual({
+      provider: "other",
+      unitBytes: 16384,
+      note: DEMO_DECLARATION_NOTE,
+    });
+    // Nothing else is declared atomic: the rest of the fleet keeps its honest unverified gates.
+    const declared = Object.entries(meta).filter(([, m]) => m.storageFacts?.tornWriteProtection);
+    expect(declared.map(([n]) => n).sort()).toEqual([canary.name, control.name].sort());
+    expect(meta["db-idle-dw-on-1"]).toMatchObject({ role: "standalone" });
+    expect(describeSpec(canary)).toBe(
+      "doublewrite ON, bp 16M, flush_log_at_trx_commit=2, performance_schema ON, 600 write IOPS, 16 KiB metering (zram), declared atomic for the demo, replica of db-shop-primary",
+    );
+    expect(sysbenchArgs(primary.loads[0]!, 60, primary.tables)).toContain("--tables=2");
   });
 });

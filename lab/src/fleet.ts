@@ -20,7 +20,23 @@ export interface ThrottleSpec {
    * counts a request up to 256 KiB as one, like AWS EBS SSD volumes (docs/reference/iops-metering.md §11).
    */
   readonly meterKiB: 16 | 256;
+  /**
+   * "loop" (default): an image file on a loop device, a remapping layer the safety gate never verifies.
+   * "zram": a whole RAM disk with nothing between the file system and the disk, where a declared
+   * torn-write protection can verify the gate (docs/reference/atomic-storage.md §8.7).
+   */
+  readonly backing?: "loop" | "zram";
 }
+
+/** Where the instance sits in a replicated cluster (real GTID replication, lab/src/shop.ts). */
+export type ReplicationSpec =
+  | { readonly role: "primary" }
+  | {
+      readonly role: "replica";
+      readonly primary: string;
+      /** What the recorded rollouts do with it: the canary changes first, the control stays as it was. */
+      readonly rollout: "canary" | "control";
+    };
 
 export interface InstanceSpec {
   /** Prometheus `instance` label. */
@@ -39,6 +55,18 @@ export interface InstanceSpec {
   readonly mysqldExporter: boolean;
   /** What the instance stands for in the demo. */
   readonly role: string;
+  /** Set for the members of the replicated cluster; absent: a standalone server. */
+  readonly replication?: ReplicationSpec;
+  /** sysbench tables when not TABLES. */
+  readonly tables?: { readonly tables: number; readonly tableSize: number };
+  /** Extra server options (option file syntax). */
+  readonly extra?: Readonly<Record<string, number | string>>;
+  /**
+   * The operator declares the volume writes 16 KiB pages atomically (a storage fact, as a real deployment
+   * declares AWS EBS torn-write prevention). True of no lab volume: a declaration for the demo only, and
+   * the metadata's note says so where the console shows it.
+   */
+  readonly declaredAtomic?: boolean;
 }
 
 /**
@@ -55,6 +83,71 @@ const read = (threads: 1 | 2, rate: number): LoadSpec => ({ test: "oltp_read_onl
 
 /** 300 IOPS is "a few hundred": docs/reference/iops-metering.md §11 measured the doublewrite cost at 500. */
 const IOPS = 300;
+
+/** The replicated cluster's small, fully cached tables (as the rollout runner's live test). */
+export const SHOP_TABLES = { tables: 2, tableSize: 5000 } as const;
+/**
+ * No dirty-page allowance: the page cleaner flushes all the time, so the doublewrite buffer carries a
+ * large share of the replicas' data-file writes.
+ */
+const FLUSHY = { innodb_max_dirty_pages_pct: 0, innodb_max_dirty_pages_pct_lwm: 0, innodb_io_capacity: 2000 };
+/** The replicas' volumes: a write-IOPS cap every 16 KiB page pays one I/O of, on a zram disk. */
+const SHOP_VOLUME: ThrottleSpec = { writeIops: 600, meterKiB: 16, backing: "zram" };
+
+/**
+ * A MariaDB primary with two GTID replicas on identical capped volumes the operator declares atomic (for
+ * the demo): the recorded rollouts turn the canary's doublewrite off while its sibling, the concurrent
+ * control, keeps it on (lab/src/shop.ts).
+ */
+export const SHOP: readonly InstanceSpec[] = [
+  {
+    name: "db-shop-primary",
+    cluster: "shop",
+    doublewrite: true,
+    bufferPoolSize: "16M",
+    flushLogAtTrxCommit: 2,
+    performanceSchema: true,
+    throttle: null,
+    loads: [write(2, 100)],
+    mysqldExporter: false,
+    role: "primary of the replicated cluster, under a paced write load",
+    replication: { role: "primary" },
+    tables: SHOP_TABLES,
+    extra: FLUSHY,
+  },
+  {
+    name: "db-shop-replica-1",
+    cluster: "shop",
+    doublewrite: true,
+    bufferPoolSize: "16M",
+    flushLogAtTrxCommit: 2,
+    performanceSchema: true,
+    throttle: SHOP_VOLUME,
+    loads: [],
+    mysqldExporter: false,
+    role: "the rollout canary: doublewrite turned off mid-recording by the recorded rollout",
+    replication: { role: "replica", primary: "db-shop-primary", rollout: "canary" },
+    tables: SHOP_TABLES,
+    extra: FLUSHY,
+    declaredAtomic: true,
+  },
+  {
+    name: "db-shop-replica-2",
+    cluster: "shop",
+    doublewrite: true,
+    bufferPoolSize: "16M",
+    flushLogAtTrxCommit: 2,
+    performanceSchema: true,
+    throttle: SHOP_VOLUME,
+    loads: [],
+    mysqldExporter: false,
+    role: "the canary's sibling and concurrent control: keeps doublewrite on; the second rollout waits to change it",
+    replication: { role: "replica", primary: "db-shop-primary", rollout: "control" },
+    tables: SHOP_TABLES,
+    extra: FLUSHY,
+    declaredAtomic: true,
+  },
+];
 
 export const FLEET: readonly InstanceSpec[] = [
   {
@@ -249,19 +342,48 @@ export const FLEET: readonly InstanceSpec[] = [
     mysqldExporter: false,
     role: "db-dw-on-iops300-256k with doublewrite OFF",
   },
+  ...SHOP,
 ];
 
-/** Writes at least one transaction a second on average: the instances expected to flush pages. */
-export function writeLoaded(spec: InstanceSpec): boolean {
-  return spec.loads.some((l) => l.test === "oltp_write_only" && (l.rate === 0 || l.rate >= 5));
+/**
+ * Writes at least one transaction a second on average: the instances expected to flush pages. A replica
+ * applies its primary's writes (`specs` finds the primary).
+ */
+export function writeLoaded(spec: InstanceSpec, specs: readonly InstanceSpec[] = FLEET): boolean {
+  const r = spec.replication;
+  const source = r?.role === "replica" ? (specs.find((s) => s.name === r.primary) ?? spec) : spec;
+  return source.loads.some((l) => l.test === "oltp_write_only" && (l.rate === 0 || l.rate >= 5));
+}
+
+/** Idle: no load of its own and not a replica (a replica applies its primary's writes). */
+export function idle(spec: InstanceSpec): boolean {
+  return spec.loads.length === 0 && spec.replication?.role !== "replica";
+}
+
+/** The replicated cluster's members (lab/src/shop.ts runs them and the recorded rollouts). */
+export function shopMembers(specs: readonly InstanceSpec[]): {
+  primary: InstanceSpec;
+  canary: InstanceSpec;
+  control: InstanceSpec;
+} | null {
+  const primary = specs.find((s) => s.replication?.role === "primary");
+  const replica = (r: "canary" | "control") =>
+    specs.find((s) => s.replication?.role === "replica" && s.replication.rollout === r);
+  const canary = replica("canary");
+  const control = replica("control");
+  return primary && canary && control ? { primary, canary, control } : null;
 }
 
 /** The `sysbench ... run` arguments besides the connection. */
-export function sysbenchArgs(load: LoadSpec, seconds: number): string[] {
+export function sysbenchArgs(
+  load: LoadSpec,
+  seconds: number,
+  tables: { readonly tables: number; readonly tableSize: number } = TABLES,
+): string[] {
   return [
     load.test,
-    `--tables=${TABLES.tables}`,
-    `--table-size=${TABLES.tableSize}`,
+    `--tables=${tables.tables}`,
+    `--table-size=${tables.tableSize}`,
     // Uniform access over more rows than the buffer pool holds: most updates dirty a page not yet dirty.
     "--rand-type=uniform",
     `--threads=${load.threads}`,
@@ -273,43 +395,62 @@ export function sysbenchArgs(load: LoadSpec, seconds: number): string[] {
 
 /** One line per instance for logs and the README table. */
 export function describeSpec(s: InstanceSpec): string {
-  const load = s.loads.length
-    ? s.loads
-        .map((l) => `${l.test} ${l.threads}t ${l.rate === 0 ? "unlimited" : `${l.rate} tps`}`)
-        .join(" + ")
-    : "idle";
   const vol = s.throttle
-    ? `${s.throttle.writeIops} write IOPS, ${s.throttle.meterKiB} KiB metering`
+    ? `${s.throttle.writeIops} write IOPS, ${s.throttle.meterKiB} KiB metering${s.throttle.backing === "zram" ? " (zram)" : ""}`
     : "uncapped";
+  const r = s.replication;
+  const load =
+    r?.role === "replica"
+      ? `replica of ${r.primary}`
+      : s.loads.length
+        ? s.loads
+            .map((l) => `${l.test} ${l.threads}t ${l.rate === 0 ? "unlimited" : `${l.rate} tps`}`)
+            .join(" + ")
+        : "idle";
   return [
     `doublewrite ${s.doublewrite ? "ON" : "OFF"}`,
     `bp ${s.bufferPoolSize}`,
     `flush_log_at_trx_commit=${s.flushLogAtTrxCommit}`,
     `performance_schema ${s.performanceSchema ? "ON" : "OFF"}`,
     vol,
+    ...(s.declaredAtomic ? ["declared atomic for the demo"] : []),
     load,
   ].join(", ");
 }
 
+/** The note a declared-for-the-demo torn-write protection carries (the console shows it beside the fact). */
+export const DEMO_DECLARATION_NOTE =
+  "Declared for the demo: a lab zram volume with ext4 bigalloc 16 KiB clusters, not verified atomic by anyone";
+
 /**
  * What the lab knows about each instance and no probe sees, as a metadata file (docs/schemas/
- * metadata.schema.json) beside the recording: its cluster, that it is a standalone server, and the volume's
- * write-IOPS cap and metering unit. The web app and `untorn --metadata` overlay it on the recorded facts.
+ * metadata.schema.json) beside the recording: its cluster, its replication role (standalone unless it is
+ * in the replicated cluster), the volume's write-IOPS cap and metering unit, and the torn-write
+ * protection declared for the demo. The web app and `untorn --metadata` overlay it on the recorded facts.
  */
 export function declaredMetadata(specs: readonly InstanceSpec[]): MetadataFile {
   const instances: MetadataFile["instances"] = {};
   for (const s of specs)
     instances[s.name] = {
       cluster: s.cluster,
-      role: "standalone",
+      role: s.replication?.role ?? "standalone",
       notes: s.role,
       storageClass: s.throttle
-        ? `lab loop volume, ${s.throttle.writeIops} write IOPS, ${s.throttle.meterKiB} KiB metering`
+        ? `lab ${s.throttle.backing ?? "loop"} volume, ${s.throttle.writeIops} write IOPS, ${s.throttle.meterKiB} KiB metering`
         : "lab volume, uncapped",
       storageFacts: {
         limits: s.throttle
           ? { writeIops: s.throttle.writeIops, ioUnitBytes: s.throttle.meterKiB * 1024 }
           : { metered: false },
+        ...(s.declaredAtomic
+          ? {
+              tornWriteProtection: {
+                provider: "other" as const,
+                unitBytes: 16384,
+                note: DEMO_DECLARATION_NOTE,
+              },
+            }
+          : {}),
       },
     };
   return { instances };

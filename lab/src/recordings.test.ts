@@ -3,17 +3,22 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { CHARTS, chartQueries, ROLLOUT_CHARTS } from "@untorn/fleet/charts";
 import { metadataFileSchema, sidecarMetadataPath } from "@untorn/fleet/metadata";
+import { instanceSelector } from "@untorn/fleet/plan";
 import { profileFleet } from "@untorn/fleet/profile";
 import { decodeReplay, ReplayApi, replayFactsOptions } from "@untorn/fleet/replay";
+import { buildReport, renderReportMarkdown, reportSchema } from "@untorn/rollout/report";
+import { nextActions, parseRolloutState } from "@untorn/rollout/state";
+import { parseRecordedRollouts, sidecarRolloutsPath } from "@untorn/rollout-runner/recorded";
 import { describe, expect, it } from "vitest";
-import { checkFleet, TOP } from "./expectations.js";
-import { declaredMetadata, FLEET } from "./fleet.js";
+import { checkFleet, checkRollouts, TOP, verifiedStillOn } from "./expectations.js";
+import { DEMO_DECLARATION_NOTE, declaredMetadata, FLEET, idle, shopMembers } from "./fleet.js";
 
 const DIR = fileURLToPath(new URL("../recordings", import.meta.url));
 // The web app's pattern (apps/web/src/server/source.ts): *.json.gz or *.json, not *.schema.json.
 const files = readdirSync(DIR).filter(
-  (n) => /\.json(\.gz)?$/.test(n) && !n.endsWith(".schema.json") && !n.endsWith(".metadata.json"),
+  (n) => /\.json(\.gz)?$/.test(n) && !/\.(schema|metadata|rollouts)\.json$/.test(n),
 );
 
 describe("lab/recordings", () => {
@@ -105,8 +110,7 @@ describe.each(files)("%s", (name) => {
     expect(checkFleet(p, specs)).toEqual([]);
 
     const verdict = new Map(p.rows.map((r) => [r.instance, r.verdict]));
-    for (const s of specs.filter((x) => x.loads.length === 0))
-      expect(verdict.get(s.name)).toBe("not-write-bound");
+    for (const s of specs.filter(idle)) expect(verdict.get(s.name)).toBe("not-write-bound");
     // checkFleet also wants a loaded doublewrite-ON instance with a positive score among the first 3.
     const top = p.rows.slice(0, TOP).filter((r) => r.score > 0);
     expect(top.length).toBeGreaterThan(0);
@@ -128,5 +132,67 @@ describe.each(files)("%s", (name) => {
     expect(checkFleet(nothingToGain, specs).at(-1)).toMatch(/^no write-loaded doublewrite-ON instance/);
     const offNotAtRisk = { ...p, ranking: { ...p.ranking, atRisk: [] } };
     expect(checkFleet(offNotAtRisk, specs)).toContain("db-idle-dw-off-1: doublewrite OFF but not at risk");
+    const unverified = {
+      ...p,
+      advice: p.advice.map((a) => ({ ...a, safetyGate: { ...a.safetyGate, status: "unverified" as const } })),
+    };
+    const problems = checkFleet(unverified, specs);
+    expect(problems).toContain(
+      "db-shop-replica-1: storage declared atomic but the safety gate reads unverified",
+    );
+    expect(problems).toContain(
+      "no instance could safely drop doublewrite (a verified gate with doublewrite on)",
+    );
+  });
+
+  it("has instances whose safety gate is verified: the canary off, its sibling still on (could safely drop)", async () => {
+    const p = await profile();
+    const shop = shopMembers(specs)!;
+    expect(shop, "the replicated cluster is in the recording").not.toBeNull();
+    const gate = new Map(p.advice.map((a) => [a.identity.instance, a.safetyGate.status]));
+    expect(gate.get(shop.canary.name)).toBe("verified");
+    expect(gate.get(shop.control.name)).toBe("verified");
+    expect(verifiedStillOn(p)).toEqual([shop.control.name]);
+    // The declaration says, where the console shows it, that it is for the demo.
+    const declared = declaredMetadata(specs).instances[shop.canary.name]!;
+    expect(declared.storageFacts?.tornWriteProtection?.note).toBe(DEMO_DECLARATION_NOTE);
+    expect(DEMO_DECLARATION_NOTE).toMatch(/^Declared for the demo/);
+  });
+
+  it("holds the rollout charts of the replicated cluster over the span (canary vs control, replication lag)", () => {
+    const shop = shopMembers(specs)!;
+    const range = { start: m.charts!.start, end: m.charts!.end, step: m.charts!.step, source: m.plan.source };
+    const answers = new Map(file.range.map((r) => [r.query, r]));
+    for (const instance of [shop.canary.name, shop.control.name]) {
+      const qs = chartQueries({ ...m.plan.selector, ...instanceSelector(instance) }, range, ROLLOUT_CHARTS);
+      for (const q of qs.filter((x) => x.chart !== "doublewrite-mode")) {
+        const points = answers.get(q.expr)?.data.flatMap((d) => d.points) ?? [];
+        expect(points.length, `${instance} ${q.chart}`).toBeGreaterThan(20);
+      }
+    }
+    // The instance page's charts are still there for them too.
+    const tx = chartQueries({ ...m.plan.selector, ...instanceSelector(shop.canary.name) }, range, CHARTS);
+    expect(tx.every((q) => answers.has(q.expr))).toBe(true);
+  });
+
+  const rolloutsFile = sidecarRolloutsPath(join(DIR, name));
+
+  it("ships the rollouts the run recorded beside it: one completed with its report, one waiting at a gate", () => {
+    const recorded = parseRecordedRollouts(rolloutsFile, readFileSync(rolloutsFile, "utf8"));
+    expect(recorded.version).toBe(1);
+    expect(recorded.recording).toBe(name);
+    expect(checkRollouts(recorded, m, specs)).toEqual([]);
+    const states = recorded.rollouts.map((r) => parseRolloutState(r.document));
+    const done = states.find((s) => s.status === "completed")!;
+    const report = reportSchema.parse(buildReport(done, m.end));
+    expect(["succeeded", "inconclusive"]).toContain(report.verdict);
+    expect(report.gates.map((g) => g.gate)).toEqual(expect.arrayContaining(["pre-wave", "step", "bake"]));
+    expect(report.effects.some((e) => e.metric === "write_bytes_per_transaction")).toBe(true);
+    expect(renderReportMarkdown(report)).toContain("db-shop-replica-1");
+    const waiting = states.find((s) => s.status !== "completed")!;
+    expect(nextActions(waiting, m.end).human.map((h) => h.kind)).toContain("approve");
+    // Every actor says it acted in the lab's recording run (or is the engine itself).
+    for (const s of states)
+      for (const e of s.events) expect(e.actor.id).toMatch(/^lab-recording\/|^reconciler$/);
   });
 });

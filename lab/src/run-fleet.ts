@@ -5,13 +5,16 @@
  * real Prometheus with the catalog's recording rules; then `untorn record` into lab/recordings/, a check
  * of the result, and everything stopped again (also on Ctrl-C or failure).
  *
- *   node --conditions=@untorn/source --import tsx lab/src/run-fleet.ts [--load-minutes 18] [--only a,b]
+ *   node --conditions=@untorn/source --import tsx lab/src/run-fleet.ts [--load-minutes 20] [--only a,b]
+ *
+ * The replicated cluster (lab/src/shop.ts) runs beside the standalone servers, and the rollouts recorded
+ * on it run during the load; their stored state is written beside the replay (*.rollouts.json).
  *
  * Needs root for the volumes (loop devices, mounts, cgroup v1 blkio); without them the throttled
  * instances are skipped and the rest run on the host's disk.
  */
 import { mkdir, readFile, stat, writeFile } from "node:fs/promises";
-import { join, relative, resolve } from "node:path";
+import { basename, join, relative, resolve } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
@@ -19,6 +22,7 @@ import { run as untorn } from "@untorn/cli/program";
 import { sidecarMetadataPath } from "@untorn/fleet/metadata";
 import { profileFleet } from "@untorn/fleet/profile";
 import { decodeReplay, ReplayApi, replayFactsOptions } from "@untorn/fleet/replay";
+import { type RecordedRolloutsFile, sidecarRolloutsPath } from "@untorn/rollout-runner/recorded";
 import {
   type RunningExporter,
   startMysqldExporter,
@@ -37,8 +41,13 @@ import {
 } from "@untorn/testkit/process";
 import { type Prometheus, startPrometheus } from "@untorn/testkit/prometheus";
 import { parseSysbenchOutput, prepareSysbench, type SysbenchResult } from "@untorn/testkit/sysbench";
-import { createThrottledVolume, type ThrottledVolume, throttleAvailable } from "@untorn/testkit/throttle";
-import { checkFleet } from "./expectations.js";
+import {
+  createThrottledVolume,
+  type ThrottledVolume,
+  throttleAvailable,
+  zramAvailable,
+} from "@untorn/testkit/throttle";
+import { checkFleet, checkRollouts } from "./expectations.js";
 import {
   declaredMetadata,
   describeSpec,
@@ -50,6 +59,7 @@ import {
   UNCAPPED_METER_KIB,
 } from "./fleet.js";
 import { Scope } from "./scope.js";
+import { type RolloutRun, runShopRollouts, type Shop, startShop } from "./shop.js";
 
 const LAB = resolve(fileURLToPath(new URL("..", import.meta.url)));
 const DEFAULT_OUT = join(LAB, "recordings", "mariadb-10.11-fleet.json.gz");
@@ -59,7 +69,7 @@ const LAYER = { volume: 0, db: 1, exporter: 2, prometheus: 3, load: 4 } as const
 
 const { values: args } = parseArgs({
   options: {
-    "load-minutes": { type: "string", default: "18" },
+    "load-minutes": { type: "string", default: "20" },
     window: { type: "string", default: "15m" },
     span: { type: "string", default: "15m" },
     every: { type: "string", default: "5m" },
@@ -73,7 +83,7 @@ const { values: args } = parseArgs({
 if (args.help) {
   process.stdout.write(
     [
-      "usage: run-fleet [--load-minutes 18] [--window 15m] [--span 15m] [--every 5m] [--out file.json.gz]",
+      "usage: run-fleet [--load-minutes 20] [--window 15m] [--span 15m] [--every 5m] [--out file.json.gz]",
       "                 [--only name,name] [--concurrency 3]",
       "Starts the lab fleet (lab/src/fleet.ts), loads it, records it with `untorn record`, stops it.",
       "",
@@ -226,7 +236,7 @@ async function setUp(spec: InstanceSpec, withVolume: boolean): Promise<Member> {
     },
   );
   signal.throwIfAborted();
-  await prepareSysbench(db, TABLES);
+  await prepareSysbench(db, spec.tables ?? TABLES);
   log(`${spec.name}: up (${volume ? `${volume.device}, ` : ""}${describeSpec(spec)})`);
   return { spec, db, volume, loads: [] };
 }
@@ -234,7 +244,7 @@ async function setUp(spec: InstanceSpec, withVolume: boolean): Promise<Member> {
 function startLoad(m: Member, load: LoadSpec, index: number, runSeconds: number, logDir: string) {
   const sysbench = requireBinary("sysbench", "sysbench");
   const argv = [
-    ...sysbenchArgs(load, runSeconds),
+    ...sysbenchArgs(load, runSeconds, m.spec.tables),
     "--db-driver=mysql",
     `--mysql-socket=${m.db.socket}`,
     `--mysql-user=${m.db.user}`,
@@ -296,6 +306,13 @@ async function main(): Promise<number> {
     if (unknown.length) throw new Error(`--only: no such instance ${unknown.join(", ")}`);
   }
   const noVolumes = await throttleAvailable();
+  const noZram = noVolumes ?? (await zramAvailable());
+  if (!noVolumes && noZram && specs.some((s) => s.throttle?.backing === "zram")) {
+    const skipped = specs.filter((s) => s.replication);
+    log(`SKIPPING the replicated cluster and its rollouts (${skipped.map((s) => s.name).join(", ")}):`);
+    log(`  no zram volume for the replicas whose storage is declared atomic: ${noZram}`);
+    specs = specs.filter((s) => !s.replication);
+  }
   if (noVolumes) {
     const skipped = specs.filter((s) => s.throttle);
     log(`SKIPPING ${skipped.length} IOPS-limited instances (${skipped.map((s) => s.name).join(", ")}):`);
@@ -308,13 +325,33 @@ async function main(): Promise<number> {
   log(`starting ${specs.length} MariaDB servers, ${args.concurrency} at a time`);
 
   logDir = await makeTempDir("lab-fleet");
-  const members = await pool(specs, Number(args.concurrency), (s) => setUp(s, !noVolumes));
+  const standalone = specs.filter((s) => !s.replication);
+  const clustered = specs.filter((s) => s.replication);
+  if (clustered.length && clustered.length !== 3)
+    throw new Error(
+      "--only: the replicated cluster runs whole (its primary and both replicas) or not at all",
+    );
+  let shop: Shop | undefined;
+  const [members] = await Promise.all([
+    pool(standalone, Number(args.concurrency), (s) => setUp(s, !noVolumes)),
+    clustered.length
+      ? startShop(clustered, scope, LAYER, log, (o) => oneAtATime(() => createThrottledVolume(o))).then(
+          (x) => {
+            shop = x;
+          },
+        )
+      : Promise.resolve(),
+  ]);
+  if (shop)
+    members.push(...shop.members.map((m) => ({ spec: m.spec, db: m.db, volume: m.volume, loads: [] })));
   const version = String(
     (await members[0]!.db.query<{ v: string }>("SELECT VERSION() AS v"))[0]?.v ?? "unknown",
   ).replace(/-.*$/, "");
 
   for (const m of members)
-    if (m.spec.throttle) await m.volume!.setLimits({ writeIops: m.spec.throttle.writeIops });
+    if (m.spec.throttle && !m.spec.replication)
+      await m.volume!.setLimits({ writeIops: m.spec.throttle.writeIops });
+  await shop?.capReplicas();
 
   await pool(members, 4, async (m) => {
     m.exporter = await scope.use(
@@ -357,6 +394,24 @@ async function main(): Promise<number> {
   const procs = members.flatMap((m) => m.loads.map((l) => ({ name: m.spec.name, ...l })));
   log(`${procs.length} sysbench loads started for ${loadSeconds / 60} min`);
 
+  // The recorded rollouts run during the load, on the recording's own Prometheus and clock.
+  let rollouts: RolloutRun | undefined;
+  const rolloutsDone = shop
+    ? runShopRollouts({
+        shop,
+        specs,
+        prometheusUrl: prom.url,
+        loadStart,
+        deadline: loadStart + loadSeconds - 30,
+        log,
+        signal,
+      }).then((r) => {
+        rollouts = r;
+        scope.add(LAYER.load, "the rollouts' store", () => r.close());
+      })
+    : Promise.resolve();
+  rolloutsDone.catch(() => undefined);
+
   // A load that dies early would make the recording lie about its instance: stop the run instead.
   const early = Promise.race(
     procs.map(async (p) => {
@@ -368,14 +423,18 @@ async function main(): Promise<number> {
   );
   early.catch(() => undefined);
   const end = loadStart + loadSeconds;
+  // A failed rollout fails the run: a recording without its rollouts is not the one designed.
+  const rolloutFailed = rolloutsDone.then(() => new Promise<never>(() => undefined));
+  rolloutFailed.catch(() => undefined);
   while (Date.now() / 1000 < end) {
     const left = end - Date.now() / 1000;
-    await abortable(Promise.race([sleep(Math.min(60, left) * 1000), early]));
+    await abortable(Promise.race([sleep(Math.min(60, left) * 1000), early, rolloutFailed]));
     const running = procs.filter((p) => p.proc.child.exitCode === null && p.proc.child.signalCode === null);
     log(
       `load ${Math.round((Date.now() / 1000 - loadStart) / 60)}/${loadSeconds / 60} min, ${running.length} sysbench running`,
     );
   }
+  await abortable(rolloutsDone);
   await abortable(Promise.race([Promise.all(procs.map((p) => p.proc.exited)), sleep(90_000)]));
   await Promise.all(procs.map((p) => p.proc.stop(5000)));
   const results = new Map<string, (SysbenchResult | null)[]>();
@@ -396,7 +455,9 @@ async function main(): Promise<number> {
   if (wait > 0) await abortable(sleep(wait * 1000));
   const note =
     `${members.length} MariaDB ${version} servers on one 2-core VM under sysbench oltp_write_only / ` +
-    `oltp_read_only for ${loadSeconds / 60} min, scraped every 15 s; settings per instance in lab/src/fleet.ts and lab/README.md`;
+    `oltp_read_only for ${loadSeconds / 60} min, scraped every 15 s` +
+    (shop ? ", a primary with two GTID replicas among them and two rollouts run on it" : "") +
+    "; settings per instance in lab/src/fleet.ts and lab/README.md";
   log(`untorn record --window ${args.window} --span ${args.span} --every ${args.every} --at ${at}`);
   const recordStart = Date.now();
   const code = await abortable(
@@ -430,6 +491,20 @@ async function main(): Promise<number> {
   await writeFile(sidecar, `${JSON.stringify(declared, null, 2)}\n`);
   log(`${relative(process.cwd(), sidecar)}: declared facts for ${members.length} instances`);
 
+  // The rollouts' stored state beside it, where the web app loads it.
+  const rolloutsFile = sidecarRolloutsPath(out);
+  let exported: RecordedRolloutsFile | undefined;
+  if (rollouts) {
+    exported = await rollouts.exported(
+      basename(out),
+      `Rollouts run by the lab on ${shop!.members.map((m) => m.spec.name).join(", ")} during the recording (lab/src/shop.ts)`,
+    );
+    await writeFile(rolloutsFile, `${JSON.stringify(exported, null, 2)}\n`);
+    log(
+      `${relative(process.cwd(), rolloutsFile)}: ${exported.rollouts.map((r) => `${r.name}: ${r.state}`).join("; ")}`,
+    );
+  }
+
   log(`untorn --replay ${relative(process.cwd(), out)} fleet --metadata ${relative(process.cwd(), sidecar)}`);
   const fleetCode = await untorn(["--replay", out, "fleet", "--metadata", sidecar]);
   if (fleetCode !== 0) throw new Error(`untorn fleet --replay exited ${fleetCode}`);
@@ -444,6 +519,15 @@ async function main(): Promise<number> {
     profile,
     members.map((m) => m.spec),
   );
+  if (shop && !exported) problems.push("the replicated cluster ran but its rollouts were not recorded");
+  if (exported)
+    problems.push(
+      ...checkRollouts(
+        exported,
+        file.meta,
+        members.map((m) => m.spec),
+      ),
+    );
   const size = (await stat(out)).size;
   log(`${out}: ${(size / 1024).toFixed(0)} KiB, ${file.meta.instances.length} instances`);
 

@@ -1,10 +1,12 @@
 /**
  * JSON Schemas of the CLI's own inputs (docs/schemas/), as pure functions of the zod schemas:
  * `advise --facts` (one InstanceFacts or an array of them), `bench --against` (a bench.json), the
- * rollout inputs and outputs of @untorn/rollout and `rollout reconcile --hooks`.
+ * rollout inputs and outputs of @untorn/rollout, `rollout reconcile --hooks` and the recorded rollouts
+ * a lab recording ships.
  * scripts/gen-schemas.ts writes them; schemas.test.ts fails when the committed copies are stale.
  */
 import { ROLLOUT_SCHEMAS } from "@untorn/rollout/json-schema";
+import { recordedRolloutsFileSchema } from "@untorn/rollout-runner/recorded";
 import { hooksFileSchema } from "@untorn/rollout-runner/runner";
 import { z } from "zod";
 import { BenchResult } from "./bench/result.js";
@@ -35,6 +37,16 @@ export const CLI_SCHEMAS = {
     title: "untorn rollout reconcile --hooks",
     description:
       "Step hooks by name: a rollout whose policy says applier { kind: hook, hook: <name> } has each step carried out by this webhook or command, its output kept in the audit, then verified from metrics.",
+  }),
+  "recorded-rollouts.schema.json": () => ({
+    ...(z.toJSONSchema(recordedRolloutsFileSchema, { target: "draft-2020-12", io: "input" }) as Record<
+      string,
+      unknown
+    >),
+    $id: "recorded-rollouts.schema.json",
+    title: "Recorded rollouts (lab/recordings/<name>.rollouts.json)",
+    description:
+      "The rollouts a lab recording ran, as the store held them at the end of the run (documents, events with their evidence, comparisons), exported beside the replay; the web app loads them into its store when it serves the recording.",
   }),
 } as const;
 

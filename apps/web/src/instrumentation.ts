@@ -2,6 +2,7 @@
  * Runs once when the server starts: a bad configuration stops it here (exit 1, naming each setting and
  * its rule); a non-loopback address with nobody's password configured is refused; the store is opened
  * (its migrations run) and the first-run admin created, its password printed once when it was generated;
+ * in replay mode the recording's rollouts are loaded into the store (idempotent, recorded-rollouts.ts);
  * and the first fleet read starts in the background, so the first visitor does not wait for a
  * 10,000-instance replay to load.
  */
@@ -50,6 +51,17 @@ export async function register(): Promise<void> {
         `untorn: created the first admin account "${e.UNTORN_ADMIN_USER}" with password ${first.generated} (shown once; set UNTORN_ADMIN_PASSWORD to choose it)`,
       );
     else if (first.created) console.log(`untorn: created the first admin account "${e.UNTORN_ADMIN_USER}"`);
+  }
+  if (!storeError && !e.PROMETHEUS_URL) {
+    const { loadRecordedRolloutsFor, describeOutcome } = await import("./server/recorded-rollouts.js");
+    const { replayFile } = await import("./server/source.js");
+    try {
+      const outcome = await loadRecordedRolloutsFor(await getStore(e), replayFile(e));
+      (outcome.kind === "invalid" ? console.error : console.log)(describeOutcome(outcome));
+    } catch (err) {
+      // Not fatal: the recorded fleet is still served, without its rollouts.
+      console.error(`untorn: recorded rollouts not loaded: ${(err as Error).message}`);
+    }
   }
   const { getFleetView } = await import("./server/data.js");
   // After the server listens (decoding a large replay blocks for seconds). Failures are the first page's

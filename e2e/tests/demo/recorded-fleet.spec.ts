@@ -37,6 +37,18 @@ test.describe("the recorded demo fleet on embedded defaults", () => {
     expect((await fleetPage.instanceNames()).sort()).toEqual(ebs.sort());
   });
 
+  test("shows the positive path: verified gates on storage declared for the demo", async ({
+    fleetPage,
+    instancePage,
+    page,
+  }) => {
+    await fleetPage.goto();
+    // db-shop-replica-2: gate verified by the declaration, doublewrite still on.
+    await expect(fleetPage.card("Could safely drop doublewrite").locator("dd")).toHaveText(/^1(?!\d)/);
+    await instancePage.goto("db-shop-replica-1");
+    await expect(page.getByText(/other, 16 KiB \(declared\): Declared for the demo/)).toBeVisible();
+  });
+
   test("flags doublewrite OFF on the unverified emulated volume as critical", async ({ instancePage }) => {
     await instancePage.goto("db-dw-off-iops300-16k");
     const finding = instancePage.finding("doublewrite-off-unverified-storage");

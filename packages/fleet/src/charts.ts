@@ -63,6 +63,45 @@ export const CHARTS: readonly ChartDef[] = [
   },
 ];
 
+/**
+ * What a rollout page draws for canary vs control over a rollout (per-transaction efficiency, replication
+ * lag, the doublewrite mode read-back). Not drawn on the instance page; recorded beside CHARTS so a
+ * recorded fleet's rollouts can be charted from the replay (record.ts).
+ */
+export const ROLLOUT_CHARTS: readonly ChartDef[] = [
+  {
+    id: "write-bytes-per-transaction",
+    title: signals.write_bytes_per_transaction.title,
+    unit: signals.write_bytes_per_transaction.unit,
+    series: [{ name: "write bytes per transaction", signal: "write_bytes_per_transaction" }],
+  },
+  {
+    id: "write-ops-per-transaction",
+    title: signals.write_ops_per_transaction.title,
+    unit: signals.write_ops_per_transaction.unit,
+    series: [{ name: "write ops per transaction", signal: "write_ops_per_transaction" }],
+  },
+  {
+    id: "fsyncs-per-transaction",
+    title: signals.fsyncs_per_transaction.title,
+    unit: signals.fsyncs_per_transaction.unit,
+    series: [{ name: "fsyncs per transaction", signal: "fsyncs_per_transaction" }],
+  },
+  {
+    id: "replication-lag",
+    title: signals.replication_lag_seconds.title,
+    unit: signals.replication_lag_seconds.unit,
+    series: [{ name: "replication lag", signal: "replication_lag_seconds" }],
+  },
+  {
+    id: "doublewrite-mode",
+    title: signals.doublewrite_mode.title,
+    unit: signals.doublewrite_mode.unit,
+    series: [{ name: "doublewrite mode", signal: "doublewrite_mode" }],
+    splitBy: "mode",
+  },
+];
+
 export interface ChartRange {
   /** Unix seconds. */
   readonly start: number;
@@ -90,10 +129,14 @@ export function chartRateWindow(range: ChartRange): string {
   return `${Math.max(2 * range.step, Math.min(60, span))}s`;
 }
 
-/** The chart queries for a selector (an instance, or {} for the whole fleet). */
-export function chartQueries(selector: Selector, range: ChartRange): ChartQuery[] {
+/** The chart queries for a selector (an instance, or {} for the whole fleet); `defs` default CHARTS. */
+export function chartQueries(
+  selector: Selector,
+  range: ChartRange,
+  defs: readonly ChartDef[] = CHARTS,
+): ChartQuery[] {
   const window = chartRateWindow(range);
-  return CHARTS.flatMap((c) =>
+  return defs.flatMap((c) =>
     c.series.map((s) => ({
       chart: c.id,
       name: s.name,
@@ -138,17 +181,18 @@ export async function instanceCharts(
   api: PromQueryApi,
   instance: string,
   range: ChartRange,
+  defs: readonly ChartDef[] = CHARTS,
 ): Promise<InstanceCharts> {
   checkRange(range);
   const counting = new CountingApi(api);
-  const queries = chartQueries(instanceSelector(instance), range);
+  const queries = chartQueries(instanceSelector(instance), range, defs);
   const warnings = new Set<string>();
   const answers = await mapLimit(queries, 4, async (q) => {
     const a = await counting.queryRange(q.expr, { start: range.start, end: range.end, step: range.step });
     for (const w of a.warnings) warnings.add(w);
     return a.data;
   });
-  const charts: Chart[] = CHARTS.map((c) => {
+  const charts: Chart[] = defs.map((c) => {
     const series: ChartSeries[] = [];
     queries.forEach((q, i) => {
       if (q.chart !== c.id) return;

@@ -1,13 +1,13 @@
 /**
  * Records what the fleet, instance and chart views need into a replay file: the fleet facts at every
- * evaluation time of the span, and chart series over the span. Per-instance answers are not asked one
+ * evaluation time of the span, and chart series over the span (the instance page's and a rollout page's). Per-instance answers are not asked one
  * instance at a time: every plan query is aggregated `by (instance)` and its selector is ANDed into each
  * series selector, so an instance's answer is the fleet answer restricted to that instance. The recorder
  * files those restrictions under the one-instance query texts (marked `derived`), which keeps the request
  * count of a recording independent of the fleet size.
  */
 import { nowOf, type PromQueryApi, type VectorSample } from "./api.js";
-import { type ChartRange, chartQueries } from "./charts.js";
+import { CHARTS, type ChartRange, chartQueries, ROLLOUT_CHARTS } from "./charts.js";
 import { buildFleetFacts, type FleetFactsOptions } from "./facts.js";
 import { durationSeconds, factQueries, instanceSelector, planOptions } from "./plan.js";
 import { fromWire, RecordingApi, type ReplayFile } from "./replay.js";
@@ -93,14 +93,16 @@ export async function recordFleet(api: PromQueryApi, opts: RecordOptions): Promi
   const step = opts.chartStep ?? Math.max(1, Math.round(spanSeconds / 240));
   const range: ChartRange = { start: end - spanSeconds, end, step, source: opts.source ?? "any" };
   opts.onProgress?.("chart series", times.length, total);
-  const fleetCharts = spanSeconds > 0 ? chartQueries(plan.selector, range) : [];
+  // The instance page's charts and a rollout page's (canary vs control: per transaction, replication lag).
+  const defs = [...CHARTS, ...ROLLOUT_CHARTS];
+  const fleetCharts = spanSeconds > 0 ? chartQueries(plan.selector, range, defs) : [];
   for (const q of fleetCharts) {
     const a = await rec.queryRange(q.expr, { start: range.start, end: range.end, step });
     queries++;
     for (const w of a.warnings) warnings.add(w);
   }
   for (const instance of fleetCharts.length ? instances : []) {
-    const mine = chartQueries({ ...plan.selector, ...instanceSelector(instance) }, range);
+    const mine = chartQueries({ ...plan.selector, ...instanceSelector(instance) }, range, defs);
     mine.forEach((q, k) => {
       const recorded = rec.recordedRange(fleetCharts[k]!.expr);
       if (!recorded) return;

@@ -52,7 +52,9 @@ import {
   createSessionInput,
   createUserInput,
   type DeleteInstanceMetadataInput,
+  type DeleteRolloutInput,
   deleteInstanceMetadataInput,
+  deleteRolloutInput,
   expectedVersionInput,
   hashInput,
   idempotencyKey as idempotencyKeySchema,
@@ -128,6 +130,11 @@ export interface StoreOps {
   appendRolloutEvent(input: AppendRolloutEventInput): Promise<RolloutEvent>;
   /** Oldest first. */
   listRolloutEvents(rolloutId: string): Promise<RolloutEvent[]>;
+  /**
+   * Removes a rollout, its events, idempotency keys and comparisons in one transaction, with an audit
+   * row; false when there was none. For rollouts a recording loaded (a newer recording replaces them).
+   */
+  deleteRollout(input: DeleteRolloutInput): Promise<boolean>;
 
   saveComparison(input: SaveComparisonInput): Promise<Comparison>;
   getComparison(id: string): Promise<Comparison | null>;
@@ -613,6 +620,24 @@ export function createRepository(db: Db): StoreOps {
         .from(rolloutEvents)
         .where(eq(rolloutEvents.rolloutId, rid))
         .orderBy(asc(rolloutEvents.sequence));
+    },
+
+    async deleteRollout(input) {
+      const v = parseInput("deleteRollout", deleteRolloutInput, input);
+      return inTx(async (tx) => {
+        const [cur] = await tx.select().from(rollouts).where(eq(rollouts.id, v.id)).for("update");
+        if (!cur) return false;
+        await tx.delete(comparisons).where(eq(comparisons.rolloutId, v.id));
+        await tx.delete(rolloutCommands).where(eq(rolloutCommands.rolloutId, v.id));
+        await tx.delete(rolloutEvents).where(eq(rolloutEvents.rolloutId, v.id));
+        await tx.delete(rollouts).where(eq(rollouts.id, v.id));
+        await writeAudit(tx, v.actor, "rollout.delete", "rollout", v.id, {
+          name: cur.name,
+          state: cur.state,
+          createdBy: cur.createdBy,
+        });
+        return true;
+      });
     },
 
     async saveComparison(input) {

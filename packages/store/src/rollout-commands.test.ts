@@ -212,6 +212,45 @@ describe.each(BACKENDS)("rollout commands on %s", (kind) => {
     expect((await store.getRollout(r.id))!.version).toBe(1);
   });
 
+  it("deletes a rollout with its events, keys and comparisons, audited, and nothing else", async () => {
+    const gone = await create("lab recording", uniq("create"));
+    const kept = await create();
+    await store.commitRollout({
+      id: gone.id,
+      expectedVersion: 1,
+      actor: "lab recording",
+      command: "approve",
+      idempotencyKey: uniq("approve"),
+      request: { wave: 0 },
+      state: "active",
+      document: { phase: "active" },
+      events: [{ type: "wave-approved", evidence: { wave: 0 } }],
+    });
+    await store.saveComparison({
+      rolloutId: gone.id,
+      input: { a: 1 },
+      result: { b: 2 },
+      actor: "lab recording",
+    });
+    await store.saveComparison({ rolloutId: kept.id, input: { a: 1 }, result: { b: 2 }, actor: "alice" });
+
+    expect(await store.deleteRollout({ id: gone.id, actor: "lab recording" })).toBe(true);
+    expect(await store.getRollout(gone.id)).toBeNull();
+    expect(await store.listRolloutEvents(gone.id)).toEqual([]);
+    expect(await store.listComparisons({ rolloutId: gone.id })).toEqual([]);
+    // The other rollout keeps everything.
+    expect(await store.getRollout(kept.id)).toMatchObject({ id: kept.id, version: 1 });
+    expect(await store.listRolloutEvents(kept.id)).toHaveLength(1);
+    expect(await store.listComparisons({ rolloutId: kept.id })).toHaveLength(1);
+    const [audit] = await store.listAudit({ action: "rollout.delete", entityId: gone.id });
+    expect(audit).toMatchObject({ actor: "lab recording", entity: "rollout" });
+    // Again: nothing to delete.
+    expect(await store.deleteRollout({ id: gone.id, actor: "lab recording" })).toBe(false);
+    expect((await rejection(store.deleteRollout({ id: "nope", actor: "x" }))).name).toBe(
+      "StoreValidationError",
+    );
+  });
+
   it("lets one caller at a time hold a named exclusive lock", async () => {
     const other = kind === "postgres" ? await openStore(t.reopen) : store;
     try {

@@ -175,6 +175,10 @@ export type DeleteInstanceMetadataInput = z.input<typeof deleteInstanceMetadataI
 
 const rolloutState = str().trim().min(1, "required").max(64);
 
+/** Removes a rollout with its events, idempotency keys and comparisons (e.g. one a recording loaded). */
+export const deleteRolloutInput = z.object({ id, actor }).strict();
+export type DeleteRolloutInput = z.input<typeof deleteRolloutInput>;
+
 /** Chosen by the client (a UUID, `ticket-123/approve-wave-2`...); printable ASCII, no spaces. */
 export const idempotencyKey = str()
   .min(8, "at least 8 characters, so keys of different commands don't collide")

@@ -127,7 +127,10 @@ export function FactsSection({
               ],
               [
                 "torn-write protection",
-                twp ? `${twp.provider}, ${bytes(twp.unitBytes)} (${twp.source})` : null,
+                // The declaration's note says where it was checked, or that it is declared for the demo.
+                twp
+                  ? `${twp.provider}, ${bytes(twp.unitBytes)} (${twp.source})${twp.note ? `: ${twp.note}` : ""}`
+                  : null,
               ],
               [
                 "IOPS limit",

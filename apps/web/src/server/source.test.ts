@@ -5,7 +5,7 @@ import { encodeReplay } from "@untorn/fleet/replay";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { parseEnv } from "../env.js";
 import { smallReplay } from "../testing/fleet-facts.js";
-import { findRecordingsDir, newestReplay, resolveSource } from "./source.js";
+import { findRecordingsDir, newestReplay, replayFile, resolveSource } from "./source.js";
 
 let root: string;
 
@@ -34,8 +34,23 @@ describe("findRecordingsDir / newestReplay", () => {
     write(path.join(dir, "notes.txt"), "x", 3_000);
     write(path.join(dir, "replay.schema.json"), "x", 3_000);
     write(path.join(dir, "new.metadata.json"), "{}", 4_000);
+    write(path.join(dir, "new.rollouts.json"), "{}", 5_000);
     expect(newestReplay(dir)).toBe(path.join(dir, "new.json.gz"));
     expect(newestReplay(path.join(root))).toBeNull();
+  });
+});
+
+describe("replayFile", () => {
+  it("names the replay the console would serve, without reading it; null in live mode", () => {
+    const dir = path.join(root, "lab", "recordings");
+    write(path.join(dir, "fleet.json.gz"), "not even a replay", 1_000);
+    write(path.join(dir, "fleet.rollouts.json"), "{}", 2_000);
+    const cwd = path.join(root, "apps", "web");
+    fs.mkdirSync(cwd, { recursive: true });
+    expect(replayFile(parseEnv({}), cwd)).toBe(path.join(dir, "fleet.json.gz"));
+    expect(replayFile(parseEnv({ UNTORN_REPLAY: "x.json.gz" }), cwd)).toBe(path.join(cwd, "x.json.gz"));
+    expect(replayFile(parseEnv({ PROMETHEUS_URL: "http://prom:9090" }), cwd)).toBeNull();
+    expect(replayFile(parseEnv({ UNTORN_RECORDINGS_DIR: "nowhere" }), cwd)).toBeNull();
   });
 });
 

@@ -52,6 +52,8 @@ function metadataStamp(file: string | null): string {
 
 export const RECORDINGS_DIR = path.join("lab", "recordings");
 const REPLAY_FILE = /\.json(\.gz)?$/;
+/** JSON files beside the replays that are not replays: schemas, declared metadata, recorded rollouts. */
+const SIDECAR = /\.(schema|metadata|rollouts)\.json$/;
 
 /** The first `lab/recordings` directory at or above `from`, or null. */
 export function findRecordingsDir(from: string): string | null {
@@ -88,7 +90,7 @@ export function shownPath(file: string, cwd: string): string {
 export function newestReplay(dir: string): string | null {
   let best: { file: string; mtime: number } | null = null;
   for (const name of fs.readdirSync(dir)) {
-    if (!REPLAY_FILE.test(name) || name.endsWith(".schema.json") || name.endsWith(".metadata.json")) continue;
+    if (!REPLAY_FILE.test(name) || SIDECAR.test(name)) continue;
     const file = path.join(dir, name);
     const st = fs.statSync(file);
     if (!st.isFile()) continue;
@@ -133,6 +135,21 @@ function liveClient(url: string, timeoutMs: number): PromClient {
     };
   }
   return client.api;
+}
+
+/**
+ * The replay file the console serves with no PROMETHEUS_URL (UNTORN_REPLAY, else the newest recording),
+ * without reading it; null in live mode or when there is none.
+ */
+export function replayFile(e: Env, cwd: string = process.cwd()): string | null {
+  if (e.PROMETHEUS_URL) return null;
+  if (e.UNTORN_REPLAY) return path.resolve(cwd, e.UNTORN_REPLAY);
+  const dir = e.UNTORN_RECORDINGS_DIR ? path.resolve(cwd, e.UNTORN_RECORDINGS_DIR) : findRecordingsDir(cwd);
+  try {
+    return dir ? newestReplay(dir) : null;
+  } catch {
+    return null;
+  }
 }
 
 export function resolveSource(e: Env, cwd: string = process.cwd()): ResolvedSource {

@@ -8,7 +8,7 @@
 
 import type { Selector } from "@untorn/catalog/promql";
 import { recordingRulesProbe } from "@untorn/catalog/rules";
-import { type ChartRange, chartQueries } from "../charts.js";
+import { CHARTS, type ChartRange, chartQueries, ROLLOUT_CHARTS } from "../charts.js";
 import type { FleetSource } from "../plan.js";
 import {
   durationSeconds,
@@ -180,7 +180,9 @@ export function fakeReplay(instances: readonly FakeInstance[], o: FakeReplayOpti
           points: points(value).map(([t, y]) => [t, toWire(y)] as [number, number | "NaN" | "+Inf" | "-Inf"]),
         }));
       });
-    for (const q of chartQueries(plan.selector, r))
+    // What record.ts asks: the instance page's charts and the rollout page's.
+    const defs = [...CHARTS, ...ROLLOUT_CHARTS];
+    for (const q of chartQueries(plan.selector, r, defs))
       range.push({
         query: q.expr,
         start: c.start,
@@ -189,7 +191,7 @@ export function fakeReplay(instances: readonly FakeInstance[], o: FakeReplayOpti
         data: chartData(q.name, instances),
       });
     for (const x of instances)
-      for (const q of chartQueries({ ...plan.selector, ...instanceSelector(x.instance) }, r))
+      for (const q of chartQueries({ ...plan.selector, ...instanceSelector(x.instance) }, r, defs))
         range.push({
           query: q.expr,
           derived: true,
