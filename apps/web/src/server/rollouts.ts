@@ -6,10 +6,13 @@ import "server-only";
  * commands go through the Server Actions.
  */
 import { type SignalId, signals } from "@untorn/catalog/signals";
+import { mapLimit } from "@untorn/fleet/api";
+import { type ChartRange, chartRateWindow } from "@untorn/fleet/charts";
+import { instanceSelector } from "@untorn/fleet/plan";
+import { ReplayMissError } from "@untorn/fleet/replay";
 import type { GateResult } from "@untorn/rollout/events";
 import { buildReport, type Report } from "@untorn/rollout/report";
 import {
-  bakeWindows,
   type NextActions,
   nextActions,
   parseRolloutState,
@@ -17,7 +20,6 @@ import {
   type RolloutState,
   type RolloutStatus,
 } from "@untorn/rollout/state";
-import { fetchBake } from "@untorn/rollout-runner/observe";
 import type { Rollout } from "@untorn/store/store";
 import { z } from "zod";
 import { type Env, env } from "../env.js";
@@ -180,8 +182,8 @@ export function nextOf(s: RolloutState, now: number = Date.now() / 1000): NextAc
 
 // ---- canary vs control charts ----
 
-/** The series the rollout page draws beside the judged metrics. */
-const EXTRA_SIGNALS: readonly SignalId[] = ["replication_lag_seconds"];
+/** Drawn beside the judged metrics: the doublewrite going flat is the change itself; lag is a guardrail. */
+const EXTRA_SIGNALS: readonly SignalId[] = ["doublewrite_pages_per_second", "replication_lag_seconds"];
 
 export interface RolloutChart {
   readonly id: string;
@@ -195,10 +197,13 @@ export interface RolloutChartsView {
   readonly wave: number;
   /** The change point: the first step of the wave marked done (Unix seconds). */
   readonly changePoint: number | null;
-  readonly window: { readonly start: number; readonly end: number } | null;
+  readonly window: { readonly start: number; readonly end: number; readonly step: number } | null;
   readonly charts: RolloutChart[];
-  /** Why there is nothing to draw, or what failed (the stored results still show). */
+  /** Signals the recording does not hold (a replay answers only what was recorded). */
+  readonly notRecorded: string[];
+  /** What failed (the stored results still show). */
   readonly error: string | null;
+  /** Why there is nothing to draw. */
   readonly note: string | null;
   readonly warnings: string[];
 }
@@ -211,9 +216,10 @@ export function chartWaveOf(s: RolloutState): number | null {
 }
 
 /**
- * The judged metrics and replication lag of a wave's changed instances and its controls around the
- * change point: the bake windows the judge uses, or before the change point and since it while the
- * wave is still applying or its bake has not started. Never throws for a failing source.
+ * The judged metrics, the doublewrite page rate and replication lag of a wave's changed instances and
+ * its controls around the change point, with the instance page's queries (one instance selector per
+ * series): live, from before the change point to now or the wave's decision; from a replay, over the
+ * recording's chart span. Never throws for a failing source: the error is in the view.
  */
 export async function getRolloutCharts(s: RolloutState, e: Env = env()): Promise<RolloutChartsView> {
   const src = resolveSource(e);
@@ -224,6 +230,7 @@ export async function getRolloutCharts(s: RolloutState, e: Env = env()): Promise
     changePoint: null,
     window: null,
     charts: [],
+    notRecorded: [],
     error,
     note,
     warnings: [],
@@ -233,15 +240,6 @@ export async function getRolloutCharts(s: RolloutState, e: Env = env()): Promise
   const mine = s.instances.filter((i) => i.wave === wave && i.appliedAt !== null);
   if (mine.length === 0) return empty(null, `No step of wave ${wave} is marked done yet: no change point.`);
   const changePoint = Math.min(...mine.map((i) => i.appliedAt!));
-  const now =
-    src.info.kind === "recorded" ? Math.min(src.info.end, Date.now() / 1000) : Math.floor(Date.now() / 1000);
-  const end = w.decidedAt ?? now;
-  const judged = bakeWindows(s, wave, end);
-  const span = Math.max(900, end - changePoint);
-  const windows = judged ?? {
-    before: { start: changePoint - span, end: changePoint },
-    after: { start: changePoint, end: Math.max(end, changePoint + 60) },
-  };
   if (!src.api)
     return {
       ...empty(
@@ -253,65 +251,87 @@ export async function getRolloutCharts(s: RolloutState, e: Env = env()): Promise
       ),
       changePoint,
     };
-  const metrics = [
-    ...s.metrics.map((m) => ({ metric: m.metric, kind: m.kind })),
-    ...EXTRA_SIGNALS.filter((x) => !s.metrics.some((m) => m.metric === x)).map((metric) => ({
-      metric,
-      kind: "latency" as const,
-    })),
-  ].filter((m) => m.metric in signals);
-  const warnings: string[] = [];
-  try {
-    const bake = await fetchBake(
-      src.api,
-      {
-        wave,
-        instances: [
-          ...w.instances.map((id) => ({ id, role: "treated" as const })),
-          ...w.controls.map((id) => ({ id, role: "control" as const })),
-        ],
-        metrics,
-        windows,
-        restarts: [],
-      },
-      s.policy.bakeSeconds < 900 ? "1m" : "5m",
-      { n: 0 },
-      warnings,
-    );
-    const charts: RolloutChart[] = metrics.map((m) => {
-      const sig = signals[m.metric as SignalId];
-      return {
-        id: m.metric,
-        title: sig.title,
-        unit: sig.unit,
-        series: bake.instances.map((inst) => {
-          const got = inst.series[m.metric];
-          const points: (readonly [number, number | null])[] = [];
-          for (const part of [got?.before, got?.after])
-            if (part) for (let k = 0; k < part.t.length; k++) points.push([part.t[k]!, part.v[k] ?? null]);
-          const role = w.instances.includes(inst.id)
-            ? w.kind === "canary"
-              ? "canary"
-              : "changed"
-            : "control";
-          return { name: `${inst.id} (${role})`, points };
-        }),
-      };
-    });
-    const none = charts.every((c) => c.series.every((x) => x.points.length === 0));
-    return {
-      source: src.info,
-      wave,
-      changePoint,
-      window: { start: windows.before.start, end: windows.after.end },
-      charts: none ? [] : charts,
-      error: null,
-      note: none
-        ? `No series of these instances between ${new Date(windows.before.start * 1000).toISOString()} and ${new Date(windows.after.end * 1000).toISOString()} in ${src.info.kind === "recorded" ? "the recording" : "Prometheus"}: no data, which is never a pass.`
-        : null,
-      warnings: [...new Set(warnings)],
+  let range: ChartRange;
+  if (src.replay) {
+    const c = src.replay.charts;
+    if (!c) return { ...empty(null, "This recording has no chart series."), changePoint };
+    range = { start: c.start, end: c.end, step: c.step };
+  } else {
+    const end = Math.floor(w.decidedAt ?? Date.now() / 1000);
+    const span = Math.max(1800, end - changePoint);
+    const start = changePoint - span;
+    range = {
+      start,
+      end: Math.max(end, changePoint + 60),
+      step: Math.max(15, Math.ceil((end - start) / 240)),
     };
+  }
+  const window = chartRateWindow(range);
+  const ids = [
+    ...s.metrics.map((m) => m.metric),
+    ...EXTRA_SIGNALS.filter((x) => !s.metrics.some((m) => m.metric === x)),
+  ].filter((m): m is SignalId => m in signals);
+  const classes = new Map(s.metrics.map((m) => [m.metric, m.classes]));
+  const who = [
+    ...w.instances.map((id) => ({ id, role: w.kind === "canary" ? "canary" : "changed" })),
+    ...w.controls.map((id) => ({ id, role: "control" })),
+  ];
+  const jobs = ids.flatMap((metric) => who.map((inst) => ({ metric, inst })));
+  const notRecorded = new Set<string>();
+  const warnings = new Set<string>();
+  let answers: ((readonly [number, number | null])[] | null)[];
+  try {
+    answers = await mapLimit(jobs, 4, async ({ metric, inst }) => {
+      const expr = signals[metric].expr({ selector: instanceSelector(inst.id), window });
+      try {
+        const a = await src.api!.queryRange(expr, range);
+        for (const x of a.warnings) warnings.add(x);
+        const wanted = classes.get(metric);
+        const series = a.data.find(
+          (m) =>
+            m.labels.instance === inst.id &&
+            (!wanted || m.labels.class === undefined || wanted.includes(m.labels.class as never)),
+        );
+        return series
+          ? series.points.map(([t, v]) => [t, Number.isFinite(v) ? v : null] as const)
+          : ([] as (readonly [number, number | null])[]);
+      } catch (err) {
+        if (err instanceof ReplayMissError) {
+          notRecorded.add(metric);
+          return null;
+        }
+        throw err;
+      }
+    });
   } catch (err) {
     return { ...empty(redactForReaders(message(err))), changePoint };
   }
+  const charts: RolloutChart[] = ids
+    .filter((m) => !notRecorded.has(m))
+    .map((metric) => ({
+      id: metric,
+      title: signals[metric].title,
+      unit: signals[metric].unit,
+      series: who.map((inst) => ({
+        name: `${inst.id} (${inst.role})`,
+        points: answers[jobs.findIndex((j) => j.metric === metric && j.inst.id === inst.id)] ?? [],
+      })),
+    }));
+  const outside = changePoint < range.start || changePoint > range.end;
+  const none = charts.every((c) => c.series.every((x) => x.points.length === 0));
+  return {
+    source: src.info,
+    wave,
+    changePoint,
+    window: range,
+    charts: none ? [] : charts,
+    notRecorded: [...notRecorded],
+    error: null,
+    note: outside
+      ? `The change point is outside the ${src.replay ? "recording" : "range"} shown: the series do not cover the change.`
+      : none
+        ? `No series of these instances in ${src.replay ? "the recording" : "Prometheus"} over the range: no data, which is never a pass.`
+        : null,
+    warnings: [...warnings],
+  };
 }

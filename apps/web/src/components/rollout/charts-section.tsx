@@ -36,8 +36,13 @@ export async function RolloutChartsSection({ state }: { state: RolloutState }) {
         <p className="subtle">
           Wave {v.wave}, {utc(v.window.start)} to {utc(v.window.end)}
           {v.changePoint !== null ? `; change point ${utc(v.changePoint)} (dashed line)` : ""}
-          {v.source.kind === "recorded" ? "; recorded data, replayed from the recording" : ""}
-          {v.warnings.length > 0 ? ` · ${v.warnings.join("; ")}` : ""}
+          {v.source.kind === "recorded" ? "; recorded data, replayed from the recording" : ""}, a point every{" "}
+          {v.window.step} s{v.warnings.length > 0 ? ` · ${v.warnings.join("; ")}` : ""}
+        </p>
+      )}
+      {v.notRecorded.length > 0 && (
+        <p className="subtle" data-testid="rollout-charts-not-recorded">
+          Not in the recording (no data, not zero): {v.notRecorded.join(", ")}.
         </p>
       )}
       {data.length > 0 && (
