@@ -47,7 +47,11 @@ describe("wording", () => {
     expect(effectText(j, "before")).toBe("−40.0% vs before the change");
     expect(effectText({ ratio: null, ciLow: null, ciHigh: null }, "control")).toBe("no estimate");
     expect(intervalText(j)).toBe("−45.0% … −34.0%");
-    expect(intervalText({ ciLow: null, ciHigh: 1.2 })).toBe("–");
+    expect(intervalText({ ciLow: null, ciHigh: null })).toBe("–");
+    // What a short, noisy bake gives: the data bound neither side, and the page says so.
+    expect(intervalText({ ciLow: 2.9e-7, ciHigh: 1073264.9 })).toBe("unbounded … unbounded");
+    expect(intervalText({ ciLow: 0, ciHigh: null })).toBe("unbounded … unbounded");
+    expect(intervalText({ ciLow: 0.76, ciHigh: 1.3 })).toBe("−24.0% … +30.0%");
   });
 
   it("never words no data or inconclusive as a pass", () => {

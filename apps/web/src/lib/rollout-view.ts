@@ -146,8 +146,16 @@ export function effectText(
   return `${signedPct(j.ratio)} ${vs}`;
 }
 
+/** Beyond these a bound says only that the data could not bound the effect. */
+const WIDE_HIGH = 10;
+const WIDE_LOW = 0.001;
+
+/** The interval of a ratio as signed percentages; a bound the data could not pin down says so. */
 export function intervalText(j: Pick<MetricJudgement, "ciLow" | "ciHigh">): string {
-  return j.ciLow === null || j.ciHigh === null ? "–" : `${signedPct(j.ciLow)} … ${signedPct(j.ciHigh)}`;
+  if (j.ciLow === null && j.ciHigh === null) return "–";
+  const low = j.ciLow === null || j.ciLow < WIDE_LOW ? "unbounded" : signedPct(j.ciLow);
+  const high = j.ciHigh === null || j.ciHigh > WIDE_HIGH ? "unbounded" : signedPct(j.ciHigh);
+  return `${low} … ${high}`;
 }
 
 type Comparison = NonNullable<GateResult["comparison"]>;
