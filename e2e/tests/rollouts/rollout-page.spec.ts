@@ -67,7 +67,7 @@ test("a judged wave's comparison is read against the control, and inconclusive i
   // recording does not hold instead of drawing zeros.
   await expect(page.getByTestId("recorded-note")).toContainText("Recorded data");
   const charts = rolloutPage.section("Canary vs control");
-  await expect(charts).toContainText(/Not in the recording|No series|outside the recording/);
+  await expect(charts).toContainText(/Not in the recording|holds no series|No series|outside the recording/);
   await expect(page.getByRole("link", { name: "Change report" })).toHaveAttribute(
     "href",
     `/rollouts/${seeded.judged.id}/report`,

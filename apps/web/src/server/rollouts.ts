@@ -318,6 +318,14 @@ export async function getRolloutCharts(s: RolloutState, e: Env = env()): Promise
       })),
     }));
   const outside = changePoint < range.start || changePoint > range.end;
+  if (notRecorded.size === ids.length)
+    return {
+      ...empty(
+        null,
+        `The recording holds no series of ${who.map((x) => x.id).join(", ")}: no charts (no data, not zero).`,
+      ),
+      changePoint,
+    };
   const none = charts.every((c) => c.series.every((x) => x.points.length === 0));
   return {
     source: src.info,

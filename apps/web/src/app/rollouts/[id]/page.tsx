@@ -70,7 +70,8 @@ export default async function RolloutPage({ params }: { params: Params }) {
     );
   const { state: s, version } = r.rollout;
   const canOperate = allows(who.role, "operator");
-  const next = nextOf(s);
+  const now = Date.now() / 1000;
+  const next = nextOf(s, now);
   const progress = progressOf(s);
   const gated = s.events.flatMap((e) => (e.gate ? [{ seq: e.seq, gate: e.gate }] : []));
   const source = getSourceInfo();
@@ -114,16 +115,26 @@ export default async function RolloutPage({ params }: { params: Params }) {
         </div>
       )}
       <RolloutControls id={s.id} version={version} status={s.status} canOperate={canOperate} />
-      {next.human.length > 0 && (
+      {(next.human.length > 0 || next.wakeAt !== null) && (
         <section className="section" aria-labelledby="next-title">
-          <h2 id="next-title">What a person has to do now</h2>
-          <ul data-testid="rollout-next">
-            {next.human.map((h) => (
-              <li key={`${h.kind}-${h.wave ?? ""}-${h.instance ?? ""}`}>{h.message}</li>
-            ))}
-          </ul>
+          <h2 id="next-title">What happens next</h2>
+          {next.human.length > 0 ? (
+            <ul data-testid="rollout-next">
+              {next.human.map((h) => (
+                <li key={`${h.kind}-${h.wave ?? ""}-${h.instance ?? ""}`}>{h.message}</li>
+              ))}
+            </ul>
+          ) : (
+            <p>Nothing for a person to do now.</p>
+          )}
           {next.wakeAt !== null && (
-            <p className="subtle">The reconciler acts by itself next at {utc(next.wakeAt)}.</p>
+            <p className="subtle" data-testid="rollout-wake">
+              The reconciler moves the rollout by itself at {utc(next.wakeAt)}
+              {next.wakeAt < now
+                ? " (overdue: no reconciler has run since; `untorn rollout reconcile` runs one pass)"
+                : ""}
+              .
+            </p>
           )}
         </section>
       )}
