@@ -84,7 +84,8 @@ beforeAll(async () => {
     actor: { id: "bob", kind: "operator" },
     reason: "change freeze",
   });
-});
+  // Opening PGlite and running the migrations takes long on a loaded machine.
+}, 240_000);
 
 afterAll(async () => {
   await store?.close();
