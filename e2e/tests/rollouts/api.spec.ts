@@ -46,10 +46,15 @@ test.describe("the rollout read API", () => {
     expect(await md.text()).toContain("**Verdict: aborted**");
   });
 
-  test("refuses anyone without a credential", async ({ playwright, baseURL }) => {
-    const anon = await playwright.request.newContext({ baseURL: baseURL! });
-    const res = await anon.get("/api/v1/rollouts");
-    expect(res.status()).toBe(401);
-    await anon.dispose();
+  test("refuses anyone without a credential, as JSON", async ({ baseURL, seeded }) => {
+    for (const path of [
+      "/api/v1/rollouts",
+      `/api/v1/rollouts/${seeded.baking.id}`,
+      `/api/v1/rollouts/${seeded.baking.id}/report`,
+    ]) {
+      const res = await fetch(`${baseURL}${path}`);
+      expect(res.status, path).toBe(401);
+      expect((await res.json()).error).toMatch(/needs a signed-in viewer or an API token/);
+    }
   });
 });

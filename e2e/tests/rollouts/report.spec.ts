@@ -21,7 +21,7 @@ test("the report page prints the change report and downloads it as Markdown and 
     "What remains",
     "Revert plan",
   ])
-    await expect(r.getByRole("heading", { level: 2, name: h })).toBeVisible();
+    await expect(r.getByRole("heading", { level: 2, name: h, exact: true })).toBeVisible();
   await expect(r).toContainText("write_bytes_per_transaction");
   // Printing hides the header and the download links.
   await page.emulateMedia({ media: "print" });
