@@ -9,6 +9,7 @@ export default mergeConfig(
       alias: {
         // Next.js makes server-only throw in client bundles; under Vitest everything is server code.
         "server-only": fileURLToPath(new URL("./src/testing/empty.ts", import.meta.url)),
+        "@/": fileURLToPath(new URL("./src/", import.meta.url)),
       },
     },
     test: { include: ["src/**/*.test.ts", "src/**/*.test.tsx"] },

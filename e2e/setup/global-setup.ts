@@ -4,7 +4,7 @@
  * environment variables (fixtures/test.ts reads them). Returns the teardown, which stops it all.
  */
 import { existsSync, readdirSync, statSync } from "node:fs";
-import { mkdtemp, rm } from "node:fs/promises";
+import { cp, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { FullConfig } from "@playwright/test";
@@ -13,6 +13,7 @@ import { freePort, repoRoot } from "@untorn/testkit/process";
 import { VIEWER_TOKEN } from "../fixtures/auth.js";
 import { GRAFANA, TARGETS, type Target, targetEnv } from "../fixtures/targets.js";
 import { startLiveStack, WINDOW } from "./live-stack.js";
+import { seedRollouts } from "./seed-rollouts.js";
 import { startToggleProxy, type ToggleProxy } from "./toggle-proxy.js";
 import { startWebServer, type WebServer } from "./web-server.js";
 
@@ -129,6 +130,11 @@ export default async function globalSetup(_config: FullConfig): Promise<() => Pr
       demo: {},
     };
     await seeding;
+    // Rollouts through the real engine into the recorded console's store; the "down" console (Prometheus
+    // unreachable) serves a copy of it.
+    const rollouts = await seedRollouts(join(workDir, "data-recorded"), workDir, log);
+    await cp(join(workDir, "data-recorded"), join(workDir, "data-down"), { recursive: true });
+    process.env.UNTORN_E2E_ROLLOUTS = JSON.stringify(rollouts);
     held = await openStore({ dataDir: join(workDir, "data-locked") });
     log("starting the console's servers");
     const all = await Promise.allSettled(

@@ -1,6 +1,6 @@
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import { expect, test } from "../../fixtures/test.js";
+import { expect, test } from "../../fixtures/rollouts.js";
 
 // The main pages over the recorded fleet, light and dark. Kept as test artifacts; with
 // UNTORN_E2E_SCREENSHOTS=docs (npm run screenshots -w @untorn/e2e, over the newest lab recording) they
@@ -39,6 +39,30 @@ for (const scheme of ["light", "dark"] as const) {
       await save("instance-findings", false);
       await recommendationsPage.goto();
       await save("recommendations", false);
+    });
+
+    test(`rollout and change report pages (${scheme})`, async ({
+      rolloutPage,
+      reportPage,
+      seeded,
+      page,
+    }, info) => {
+      const save = async (name: string) => {
+        const file = `${name}${scheme === "dark" ? "-dark" : ""}.png`;
+        const shot = await page.screenshot({ path: info.outputPath(file), animations: "disabled" });
+        if (process.env.UNTORN_E2E_SCREENSHOTS === "docs") {
+          mkdirSync(DOCS, { recursive: true });
+          await page.screenshot({ path: join(DOCS, file), animations: "disabled" });
+        }
+        await info.attach(file, { body: shot, contentType: "image/png" });
+      };
+      // The judged rollout: its canary wave's comparison against the control.
+      await rolloutPage.goto(seeded.judged.id);
+      await rolloutPage.wave(0).scrollIntoViewIfNeeded();
+      await page.evaluate(() => document.getElementById("waves-title")?.scrollIntoView());
+      await save("rollout");
+      await reportPage.goto(seeded.judged.id);
+      await save("rollout-report");
     });
   });
 }

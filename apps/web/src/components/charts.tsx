@@ -53,7 +53,13 @@ function css(name: string): string {
   return getComputedStyle(document.documentElement).getPropertyValue(name).trim() || "#888";
 }
 
-function Chart({ chart }: { chart: ChartData }) {
+/** A vertical line at a time (e.g. a rollout's change point), with its label. */
+export interface ChartMarker {
+  readonly t: number;
+  readonly label: string;
+}
+
+function Chart({ chart, markers }: { chart: ChartData; markers: readonly ChartMarker[] }) {
   const ref = useRef<HTMLDivElement>(null);
   useEffect(() => {
     const el = ref.current;
@@ -74,6 +80,29 @@ function Chart({ chart }: { chart: ChartData }) {
           legend: { show: true },
           cursor: { drag: { x: true, y: false } },
           scales: { x: { time: true } },
+          hooks: {
+            draw: [
+              (u: uPlot) => {
+                const ctx = u.ctx;
+                for (const m of markers) {
+                  const x = Math.round(u.valToPos(m.t, "x", true));
+                  if (x < u.bbox.left || x > u.bbox.left + u.bbox.width) continue;
+                  ctx.save();
+                  ctx.strokeStyle = css("--text");
+                  ctx.fillStyle = css("--text");
+                  ctx.lineWidth = 1.5 * devicePixelRatio;
+                  ctx.setLineDash([6 * devicePixelRatio, 4 * devicePixelRatio]);
+                  ctx.beginPath();
+                  ctx.moveTo(x, u.bbox.top);
+                  ctx.lineTo(x, u.bbox.top + u.bbox.height);
+                  ctx.stroke();
+                  ctx.font = `${11 * devicePixelRatio}px sans-serif`;
+                  ctx.fillText(m.label, x + 4 * devicePixelRatio, u.bbox.top + 12 * devicePixelRatio);
+                  ctx.restore();
+                }
+              },
+            ],
+          },
           axes: [axis, { ...axis, size: 64, values: (_u, splits) => splits.map((v) => tick(v, chart.unit)) }],
           series: [
             { value: (_u, v) => (v == null ? "–" : utc(v)) },
@@ -105,7 +134,7 @@ function Chart({ chart }: { chart: ChartData }) {
       media.removeEventListener("change", build);
       plot?.destroy();
     };
-  }, [chart]);
+  }, [chart, markers]);
 
   return <div ref={ref} className="chart-canvas" aria-hidden="true" />;
 }
@@ -122,7 +151,15 @@ function summary(chart: ChartData): string {
     .join("; ");
 }
 
-export function Charts({ charts }: { charts: readonly ChartData[] }) {
+const NO_MARKERS: readonly ChartMarker[] = [];
+
+export function Charts({
+  charts,
+  markers = NO_MARKERS,
+}: {
+  charts: readonly ChartData[];
+  markers?: readonly ChartMarker[];
+}) {
   return (
     <div className="charts">
       {charts.map((c) => (
@@ -134,7 +171,7 @@ export function Charts({ charts }: { charts: readonly ChartData[] }) {
             <div className="chart-empty">No data for this chart in the range (missing, not zero).</div>
           ) : (
             <>
-              <Chart chart={c} />
+              <Chart chart={c} markers={markers} />
               <p className="visually-hidden">{summary(c)}</p>
             </>
           )}

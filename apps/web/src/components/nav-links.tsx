@@ -5,6 +5,7 @@ import { usePathname } from "next/navigation";
 const LINKS = [
   { href: "/", label: "Fleet" },
   { href: "/recommendations", label: "Recommendations" },
+  { href: "/rollouts", label: "Rollouts" },
 ] as const;
 
 export function NavLinks() {

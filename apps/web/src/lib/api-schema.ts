@@ -1,10 +1,12 @@
 /**
- * The read API's response shapes as zod schemas: the contract of GET /api/v1/fleet and
- * GET /api/v1/instances/{id}. docs/schemas/api-*.schema.json are generated from them
+ * The read API's response shapes as zod schemas: the contract of GET /api/v1/fleet,
+ * GET /api/v1/instances/{id}, GET /api/v1/rollouts and GET /api/v1/rollouts/{id}. docs/schemas/api-*.schema.json are generated from them
  * (scripts/gen-schemas.ts, `npm run gen:schemas`); api-schema.test.ts fails when a committed file is stale
  * and checks real responses against them.
  */
 import { instanceFactsSchema } from "@untorn/advisor/facts";
+import { eventSchema, GATE_KINDS, GATE_OUTCOMES, gateResultSchema } from "@untorn/rollout/events";
+import { ROLLOUT_STATUSES, rolloutStateSchema } from "@untorn/rollout/state";
 import { z } from "zod";
 import { fleetQuerySchema, pageParamSchemas } from "./fleet-query.js";
 import { fleetRowSchema, fleetSummarySchema, GATE_PATHS, GATES, SEVERITIES, VERDICTS } from "./fleet-row.js";
@@ -300,6 +302,117 @@ export const instanceResponseSchema = z
     description: "One instance: facts, verdict with evidence, gate, findings.",
   });
 
+/** GET /api/v1/rollouts's parameters. */
+export const rolloutListQuerySchema = z
+  .object({
+    status: z
+      .string()
+      .max(200)
+      .transform((v, ctx) => {
+        const parts = v.split(",").map((x) => x.trim());
+        const bad = parts.filter((x) => !(ROLLOUT_STATUSES as readonly string[]).includes(x));
+        if (bad.length > 0) {
+          ctx.addIssue({
+            code: "custom",
+            message: `has ${bad.map((b) => JSON.stringify(b)).join(", ")}; use ${ROLLOUT_STATUSES.join(", ")} (comma-separated)`,
+          });
+          return z.NEVER;
+        }
+        return [...new Set(parts)] as (typeof ROLLOUT_STATUSES)[number][];
+      })
+      .optional()
+      .describe(`Only rollouts in these states, comma-separated: ${ROLLOUT_STATUSES.join(", ")}.`),
+    limit: z
+      .string()
+      .regex(/^\d{1,4}$/, "must be a whole number")
+      .transform(Number)
+      .pipe(z.number().int().min(1, "must be at least 1").max(1000, "must be at most 1000"))
+      .optional()
+      .describe("At most this many rollouts (1 to 1000, default 100), newest first before ordering."),
+  })
+  .strict()
+  .meta({ title: "GET /api/v1/rollouts parameters", description: "Filters of the rollout list." });
+
+const lastGateSchema = z
+  .object({
+    gate: z.enum(GATE_KINDS),
+    wave: z.number().int(),
+    instance: z.string().nullable(),
+    outcome: z.enum(GATE_OUTCOMES),
+    at: z.number().describe("Unix seconds."),
+    summary: z.string(),
+  })
+  .strict();
+
+export const rolloutSummarySchema = z
+  .object({
+    id: z.string(),
+    title: z.string(),
+    change: z.string().describe("The change in one line."),
+    status: z.enum(ROLLOUT_STATUSES),
+    version: z.number().int().describe("The store's version: what a command's expected version refers to."),
+    progress: z
+      .object({
+        done: z.number().int().describe("Waves passed (or accepted after an inconclusive judgement)."),
+        total: z.number().int(),
+        text: z.string(),
+      })
+      .strict(),
+    currentWave: z.number().int().nullable(),
+    lastGate: lastGateSchema.nullable().describe("The latest gate decision, or null before any."),
+    createdBy: z.string(),
+    createdAt: iso,
+    updatedAt: iso,
+    updatedBy: z.string(),
+    problem: z
+      .string()
+      .nullable()
+      .describe("Set when the stored document does not parse with this Untorn's schema."),
+  })
+  .strict();
+
+export const rolloutListResponseSchema = z
+  .object({
+    count: z.number().int().nonnegative(),
+    limit: z.number().int().positive(),
+    rollouts: z
+      .array(rolloutSummarySchema)
+      .describe("Active first (active, paused, halted, reverting), then finished; newest first in each."),
+  })
+  .strict()
+  .meta({ title: "GET /api/v1/rollouts", description: "Rollouts, active first." });
+
+export const rolloutResponseSchema = z
+  .object({
+    summary: rolloutSummarySchema,
+    document: rolloutStateSchema.describe("The whole stored state: plan, waves, instances and audit."),
+    events: z
+      .array(eventSchema.omit({ gate: true, output: true }))
+      .describe("The audit timeline, oldest first (gate evidence under gates, hook output in document)."),
+    gates: z.array(gateResultSchema).describe("Every gate decision with its evidence, oldest first."),
+    next: z
+      .object({
+        human: z.array(
+          z
+            .object({
+              kind: z.string(),
+              wave: z.number().int().optional(),
+              instance: z.string().optional(),
+              message: z.string(),
+            })
+            .strict(),
+        ),
+        wakeAt: z.number().nullable().describe("When a time-based gate moves by itself (Unix seconds)."),
+      })
+      .strict()
+      .describe("What a person has to do now, and when the reconciler acts next."),
+  })
+  .strict()
+  .meta({ title: "GET /api/v1/rollouts/{id}", description: "One rollout: document, timeline and gates." });
+
+export type RolloutSummaryJson = z.infer<typeof rolloutSummarySchema>;
+export type RolloutListResponse = z.infer<typeof rolloutListResponseSchema>;
+export type RolloutResponse = z.infer<typeof rolloutResponseSchema>;
 export type FleetResponse = z.infer<typeof fleetResponseSchema>;
 export type InstanceResponse = z.infer<typeof instanceResponseSchema>;
 export type ErrorResponse = z.infer<typeof errorSchema>;
@@ -310,6 +423,9 @@ export const API_SCHEMAS = {
   "api-fleet.schema.json": { schema: fleetResponseSchema, io: "output" },
   "api-instance.schema.json": { schema: instanceResponseSchema, io: "output" },
   "api-error.schema.json": { schema: errorSchema, io: "output" },
+  "api-rollouts-query.schema.json": { schema: rolloutListQuerySchema, io: "input" },
+  "api-rollouts.schema.json": { schema: rolloutListResponseSchema, io: "output" },
+  "api-rollout.schema.json": { schema: rolloutResponseSchema, io: "output" },
 } as const;
 
 export function renderApiSchema(name: keyof typeof API_SCHEMAS): string {

@@ -29,6 +29,9 @@ export type ActionName = keyof typeof ACTIONS;
 export const ROUTES = {
   "GET /api/v1/fleet": "viewer",
   "GET /api/v1/instances/[id]": "viewer",
+  "GET /api/v1/rollouts": "viewer",
+  "GET /api/v1/rollouts/[id]": "viewer",
+  "GET /api/v1/rollouts/[id]/report": "viewer",
   "GET /api/v1/audit": "admin",
   "POST /api/auth/login": "anonymous",
   "POST /api/auth/logout": "viewer",
@@ -40,6 +43,9 @@ export const PAGES = {
   "/": "viewer",
   "/instances/[id]": "viewer",
   "/recommendations": "viewer",
+  "/rollouts": "viewer",
+  "/rollouts/[id]": "viewer",
+  "/rollouts/[id]/report": "viewer",
   "/docs/[...slug]": "viewer",
   "/login": "anonymous",
   "/account": "viewer",
@@ -49,4 +55,10 @@ export const PAGES = {
 export type PageName = keyof typeof PAGES;
 
 /** Routes that accept `Authorization: Bearer` API tokens (read-only: tokens act as viewers). */
-export const TOKEN_ROUTES: readonly RouteName[] = ["GET /api/v1/fleet", "GET /api/v1/instances/[id]"];
+export const TOKEN_ROUTES: readonly RouteName[] = [
+  "GET /api/v1/fleet",
+  "GET /api/v1/instances/[id]",
+  "GET /api/v1/rollouts",
+  "GET /api/v1/rollouts/[id]",
+  "GET /api/v1/rollouts/[id]/report",
+];

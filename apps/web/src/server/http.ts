@@ -19,5 +19,8 @@ export const methodNotAllowed = (allow: string): Refusal =>
 
 /** 404 as JSON for a path under /api that names no route. */
 export const noSuchRoute: Refusal = refusal(async (req) =>
-  jsonError(404, `no API route ${new URL(req.url).pathname} (GET /api/v1/fleet, GET /api/v1/instances/{id})`),
+  jsonError(
+    404,
+    `no API route ${new URL(req.url).pathname} (GET /api/v1/fleet, GET /api/v1/instances/{id}, GET /api/v1/rollouts, GET /api/v1/rollouts/{id})`,
+  ),
 );

@@ -90,6 +90,10 @@ describe("Server Actions", () => {
 const PROBES: Record<keyof typeof ROUTES, () => Request> = {
   "GET /api/v1/fleet": () => new Request("http://localhost/api/v1/fleet?limit=1e3"),
   "GET /api/v1/instances/[id]": () => new Request(`http://localhost/api/v1/instances/${"x".repeat(600)}`),
+  "GET /api/v1/rollouts": () => new Request("http://localhost/api/v1/rollouts?limit=0x10"),
+  "GET /api/v1/rollouts/[id]": () => new Request("http://localhost/api/v1/rollouts/not-a-uuid"),
+  "GET /api/v1/rollouts/[id]/report": () =>
+    new Request("http://localhost/api/v1/rollouts/not-a-uuid/report?format=pdf"),
   "GET /api/v1/audit": () => new Request("http://localhost/api/v1/audit?limit=0x10"),
   "POST /api/auth/login": () =>
     new Request("http://localhost/api/auth/login", { method: "POST", headers: { host: "localhost" } }),

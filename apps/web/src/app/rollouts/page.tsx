@@ -1,0 +1,124 @@
+import type { Metadata } from "next";
+import Link from "next/link";
+import { Suspense } from "react";
+import { Forbidden } from "../../components/forbidden.js";
+import { OutcomeBadge, RolloutStatusBadge } from "../../components/rollout/badges.js";
+import { RolloutStoreProblem } from "../../components/rollout/store-problem.js";
+import { SectionSkeleton } from "../../components/skeletons.js";
+import { utc } from "../../lib/format.js";
+import { GATE_TEXT, isActiveStatus } from "../../lib/rollout-view.js";
+import { requirePage } from "../../server/access.js";
+import { listRolloutSummaries, RolloutStoreError, type RolloutSummary } from "../../server/rollouts.js";
+
+export const dynamic = "force-dynamic";
+export const metadata: Metadata = { title: "Rollouts" };
+
+export default async function RolloutsPage() {
+  if ((await requirePage("/rollouts", "/rollouts")) === "forbidden") return <Forbidden needed="viewer" />;
+  return (
+    <>
+      <div className="page-head">
+        <div>
+          <h1>Rollouts</h1>
+          <p className="subtle">
+            Staged changes carried through the fleet wave by wave, each judged against an untouched control.
+          </p>
+        </div>
+      </div>
+      <Suspense fallback={<SectionSkeleton label="Loading rollouts" lines={6} />}>
+        <List />
+      </Suspense>
+    </>
+  );
+}
+
+async function List() {
+  let list: RolloutSummary[];
+  try {
+    list = await listRolloutSummaries({ limit: 500 });
+  } catch (err) {
+    if (err instanceof RolloutStoreError) return <RolloutStoreProblem error={err.message} />;
+    throw err;
+  }
+  if (list.length === 0)
+    return (
+      <div className="empty" data-testid="rollouts-empty">
+        <p>
+          <strong>No rollout yet.</strong> A rollout carries one change (for example doublewrite off on
+          replicas whose safety gate is verified) through the fleet: a canary beside an untouched control
+          replica, then the other replicas, primaries last, with a gate before and after every wave.
+        </p>
+        <p>
+          Start one with <code>untorn rollout create</code> (see{" "}
+          <Link href="/docs/rollout">the rollout guide</Link> and{" "}
+          <Link href="/docs/cli">the CLI reference</Link>), or with <strong>Plan a rollout</strong> on an
+          actionable finding in <Link href="/recommendations">Recommendations</Link>.
+        </p>
+      </div>
+    );
+  const active = list.filter((r) => isActiveStatus(r.status)).length;
+  return (
+    <section className="section" aria-labelledby="rollouts-title">
+      <h2 id="rollouts-title" className="visually-hidden">
+        Rollouts
+      </h2>
+      <p className="subtle">
+        {active} active, {list.length - active} finished. Active rollouts come first.
+      </p>
+      <div className="table-scroll">
+        <table className="data" data-testid="rollouts-table">
+          <caption className="visually-hidden">Rollouts, active first</caption>
+          <thead>
+            <tr>
+              <th scope="col">Rollout</th>
+              <th scope="col">State</th>
+              <th scope="col">Progress</th>
+              <th scope="col">Last gate</th>
+              <th scope="col">Started by</th>
+              <th scope="col">Created</th>
+            </tr>
+          </thead>
+          <tbody>
+            {list.map((r) => (
+              <tr key={r.id} data-rollout={r.id} data-status={r.status}>
+                <th scope="row">
+                  <Link href={`/rollouts/${r.id}`}>{r.title}</Link>
+                  <div className="subtle">{r.change}</div>
+                  {r.problem && <div className="field-error">{r.problem}</div>}
+                </th>
+                <td>
+                  <RolloutStatusBadge status={r.status} />
+                </td>
+                <td>
+                  {r.progress.total > 0 && (
+                    <progress
+                      max={r.progress.total}
+                      value={r.progress.done}
+                      aria-label={`${r.title}: ${r.progress.text}`}
+                    />
+                  )}{" "}
+                  {r.progress.text}
+                  {r.currentWave !== null && isActiveStatus(r.status) ? ` · at wave ${r.currentWave}` : ""}
+                </td>
+                <td>
+                  {r.lastGate ? (
+                    <>
+                      <OutcomeBadge outcome={r.lastGate.outcome} /> {GATE_TEXT[r.lastGate.gate]}, wave{" "}
+                      {r.lastGate.wave}
+                      {r.lastGate.instance ? ` (${r.lastGate.instance})` : ""}
+                      <div className="subtle">{utc(new Date(r.lastGate.at * 1000))}</div>
+                    </>
+                  ) : (
+                    <span className="subtle">none yet</span>
+                  )}
+                </td>
+                <td>{r.createdBy}</td>
+                <td>{utc(new Date(r.createdAt * 1000))}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+    </section>
+  );
+}

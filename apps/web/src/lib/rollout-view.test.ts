@@ -1,0 +1,120 @@
+import { describe, expect, it } from "vitest";
+import { playedRollout } from "../testing/rollout-fleet.js";
+import {
+  againstOf,
+  effectText,
+  intervalText,
+  isActiveStatus,
+  lastGateOf,
+  OUTCOME_MEANING,
+  progressOf,
+  qualityFlags,
+  signedPct,
+  sortRollouts,
+} from "./rollout-view.js";
+
+const T0 = 1_795_000_000;
+
+describe("sortRollouts", () => {
+  it("puts rollouts someone still acts on first, newest first within a state", () => {
+    const list = [
+      { id: "a", status: "completed" as const, createdAt: 300 },
+      { id: "b", status: "active" as const, createdAt: 100 },
+      { id: "c", status: "aborted" as const, createdAt: 400 },
+      { id: "d", status: "paused" as const, createdAt: 200 },
+      { id: "e", status: "active" as const, createdAt: 150 },
+      { id: "f", status: "halted" as const, createdAt: 50 },
+    ];
+    expect(sortRollouts(list).map((r) => r.id)).toEqual(["e", "b", "d", "f", "a", "c"]);
+    expect(list[0]!.id).toBe("a");
+    expect(["active", "paused", "halted", "reverting"].every((s) => isActiveStatus(s as never))).toBe(true);
+    expect(isActiveStatus("completed")).toBe(false);
+  });
+});
+
+describe("wording", () => {
+  it("signs percentages from ratios, with a true minus", () => {
+    expect(signedPct(0.62)).toBe("−38.0%");
+    expect(signedPct(1.051)).toBe("+5.1%");
+    expect(signedPct(1)).toBe("0.0%");
+    expect(signedPct(null)).toBe("–");
+    expect(signedPct(Number.NaN)).toBe("–");
+  });
+
+  it("says what an effect is relative to", () => {
+    const j = { ratio: 0.6, ciLow: 0.55, ciHigh: 0.66 };
+    expect(effectText(j, "control")).toBe("−40.0% vs control");
+    expect(effectText(j, "before")).toBe("−40.0% vs before the change");
+    expect(effectText({ ratio: null, ciLow: null, ciHigh: null }, "control")).toBe("no estimate");
+    expect(intervalText(j)).toBe("−45.0% … −34.0%");
+    expect(intervalText({ ciLow: null, ciHigh: null })).toBe("–");
+    // What a short, noisy bake gives: the data bound neither side, and the page says so.
+    expect(intervalText({ ciLow: 2.9e-7, ciHigh: 1073264.9 })).toBe("unbounded … unbounded");
+    expect(intervalText({ ciLow: 0, ciHigh: null })).toBe("unbounded … unbounded");
+    expect(intervalText({ ciLow: 0.76, ciHigh: 1.3 })).toBe("−24.0% … +30.0%");
+  });
+
+  it("never words no data or inconclusive as a pass", () => {
+    expect(OUTCOME_MEANING["no-data"]).toMatch(/never counted as a pass/);
+    expect(OUTCOME_MEANING.inconclusive).toMatch(/not a pass/);
+    expect(OUTCOME_MEANING.inconclusive).toMatch(/pauses for a person/);
+  });
+});
+
+describe("a rollout played by the engine", () => {
+  const s = playedRollout({
+    t0: T0,
+    rounds: 40,
+    effect: { write_bytes_per_transaction: 0.6, write_ops_per_transaction: 0.7 },
+  });
+
+  it("counts passed waves as progress", () => {
+    const p = progressOf(s);
+    expect(p.total).toBe(s.waves.length);
+    expect(p.total).toBeGreaterThan(1);
+    expect(p.done).toBe(s.waves.filter((w) => w.phase === "passed").length);
+    expect(p.done).toBeGreaterThan(0);
+    expect(p.text).toBe(`${p.done} of ${p.total} waves done`);
+    expect(progressOf({ waves: [], status: "completed" }).text).toMatch(/no wave/);
+  });
+
+  it("finds the last gate decision with its outcome", () => {
+    const g = lastGateOf(s.events)!;
+    const last = s.events.findLast((e) => e.gate)!.gate!;
+    expect(g).toMatchObject({
+      gate: last.gate,
+      wave: last.wave,
+      outcome: last.outcome,
+      summary: last.summary,
+    });
+    expect(lastGateOf([])).toBeNull();
+  });
+
+  it("judges the canary vs its control, with clean data", () => {
+    const bake = s.events.find((e) => e.gate?.gate === "bake" && e.gate.wave === 0)!.gate!;
+    expect(bake.outcome).toBe("pass");
+    const bytes = bake.judgement!.find((j) => j.metric === "write_bytes_per_transaction")!;
+    expect(againstOf(bake, bytes.metric, true)).toBe("control");
+    expect(effectText(bytes, "control")).toMatch(/^−\d+\.\d% vs control$/);
+    expect(bytes.ratio!).toBeLessThan(0.7);
+    expect(qualityFlags(bake, bytes.metric)).toEqual([]);
+  });
+
+  it("flags a metric without data from the gate's checks", () => {
+    const bake = s.events.find((e) => e.gate?.gate === "bake")!.gate!;
+    const flagged = {
+      ...bake,
+      checks: [
+        {
+          id: "metric",
+          metric: "fsyncs_per_transaction",
+          outcome: "no-data" as const,
+          expected: "",
+          observed: "",
+          message: "",
+        },
+      ],
+    };
+    expect(qualityFlags(flagged, "fsyncs_per_transaction")).toEqual(["no data: no series"]);
+  });
+});
