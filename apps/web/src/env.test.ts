@@ -140,9 +140,9 @@ describe("authentication modes", () => {
     [{ UNTORN_AUTH: "proxy" }, /UNTORN_ROLE_MAP: required when UNTORN_AUTH=proxy/],
     [
       { ...PROXY, UNTORN_TRUSTED_PROXIES: "proxy.internal" },
-      /UNTORN_TRUSTED_PROXIES "proxy.internal" is not an IP/,
+      /UNTORN_TRUSTED_PROXIES: "proxy.internal" is not an IP/,
     ],
-    [{ ...PROXY, UNTORN_ROLE_MAP: "dbas=root" }, /UNTORN_ROLE_MAP .*role "root" is not one of/],
+    [{ ...PROXY, UNTORN_ROLE_MAP: "dbas=root" }, /UNTORN_ROLE_MAP: "dbas=root": role "root" is not one of/],
     [{ ...PROXY, UNTORN_PROXY_USER_HEADER: "Cookie" }, /UNTORN_PROXY_USER_HEADER must not be a header/],
     [{ ...PROXY, UNTORN_PROXY_GROUPS_HEADER: "x-untorn-peer" }, /UNTORN_PROXY_GROUPS_HEADER must not be/],
     [{ ...PROXY, UNTORN_PROXY_USER_HEADER: "x user" }, /must be an HTTP header name/],

@@ -122,7 +122,7 @@ export const envSchema = z.object({
     z.string().transform((s, ctx) => {
       const r = parseRoleMap(s);
       if (r.ok) return r.map;
-      ctx.addIssue({ code: "custom", message: `UNTORN_ROLE_MAP ${r.error} (syntax: group=role,…,*=role)` });
+      ctx.addIssue({ code: "custom", message: `${r.error} (syntax: group=role,…,*=role)` });
       return z.NEVER;
     }),
   ),
@@ -131,7 +131,7 @@ export const envSchema = z.object({
     z.string().transform((s, ctx) => {
       const r = parseTrustedPeers(s);
       if (r.ok) return r.peers;
-      ctx.addIssue({ code: "custom", message: `UNTORN_TRUSTED_PROXIES ${r.error}` });
+      ctx.addIssue({ code: "custom", message: r.error });
       return z.NEVER;
     }),
   ),
