@@ -25,12 +25,11 @@ export class OidcError extends Error {
   override name = "OidcError";
 }
 
-interface Holder {
-  config?: Promise<client.Configuration>;
-}
-const shared = globalThis as { __untornOidc?: Holder };
-shared.__untornOidc ??= {};
-const holder: Holder = shared.__untornOidc;
+/**
+ * Per module, not on globalThis: Next bundles openid-client into the instrumentation hook and the routes
+ * separately, and a Configuration made by one copy is refused by the other's instanceof check.
+ */
+const holder: { config?: Promise<client.Configuration> } = {};
 
 /** The provider's configuration (discovery), read once; a failed read is retried on the next sign-in. */
 export async function oidcConfig(e: Env): Promise<client.Configuration> {
