@@ -6,7 +6,7 @@ type OidcUser = (typeof OIDC_USERS)[keyof typeof OIDC_USERS];
 let oidc: OidcConsole;
 let url: string;
 test.beforeAll(async () => {
-  test.setTimeout(120_000);
+  test.setTimeout(240_000);
   oidc = await startOidcConsole();
   url = oidc.console.url;
 });
@@ -44,7 +44,9 @@ test("an operator-group user signs in at the provider, saves metadata, and signs
   await expect(page.getByTestId("user-menu")).toContainText("olga (operator)");
   const cookie = await sessionCookie(page);
   expect(cookie).toMatchObject({ httpOnly: true, sameSite: "Lax" });
-  expect((await page.context().cookies(url)).map((c) => c.name)).not.toContain("untorn_oidc");
+  expect((await page.context().cookies(`${url}/api/auth/oidc/callback`)).map((c) => c.name)).not.toContain(
+    "untorn_oidc",
+  );
 
   const form = page.getByRole("region", { name: "Fleet metadata" });
   const note = `oidc operator ${Date.now()}`;
@@ -95,28 +97,81 @@ test("a user whose groups map to no role is refused, with no session", async ({ 
   expect(await sessionCookie(page)).toBeUndefined();
 });
 
-/** Rewrites one query parameter of the provider's redirect back to the console. */
-async function tamperCallback(page: Page, param: string, value: (v: string) => string): Promise<void> {
-  await page.route(`${url}/api/auth/oidc/callback**`, (route) => {
-    const u = new URL(route.request().url());
-    u.searchParams.set(param, value(u.searchParams.get(param) ?? ""));
-    return route.continue({ url: u.href });
-  });
+/**
+ * A sign-in driven with fetch up to the provider's redirect back (the browser cannot be stopped there:
+ * Playwright does not route requests reached by a redirect): the console's flow cookie and the callback
+ * URL the provider sent, for the test to alter before a browser presents them.
+ */
+async function callbackFor(user: OidcUser): Promise<{ flow: string; callback: URL }> {
+  const start = await fetch(`${url}/api/auth/oidc/login?next=/`, { redirect: "manual" });
+  const flow = /untorn_oidc=([^;]+)/.exec(start.headers.get("set-cookie") ?? "")?.[1];
+  expect(start.status).toBe(303);
+  expect(flow).toBeTruthy();
+  const jar = new Map<string, string>();
+  let next = new URL(start.headers.get("location")!);
+  let init: RequestInit = {};
+  for (let hop = 0; hop < 12; hop++) {
+    const res = await fetch(next, {
+      ...init,
+      redirect: "manual",
+      headers: {
+        ...(init.headers as Record<string, string>),
+        cookie: [...jar].map(([k, v]) => `${k}=${v}`).join("; "),
+      },
+    });
+    for (const c of res.headers.getSetCookie()) {
+      const [pair] = c.split(";");
+      const eq = pair!.indexOf("=");
+      jar.set(pair!.slice(0, eq), pair!.slice(eq + 1));
+    }
+    const location = res.headers.get("location");
+    if (location) {
+      next = new URL(location, next);
+      init = {};
+      if (next.href.startsWith(`${url}/api/auth/oidc/callback`)) return { flow: flow!, callback: next };
+      continue;
+    }
+    const html = await res.text();
+    const action = /<form method="post" action="([^"]+)"/.exec(html)?.[1];
+    if (!action)
+      throw new Error(`the provider answered ${res.status} at ${next.href}: ${html.slice(0, 300)}`);
+    next = new URL(action, next);
+    init = {
+      method: "POST",
+      body: new URLSearchParams({ username: user.username, password: user.password }),
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+    };
+  }
+  throw new Error("the provider never redirected back to the console");
 }
 
+/** The browser presents `callback` with the flow cookie `flow` (as if it had started the sign-in). */
+async function present(page: Page, flow: string, callback: URL): Promise<void> {
+  await page
+    .context()
+    .addCookies([{ name: "untorn_oidc", value: flow, domain: "127.0.0.1", path: "/api/auth/oidc" }]);
+  await page.goto(callback.href);
+}
+
+test("the untouched callback signs in (the control for the two below)", async ({ page }) => {
+  const { flow, callback } = await callbackFor(OIDC_USERS.operator);
+  await present(page, flow, callback);
+  await expect(page.getByTestId("user-menu")).toContainText("olga (operator)");
+});
+
 test("a callback with a wrong state is refused", async ({ page }) => {
-  await tamperCallback(page, "state", (s) => `${s}x`);
-  await toProvider(page);
-  await atProvider(page, OIDC_USERS.operator);
+  const { flow, callback } = await callbackFor(OIDC_USERS.operator);
+  callback.searchParams.set("state", `${callback.searchParams.get("state")}x`);
+  await present(page, flow, callback);
   await expect(page).toHaveURL(/\/login\?error=/);
   await expect(page.getByTestId("login-error")).toContainText(/Sign-in refused: .*state/);
   expect(await sessionCookie(page)).toBeUndefined();
 });
 
 test("a callback with a forged code is refused by the provider's token endpoint", async ({ page }) => {
-  await tamperCallback(page, "code", () => "forged-authorization-code");
-  await toProvider(page);
-  await atProvider(page, OIDC_USERS.operator);
+  const { flow, callback } = await callbackFor(OIDC_USERS.operator);
+  callback.searchParams.set("code", "forged-authorization-code");
+  await present(page, flow, callback);
   await expect(page.getByTestId("login-error")).toContainText(/Sign-in refused: .*invalid_grant/);
   expect(await sessionCookie(page)).toBeUndefined();
 });
@@ -124,7 +179,9 @@ test("a callback with a forged code is refused by the provider's token endpoint"
 test("an ID token whose nonce is not the one this browser sent is refused", async ({ page }) => {
   await toProvider(page);
   // The flow cookie, altered while the user is at the provider: its nonce no longer matches the token's.
-  const flow = (await page.context().cookies(url)).find((c) => c.name === "untorn_oidc")!;
+  const flow = (await page.context().cookies(`${url}/api/auth/oidc/callback`)).find(
+    (c) => c.name === "untorn_oidc",
+  )!;
   const value = JSON.parse(Buffer.from(flow.value, "base64url").toString("utf8")) as { nonce: string };
   value.nonce = `${value.nonce}-other`;
   await page

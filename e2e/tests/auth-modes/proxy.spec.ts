@@ -4,7 +4,7 @@ import { INSTANCE, PROXY_USERS, type ProxyConsole, startProxyConsole } from "../
 
 let px: ProxyConsole;
 test.beforeAll(async () => {
-  test.setTimeout(120_000);
+  test.setTimeout(240_000);
   px = await startProxyConsole();
 });
 test.afterAll(async () => {
