@@ -149,10 +149,12 @@ export async function finishSignIn(
       idTokenExpected: true,
     });
   } catch (err) {
-    const e2 = err as Error & { error?: string; error_description?: string };
+    const e2 = err as Error & { error?: string; error_description?: string; cause?: unknown };
+    // openid-client's "invalid response encountered" says what was wrong in its cause.
+    const cause = e2.cause instanceof Error ? `: ${e2.cause.message}` : "";
     const why = e2.error
       ? `${e2.error}${e2.error_description ? `: ${e2.error_description}` : ""}`
-      : e2.message;
+      : `${e2.message}${cause}`;
     throw new OidcError(`the identity provider's answer was refused (${why.slice(0, 300)})`);
   }
   const idClaims = tokens.claims();
