@@ -34,12 +34,13 @@ export default defineConfig<TargetOptions>({
   },
   projects: [
     // The console over the recording of the throwaway fleet (recorded-data mode).
-    { name: "recorded", use: { target: "recorded" }, testIgnore: ["status/**", "demo/**"] },
+    { name: "recorded", use: { target: "recorded" }, testIgnore: ["status/**", "demo/**", "auth-modes/**"] },
     // The same specs against the live fleet through its Prometheus.
     { name: "live", use: { target: "live" }, testMatch: ["fleet/**", "instance/**", "api/**"] },
     // Prometheus down, failing after a good read, and no data at all: each spec picks its server.
     { name: "status", testMatch: ["status/**"] },
     // What `npm start` serves on its embedded defaults: the committed lab recording.
     { name: "demo", use: { target: "demo" }, testMatch: ["demo/**"] },
+    // tests/auth-modes/** runs from playwright.auth-modes.config.ts (its own consoles, no fleet stack).
   ],
 });

@@ -1,11 +1,10 @@
 /**
- * Starts the web console's production build (`next start`) on a free port with its own environment and
+ * Starts the web console's production build (server.mjs, as `npm start` runs it) on a free port with its own environment and
  * data directory, and stops it. The build must exist: turbo's ^build runs `next build` before this
  * package's tests (e2e declares @untorn/web as a devDependency).
  */
 import { existsSync } from "node:fs";
 import { mkdir } from "node:fs/promises";
-import { createRequire } from "node:module";
 import { join } from "node:path";
 import { freePort, type ManagedProcess, repoRoot, spawnManaged, waitFor } from "@untorn/testkit/process";
 import { ADMIN_PASSWORD, VIEWER_TOKEN } from "../fixtures/auth.js";
@@ -22,7 +21,7 @@ export function webDir(): string {
   return join(repoRoot(), "apps", "web");
 }
 
-/** `next start` as the package's start script runs it, on `port` (a free one by default). */
+/** server.mjs as the package's start script runs it, on `port` (a free one by default). */
 export async function startWebServer(
   name: string,
   env: Record<string, string>,
@@ -35,8 +34,7 @@ export async function startWebServer(
   const p = port ?? (await freePort());
   const dataDir = join(workDir, `data-${name}`);
   await mkdir(dataDir, { recursive: true });
-  const next = createRequire(join(dir, "package.json")).resolve("next/dist/bin/next");
-  const proc = spawnManaged(process.execPath, [next, "start", "-p", String(p), "-H", "127.0.0.1"], {
+  const proc = spawnManaged(process.execPath, [join(dir, "server.mjs")], {
     cwd: dir,
     logFile: join(workDir, `web-${name}.log`),
     env: {
@@ -44,6 +42,8 @@ export async function startWebServer(
       HOME: process.env.HOME ?? "",
       NODE_ENV: "production",
       NEXT_TELEMETRY_DISABLED: "1",
+      UNTORN_HOST: "127.0.0.1",
+      PORT: String(p),
       UNTORN_DATA_DIR: dataDir,
       UNTORN_ADMIN_PASSWORD: ADMIN_PASSWORD,
       UNTORN_VIEWER_TOKEN: VIEWER_TOKEN,
@@ -55,7 +55,7 @@ export async function startWebServer(
     await waitFor(
       `web console "${name}" on ${url}`,
       async () => {
-        if (proc.child.exitCode !== null) throw new Error(`next start exited:\n${proc.tail()}`);
+        if (proc.child.exitCode !== null) throw new Error(`the console's server exited:\n${proc.tail()}`);
         const res = await fetch(`${url}/icon.svg`);
         await res.arrayBuffer();
         return res.ok;

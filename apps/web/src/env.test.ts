@@ -87,3 +87,97 @@ describe("parseEnv", () => {
     expect(["0.0.0.0", "::", "10.0.0.1", "127.0.0.1.nip.io"].some(isLoopback)).toBe(false);
   });
 });
+
+describe("authentication modes", () => {
+  const issues = (source: Record<string, string>) => {
+    try {
+      parseEnv(source);
+      return "";
+    } catch (err) {
+      return (err as Error).message;
+    }
+  };
+  const PROXY = {
+    UNTORN_AUTH: "proxy",
+    UNTORN_TRUSTED_PROXIES: "10.0.0.0/8,127.0.0.1",
+    UNTORN_ROLE_MAP: "dba-admins=admin,dbas=operator,*=viewer",
+  };
+  const OIDC = {
+    UNTORN_AUTH: "oidc",
+    UNTORN_OIDC_ISSUER: "https://sso.example/realms/ops",
+    UNTORN_OIDC_CLIENT_ID: "untorn",
+    UNTORN_OIDC_CLIENT_SECRET: "a-client-secret",
+    UNTORN_PUBLIC_URL: "https://untorn.example/",
+    UNTORN_ROLE_MAP: "dbas=operator",
+  };
+
+  it("proxy mode: defaults to oauth2-proxy's X-Forwarded-User and -Groups", () => {
+    const e = parseEnv(PROXY);
+    expect(e.UNTORN_PROXY_USER_HEADER).toBe("x-forwarded-user");
+    expect(e.UNTORN_PROXY_GROUPS_HEADER).toBe("x-forwarded-groups");
+    expect(e.UNTORN_TRUSTED_PROXIES?.entries).toEqual(["10.0.0.0/8", "127.0.0.1/32"]);
+    expect(e.UNTORN_ROLE_MAP?.get("dbas")).toBe("operator");
+    expect(
+      parseEnv({ ...PROXY, UNTORN_PROXY_USER_HEADER: "X-Auth-Request-User" }).UNTORN_PROXY_USER_HEADER,
+    ).toBe("x-auth-request-user");
+  });
+
+  it("oidc mode: scopes and claims default, the public URL loses its trailing slash", () => {
+    const e = parseEnv(OIDC);
+    expect(e).toMatchObject({
+      UNTORN_OIDC_SCOPES: "openid profile email",
+      UNTORN_OIDC_GROUPS_CLAIM: "groups",
+      UNTORN_OIDC_USERNAME_CLAIM: "preferred_username",
+      UNTORN_PUBLIC_URL: "https://untorn.example",
+    });
+    expect(parseEnv({ ...OIDC, UNTORN_OIDC_ISSUER: "http://127.0.0.1:4000" }).UNTORN_OIDC_ISSUER).toBe(
+      "http://127.0.0.1:4000",
+    );
+  });
+
+  it.each([
+    [{ UNTORN_AUTH: "proxy" }, /UNTORN_TRUSTED_PROXIES: required when UNTORN_AUTH=proxy/],
+    [{ UNTORN_AUTH: "proxy" }, /UNTORN_ROLE_MAP: required when UNTORN_AUTH=proxy/],
+    [
+      { ...PROXY, UNTORN_TRUSTED_PROXIES: "proxy.internal" },
+      /UNTORN_TRUSTED_PROXIES: "proxy.internal" is not an IP/,
+    ],
+    [{ ...PROXY, UNTORN_ROLE_MAP: "dbas=root" }, /UNTORN_ROLE_MAP: "dbas=root": role "root" is not one of/],
+    [{ ...PROXY, UNTORN_PROXY_USER_HEADER: "Cookie" }, /UNTORN_PROXY_USER_HEADER must not be a header/],
+    [{ ...PROXY, UNTORN_PROXY_GROUPS_HEADER: "x-untorn-peer" }, /UNTORN_PROXY_GROUPS_HEADER must not be/],
+    [{ ...PROXY, UNTORN_PROXY_USER_HEADER: "x user" }, /must be an HTTP header name/],
+    [{ ...PROXY, UNTORN_PROXY_SIGN_OUT_URL: "//evil.example" }, /UNTORN_PROXY_SIGN_OUT_URL must be a path/],
+    [
+      { ...PROXY, UNTORN_OIDC_ISSUER: "https://sso.example" },
+      /UNTORN_OIDC_ISSUER: only used when UNTORN_AUTH=oidc, but UNTORN_AUTH=proxy/,
+    ],
+    [
+      { ...PROXY, UNTORN_ADMIN_PASSWORD: "long-enough-password" },
+      /UNTORN_ADMIN_PASSWORD: only used when UNTORN_AUTH=local/,
+    ],
+    [{ UNTORN_AUTH: "oidc" }, /UNTORN_OIDC_ISSUER: required when UNTORN_AUTH=oidc/],
+    [{ UNTORN_AUTH: "oidc" }, /UNTORN_PUBLIC_URL: required when UNTORN_AUTH=oidc/],
+    [
+      { ...OIDC, UNTORN_OIDC_ISSUER: "http://sso.example" },
+      /UNTORN_OIDC_ISSUER must be https:\/\/ \(http:\/\/ only on a loopback/,
+    ],
+    [{ ...OIDC, UNTORN_OIDC_CLIENT_SECRET: "short" }, /UNTORN_OIDC_CLIENT_SECRET must be at least 8/],
+    [{ ...OIDC, UNTORN_OIDC_SCOPES: "profile email" }, /UNTORN_OIDC_SCOPES must include openid/],
+    [{ ...OIDC, UNTORN_OIDC_SCOPES: "openid  profile" }, /scopes separated by single spaces/],
+    [
+      { ...OIDC, UNTORN_TRUSTED_PROXIES: "10.0.0.0/8" },
+      /UNTORN_TRUSTED_PROXIES: only used when UNTORN_AUTH=proxy/,
+    ],
+    [{ UNTORN_ROLE_MAP: "dbas=operator" }, /UNTORN_ROLE_MAP: only used when UNTORN_AUTH=proxy or oidc/],
+    [
+      { UNTORN_OIDC_CLIENT_ID: "x" },
+      /UNTORN_OIDC_CLIENT_ID: only used when UNTORN_AUTH=oidc, but UNTORN_AUTH=local/,
+    ],
+  ])("%j is refused: %s", (source, message) => {
+    expect(issues(source as Record<string, string>)).toMatch(message);
+  });
+
+  it("another mode's setting left empty (docker-compose writes VAR=) is not a contradiction", () => {
+    expect(() => parseEnv({ ...PROXY, UNTORN_ADMIN_PASSWORD: "", UNTORN_OIDC_ISSUER: " " })).not.toThrow();
+  });
+});

@@ -4,6 +4,9 @@
  * unset variables).
  */
 import { z } from "zod";
+import { parseRoleMap } from "./lib/role-map.js";
+import { serverInfo } from "./lib/server-info.js";
+import { parseTrustedPeers } from "./lib/trusted-peers.js";
 
 const optional = <T extends z.ZodType>(schema: T) =>
   z.preprocess((v) => (typeof v === "string" && v.trim() === "" ? undefined : v), schema.optional());
@@ -12,6 +15,20 @@ const httpUrl = (what: string) =>
   z
     .url({ protocol: /^https?$/, error: `${what} must be an http:// or https:// URL` })
     .transform((u) => u.replace(/\/+$/, ""));
+
+/** An HTTP header name, lower-cased; never one the console itself relies on. */
+const headerName = (what: string) =>
+  z
+    .string()
+    .trim()
+    .toLowerCase()
+    .regex(/^[a-z0-9-]{1,100}$/, `${what} must be an HTTP header name (letters, digits, -)`)
+    .refine(
+      (h) =>
+        !["host", "cookie", "authorization", "origin", "content-type", "content-length"].includes(h) &&
+        !h.startsWith("x-untorn-"),
+      `${what} must not be a header the console reads for something else (host, cookie, authorization, origin, x-untorn-*)`,
+    );
 
 /** Decimal digits only: `1e3`, `0x10` and ` 5` are refused, not read as numbers. */
 const positiveInt = (min: number, max: number) =>
@@ -63,6 +80,8 @@ export const envSchema = z.object({
   UNTORN_ADMIN_PASSWORD: optional(
     z.string().min(12, "UNTORN_ADMIN_PASSWORD must be at least 12 characters").max(1000),
   ),
+  /** Address `npm start` (server.mjs) listens on; read there, and listed here so it is documented and checked. */
+  UNTORN_HOST: optional(z.string().max(255)).transform((v) => v ?? "127.0.0.1"),
   /** Read-only API token for automation (`Authorization: Bearer …` on /api/v1, viewer role). */
   UNTORN_VIEWER_TOKEN: optional(
     z.string().min(32, "UNTORN_VIEWER_TOKEN must be at least 32 characters").max(1000),
@@ -95,6 +114,75 @@ export const envSchema = z.object({
           .min(1, "UNTORN_ALLOWED_HOSTS lists no host"),
       ),
   ),
+  /**
+   * UNTORN_AUTH=proxy and oidc: the groups each role needs (lib/role-map.ts), e.g.
+   * `dba-admins=admin,dbas=operator,*=viewer`.
+   */
+  UNTORN_ROLE_MAP: optional(
+    z.string().transform((s, ctx) => {
+      const r = parseRoleMap(s);
+      if (r.ok) return r.map;
+      ctx.addIssue({ code: "custom", message: `${r.error} (syntax: group=role,…,*=role)` });
+      return z.NEVER;
+    }),
+  ),
+  /** UNTORN_AUTH=proxy: the proxy's addresses, CIDR blocks (lib/trusted-peers.ts); identity headers from elsewhere are refused. */
+  UNTORN_TRUSTED_PROXIES: optional(
+    z.string().transform((s, ctx) => {
+      const r = parseTrustedPeers(s);
+      if (r.ok) return r.peers;
+      ctx.addIssue({ code: "custom", message: r.error });
+      return z.NEVER;
+    }),
+  ),
+  /** UNTORN_AUTH=proxy: the header naming the signed-in user (oauth2-proxy --pass-user-headers). */
+  UNTORN_PROXY_USER_HEADER: optional(headerName("UNTORN_PROXY_USER_HEADER")).transform(
+    (v) => v ?? "x-forwarded-user",
+  ),
+  /** UNTORN_AUTH=proxy: the header listing the user's groups, comma-separated. */
+  UNTORN_PROXY_GROUPS_HEADER: optional(headerName("UNTORN_PROXY_GROUPS_HEADER")).transform(
+    (v) => v ?? "x-forwarded-groups",
+  ),
+  /** UNTORN_AUTH=proxy: where "Sign out" goes, the proxy's own sign-out (oauth2-proxy: /oauth2/sign_out). */
+  UNTORN_PROXY_SIGN_OUT_URL: optional(
+    z
+      .string()
+      .max(2000)
+      .regex(
+        /^(\/(?!\/)|https?:\/\/)\S*$/,
+        "UNTORN_PROXY_SIGN_OUT_URL must be a path (/oauth2/sign_out) or an http(s) URL",
+      ),
+  ),
+  /** UNTORN_AUTH=oidc: the provider's issuer URL (its /.well-known/openid-configuration is read). */
+  UNTORN_OIDC_ISSUER: optional(
+    z.url({ protocol: /^https?$/, error: "UNTORN_OIDC_ISSUER must be an https:// URL" }).refine((u) => {
+      const url = new URL(u);
+      return url.protocol === "https:" || isLoopback(url.hostname);
+    }, "UNTORN_OIDC_ISSUER must be https:// (http:// only on a loopback address, for tests)"),
+  ),
+  UNTORN_OIDC_CLIENT_ID: optional(z.string().max(500)),
+  UNTORN_OIDC_CLIENT_SECRET: optional(
+    z.string().min(8, "UNTORN_OIDC_CLIENT_SECRET must be at least 8 characters").max(2000),
+  ),
+  /** Space-separated scopes asked for; must include openid. */
+  UNTORN_OIDC_SCOPES: optional(
+    z
+      .string()
+      .regex(
+        /^[\x21\x23-\x5b\x5d-\x7e]+( [\x21\x23-\x5b\x5d-\x7e]+)*$/,
+        "UNTORN_OIDC_SCOPES must be scopes separated by single spaces",
+      )
+      .refine((s) => s.split(" ").includes("openid"), "UNTORN_OIDC_SCOPES must include openid"),
+  ).transform((v) => v ?? "openid profile email"),
+  /** The ID token or userinfo claim holding the user's groups (an array of strings, or one string). */
+  UNTORN_OIDC_GROUPS_CLAIM: optional(z.string().max(200)).transform((v) => v ?? "groups"),
+  /** The claim used as the console's user name. */
+  UNTORN_OIDC_USERNAME_CLAIM: optional(z.string().max(200)).transform((v) => v ?? "preferred_username"),
+  /**
+   * The console's address as browsers reach it (scheme, host, port, no path): the OIDC redirect URI is
+   * `<UNTORN_PUBLIC_URL>/api/auth/oidc/callback`.
+   */
+  UNTORN_PUBLIC_URL: optional(httpUrl("UNTORN_PUBLIC_URL")),
   /** Window the fleet's workload statistics cover (PromQL duration). */
   UNTORN_WINDOW: optional(
     z.string().regex(/^\d+[smhdw]$/, "UNTORN_WINDOW must be a duration like 1h"),
@@ -110,10 +198,13 @@ export const envSchema = z.object({
 export type Env = z.infer<typeof envSchema>;
 
 /**
- * The address `next start` listens on: its -H/--hostname argument (the start script passes
- * `${UNTORN_HOST:-127.0.0.1}`), or every interface when there is none (Next's default).
+ * The address the console listens on: what server.mjs (`npm start`) binds, UNTORN_HOST or 127.0.0.1;
+ * under plain `next start`, its -H/--hostname argument, or every interface when there is none (Next's
+ * default).
  */
 export function bindHost(argv: readonly string[] = process.argv): string {
+  const info = serverInfo();
+  if (info) return info.host;
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
     if (a === "-H" || a === "--hostname") return argv[i + 1] ?? "0.0.0.0";
@@ -131,11 +222,63 @@ export class EnvError extends Error {
   }
 }
 
+const MODE_SETTINGS = {
+  local: ["UNTORN_ADMIN_PASSWORD"],
+  proxy: [
+    "UNTORN_TRUSTED_PROXIES",
+    "UNTORN_PROXY_USER_HEADER",
+    "UNTORN_PROXY_GROUPS_HEADER",
+    "UNTORN_PROXY_SIGN_OUT_URL",
+  ],
+  oidc: [
+    "UNTORN_OIDC_ISSUER",
+    "UNTORN_OIDC_CLIENT_ID",
+    "UNTORN_OIDC_CLIENT_SECRET",
+    "UNTORN_OIDC_SCOPES",
+    "UNTORN_OIDC_GROUPS_CLAIM",
+    "UNTORN_OIDC_USERNAME_CLAIM",
+  ],
+} as const satisfies Record<Env["UNTORN_AUTH"], readonly string[]>;
+
+const REQUIRED = {
+  local: [],
+  proxy: ["UNTORN_TRUSTED_PROXIES", "UNTORN_ROLE_MAP"],
+  oidc: [
+    "UNTORN_OIDC_ISSUER",
+    "UNTORN_OIDC_CLIENT_ID",
+    "UNTORN_OIDC_CLIENT_SECRET",
+    "UNTORN_PUBLIC_URL",
+    "UNTORN_ROLE_MAP",
+  ],
+} as const satisfies Record<Env["UNTORN_AUTH"], readonly (keyof Env)[]>;
+
+/**
+ * The rules between settings: what the chosen UNTORN_AUTH mode needs, and another mode's settings
+ * refused (set by mistake, they would look in effect and be ignored).
+ */
+function modeIssues(source: Readonly<Record<string, string | undefined>>, e: Env): string[] {
+  const issues: string[] = [];
+  const mode = e.UNTORN_AUTH;
+  for (const name of REQUIRED[mode])
+    if (e[name] === undefined) issues.push(`${name}: required when UNTORN_AUTH=${mode}`);
+  for (const [other, names] of Object.entries(MODE_SETTINGS)) {
+    if (other === mode) continue;
+    for (const name of names)
+      if ((source[name] ?? "").trim() !== "")
+        issues.push(`${name}: only used when UNTORN_AUTH=${other}, but UNTORN_AUTH=${mode}`);
+  }
+  if (mode === "local" && e.UNTORN_ROLE_MAP)
+    issues.push("UNTORN_ROLE_MAP: only used when UNTORN_AUTH=proxy or oidc, but UNTORN_AUTH=local");
+  return issues;
+}
+
 /** Parses an environment; throws EnvError naming every bad variable. Exported for tests. */
 export function parseEnv(source: Readonly<Record<string, string | undefined>>): Env {
   const r = envSchema.safeParse(source);
-  if (r.success) return r.data;
-  throw new EnvError(r.error.issues.map((i) => `${i.path.join(".") || "env"}: ${i.message}`));
+  if (!r.success) throw new EnvError(r.error.issues.map((i) => `${i.path.join(".") || "env"}: ${i.message}`));
+  const issues = modeIssues(source, r.data);
+  if (issues.length > 0) throw new EnvError(issues);
+  return r.data;
 }
 
 let cached: Env | undefined;

@@ -16,11 +16,17 @@ export async function register(): Promise<void> {
     console.error(`untorn: refusing to start, ${err.message}`);
     process.exit(1);
   }
-  if (e.UNTORN_AUTH !== "local") {
-    console.error(
-      `untorn: refusing to start, UNTORN_AUTH=${e.UNTORN_AUTH}: this build signs in with local accounts only (UNTORN_AUTH=local; docs/security.md)`,
+  if (e.UNTORN_AUTH === "proxy") {
+    const { serverInfo } = await import("./lib/server-info.js");
+    if (!serverInfo()) {
+      console.error(
+        "untorn: refusing to start, UNTORN_AUTH=proxy: the identity headers can only be checked against the proxy's address when the console runs from server.mjs (npm start, the Docker image), not from next start",
+      );
+      process.exit(1);
+    }
+    console.log(
+      `untorn: sign-in by the auth proxy's ${e.UNTORN_PROXY_USER_HEADER} and ${e.UNTORN_PROXY_GROUPS_HEADER} headers, from ${e.UNTORN_TRUSTED_PROXIES!.entries.join(", ")} only`,
     );
-    process.exit(1);
   }
   const { getStore, storeLocation } = await import("./server/store.js");
   const host = bindHost();
@@ -62,6 +68,17 @@ export async function register(): Promise<void> {
       // Not fatal: the recorded fleet is still served, without its rollouts.
       console.error(`untorn: recorded rollouts not loaded: ${(err as Error).message}`);
     }
+  }
+  if (e.UNTORN_AUTH === "oidc") {
+    const { oidcConfig, redirectUri } = await import("./server/oidc.js");
+    // Not fatal: the provider may come up later; each sign-in tries again.
+    await oidcConfig(e).then(
+      (c) =>
+        console.log(
+          `untorn: sign-in with OIDC at ${c.serverMetadata().issuer} (redirect URI ${redirectUri(e)})`,
+        ),
+      (err: Error) => console.error(`untorn: ${err.message}; sign-in fails until it can be read`),
+    );
   }
   const { getFleetView } = await import("./server/data.js");
   // After the server listens (decoding a large replay blocks for seconds). Failures are the first page's

@@ -1,4 +1,5 @@
 import Link from "next/link";
+import { env } from "../env.js";
 import type { Principal } from "../server/access.js";
 
 /** The header's account corner: who is signed in, with their role, and the sign-out button. */
@@ -15,9 +16,14 @@ export function UserMenu({ who }: { who: Principal | null }) {
           <Link href="/admin/audit">Audit</Link>
         </>
       )}
-      <form method="post" action="/api/auth/logout">
-        <button type="submit">Sign out</button>
-      </form>
+      {who.via === "auth-proxy" ? (
+        // The proxy signed them in and names them on every request: only it can sign them out.
+        env().UNTORN_PROXY_SIGN_OUT_URL && <a href={env().UNTORN_PROXY_SIGN_OUT_URL}>Sign out</a>
+      ) : (
+        <form method="post" action="/api/auth/logout">
+          <button type="submit">Sign out</button>
+        </form>
+      )}
     </div>
   );
 }

@@ -35,6 +35,8 @@ export const ROUTES = {
   "GET /api/v1/audit": "admin",
   "POST /api/auth/login": "anonymous",
   "POST /api/auth/logout": "viewer",
+  "GET /api/auth/oidc/login": "anonymous",
+  "GET /api/auth/oidc/callback": "anonymous",
 } as const satisfies Record<string, Required>;
 export type RouteName = keyof typeof ROUTES;
 

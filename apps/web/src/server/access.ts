@@ -22,6 +22,7 @@ import {
 } from "../lib/permissions.js";
 import { foreignOrigin } from "../lib/request-checks.js";
 import { jsonError } from "./http.js";
+import { proxyPrincipal } from "./proxy-auth.js";
 import { getStore } from "./store.js";
 import { failedCredential, throttledAttempt, throttledFor } from "./throttle.js";
 
@@ -29,7 +30,7 @@ export interface Principal {
   /** Username, or `viewer-token` for UNTORN_VIEWER_TOKEN. */
   readonly name: string;
   readonly role: Role;
-  readonly via: "session" | "api-token" | "viewer-token";
+  readonly via: "session" | "api-token" | "viewer-token" | "auth-proxy";
   readonly userId?: string;
   /** sha256 of the session cookie (logout deletes it). */
   readonly sessionHash?: string;
@@ -105,8 +106,10 @@ export async function principalOf(h: Headers, opts: { bearer: boolean }): Promis
     await failedCredential(store, { kind: "api-token", address, account: null, reason: "unknown token" });
     throw new AccessError(401, "the API token is not valid (unknown or revoked)");
   }
+  // The auth proxy names the user on every request; no session of the console's own.
+  if (e.UNTORN_AUTH === "proxy") return proxyPrincipal(e, h);
   const cookie = cookieValue(h.get("cookie"), SESSION_COOKIE);
-  if (!cookie || e.UNTORN_AUTH !== "local") return null;
+  if (!cookie) return null;
   const hash = sha256(cookie);
   const user = await (await getStore(e)).getSessionUser(hash);
   if (!user) return null;

@@ -99,6 +99,8 @@ const PROBES: Record<keyof typeof ROUTES, () => Request> = {
     new Request("http://localhost/api/auth/login", { method: "POST", headers: { host: "localhost" } }),
   "POST /api/auth/logout": () =>
     new Request("http://localhost/api/auth/logout", { method: "POST", headers: { host: "localhost" } }),
+  "GET /api/auth/oidc/login": () => new Request("http://localhost/api/auth/oidc/login"),
+  "GET /api/auth/oidc/callback": () => new Request("http://localhost/api/auth/oidc/callback?code=x&state=y"),
 };
 
 const routeFiles = files(APP, /^route\.ts$/);

@@ -1,8 +1,9 @@
 import type { Metadata } from "next";
 import { redirect } from "next/navigation";
 import { env } from "../../env.js";
-import { currentPrincipal } from "../../server/access.js";
+import { AccessError, currentPrincipal } from "../../server/access.js";
 import { safeNext } from "../../server/auth.js";
+import { endSessionUrl } from "../../server/oidc.js";
 
 export const metadata: Metadata = { title: "Sign in" };
 export const dynamic = "force-dynamic";
@@ -10,21 +11,57 @@ export const dynamic = "force-dynamic";
 type SearchParams = Promise<Record<string, string | string[] | undefined>>;
 const one = (v: string | string[] | undefined) => (typeof v === "string" ? v : undefined);
 
-/** The sign-in form (UNTORN_AUTH=local); it posts to /api/auth/login. */
+/**
+ * The sign-in page: the password form (UNTORN_AUTH=local, posting to /api/auth/login), the identity
+ * provider's button (oidc), or why the auth proxy's sign-in was not accepted (proxy).
+ */
 export default async function LoginPage({ searchParams }: { searchParams: SearchParams }) {
   const sp = await searchParams;
   const next = safeNext(one(sp.next));
-  const who = await currentPrincipal().catch(() => null);
+  let refused: string | null = null;
+  const who = await currentPrincipal().catch((err: unknown) => {
+    if (err instanceof AccessError) refused = err.message;
+    return null;
+  });
   if (who) redirect(next);
   const e = env();
-  if (e.UNTORN_AUTH !== "local")
-    return (
-      <div className="banner" role="status">
-        Sign-in is handled by{" "}
-        {e.UNTORN_AUTH === "proxy" ? "the auth proxy in front of this console" : "your identity provider"}.
-      </div>
-    );
   const error = one(sp.error);
+  if (e.UNTORN_AUTH === "proxy")
+    return (
+      <section className="section" aria-labelledby="login-title" style={{ maxWidth: 560 }}>
+        <h1 id="login-title">Sign in</h1>
+        <p role="status">Sign-in is handled by the auth proxy in front of this console.</p>
+        {refused && (
+          <p role="alert" className="field-error" data-testid="login-error">
+            {refused}
+          </p>
+        )}
+      </section>
+    );
+  if (e.UNTORN_AUTH === "oidc") {
+    const providerSignOut = one(sp.signedOut) ? await endSessionUrl(e) : null;
+    return (
+      <section className="section" aria-labelledby="login-title" style={{ maxWidth: 560 }}>
+        <h1 id="login-title">Sign in</h1>
+        {one(sp.signedOut) && (
+          <p role="status" className="subtle">
+            You are signed out of Untorn.{" "}
+            {providerSignOut && <a href={providerSignOut}>Sign out of your identity provider too</a>}
+          </p>
+        )}
+        {error && (
+          <p role="alert" className="field-error" data-testid="login-error">
+            {error.slice(0, 500)}
+          </p>
+        )}
+        <p>
+          <a className="button primary" href={`/api/auth/oidc/login?next=${encodeURIComponent(next)}`}>
+            Sign in with your identity provider
+          </a>
+        </p>
+      </section>
+    );
+  }
   return (
     <section className="section" aria-labelledby="login-title" style={{ maxWidth: 420 }}>
       <h1 id="login-title">Sign in</h1>

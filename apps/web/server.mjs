@@ -1,0 +1,74 @@
+/**
+ * The console's production server: Next's request handler inside a plain Node HTTP server, so the app
+ * learns each request's TCP peer address, which route handlers never see. Every request loses any
+ * incoming `x-untorn-*` header and gets `x-untorn-peer` (the socket's remote address) from here only;
+ * the auth-proxy mode (UNTORN_AUTH=proxy) trusts identity headers only from the peers it lists.
+ *
+ *   node server.mjs        listens on UNTORN_HOST (default 127.0.0.1) and PORT (default 3000)
+ *
+ * Everything else (CSP nonce, security headers, configuration checks) happens inside Next as with
+ * `next start`: src/proxy.ts, next.config.ts, src/instrumentation.ts.
+ */
+import { createServer } from "node:http";
+import { dirname } from "node:path";
+import { fileURLToPath } from "node:url";
+import next from "next";
+
+const PEER_HEADER = "x-untorn-peer";
+/** Headers only this server (or src/proxy.ts, after it) may set. */
+const internal = (name) => name.startsWith("x-untorn-") || name === "x-nonce";
+
+process.env.NODE_ENV ??= "production";
+process.env.NEXT_TELEMETRY_DISABLED ??= "1";
+const host = process.env.UNTORN_HOST?.trim() || "127.0.0.1";
+const portText = process.env.PORT?.trim() || "3000";
+if (!/^\d{1,5}$/.test(portText) || Number(portText) < 1 || Number(portText) > 65535) {
+  console.error(
+    `untorn: refusing to start, invalid configuration:\n  PORT: must be a whole number from 1 to 65535`,
+  );
+  process.exit(1);
+}
+const port = Number(portText);
+
+// Read by the app (src/lib/server-info.ts): where it listens, and that the peer header is this server's.
+globalThis[Symbol.for("untorn.server")] = Object.freeze({ host, port, peerHeader: PEER_HEADER });
+
+const app = next({ dev: false, dir: dirname(fileURLToPath(import.meta.url)), hostname: host, port });
+const handle = app.getRequestHandler();
+await app.prepare();
+
+const server = createServer((req, res) => {
+  for (const name of Object.keys(req.headers)) if (internal(name)) delete req.headers[name];
+  const raw = [];
+  for (let i = 0; i + 1 < req.rawHeaders.length; i += 2)
+    if (!internal(req.rawHeaders[i].toLowerCase())) raw.push(req.rawHeaders[i], req.rawHeaders[i + 1]);
+  const peer = req.socket.remoteAddress ?? "";
+  req.headers[PEER_HEADER] = peer;
+  raw.push(PEER_HEADER, peer);
+  req.rawHeaders = raw;
+  handle(req, res).catch((err) => {
+    console.error(`untorn: request ${req.method} ${req.url?.slice(0, 200)} failed: ${err?.stack ?? err}`);
+    if (!res.headersSent) {
+      res.statusCode = 500;
+      res.setHeader("content-type", "application/json");
+      res.end(JSON.stringify({ error: "internal error (the server log says why)" }));
+    } else res.destroy();
+  });
+});
+server.on("error", (err) => {
+  console.error(`untorn: cannot listen on ${host}:${port}: ${err.message}`);
+  process.exit(1);
+});
+server.listen(port, host, () => {
+  const shown = host.includes(":") ? `[${host}]` : host;
+  console.log(`untorn: console listening on http://${shown}:${port}`);
+});
+
+const stop = () => {
+  server.close();
+  server.closeIdleConnections?.();
+  setTimeout(() => process.exit(0), 2000).unref();
+  void app.close?.().finally(() => process.exit(0));
+};
+process.once("SIGTERM", stop);
+process.once("SIGINT", stop);
