@@ -8,6 +8,7 @@ export const PROMTOOL_MISSING =
   "promtool not found on PATH: install the Debian package `prometheus` (apt-get install prometheus, or scripts/install-system-deps.sh)";
 
 export function findPromtool(): string | undefined {
+  // biome-ignore lint/style/noProcessEnv: PATH lookup of a build tool, not a setting
   for (const dir of (process.env["PATH"] ?? "").split(delimiter)) {
     const candidate = join(dir, "promtool");
     try {

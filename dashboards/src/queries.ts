@@ -6,7 +6,8 @@
 
 import { instant } from "@untorn/catalog/promql";
 import { recordingRules } from "@untorn/catalog/rules";
-import { type Flavor, type Needs, RULE_WINDOW, type SignalId, signals } from "@untorn/catalog/signals";
+import { type Needs, RULE_WINDOW, type SignalId, signals } from "@untorn/catalog/signals";
+import type { Flavor } from "@untorn/vocabulary/words";
 import { dashboards } from "./render.js";
 import { type CheckedDashboard, flatPanels, signalOfRefId, substituteVariables } from "./validate.js";
 

@@ -14,6 +14,7 @@ import type * as alerting from "@grafana/grafana-foundation-sdk/alerting";
 import type { Dashboard as SchemaDashboard } from "@grafana/schema";
 import { parsePromql } from "@untorn/catalog/promql-check";
 import { type SignalId, signals } from "@untorn/catalog/signals";
+import { DURATION_HINT, isDuration } from "@untorn/vocabulary/duration";
 import { z } from "zod";
 import { DATASOURCE, DATASOURCE_UID, REF_SEPARATOR } from "./house.js";
 
@@ -291,7 +292,7 @@ const KNOWN_UNITS = new Set([
 
 // ---- provisioning files ----
 
-const duration = z.string().regex(/^(\d+(ms|s|m|h|d|w|y))+$/);
+const duration = z.string().refine((s) => s !== "0" && isDuration(s), `not a duration: ${DURATION_HINT}`);
 const stringMap = z.record(z.string(), z.string());
 
 const ruleQuery = z.object({

@@ -15,6 +15,7 @@ export const processIo: Io = {
   out: (t) => process.stdout.write(t),
   err: (t) => process.stderr.write(t),
   isTty: Boolean(process.stderr.isTTY),
+  // biome-ignore lint/style/noProcessEnv: the CLI's one injection point of the environment; commands read io.env (settings through env.ts)
   env: process.env,
 };
 

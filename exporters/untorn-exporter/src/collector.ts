@@ -1,4 +1,5 @@
 import type { CollectorName, MetricDef } from "@untorn/catalog/metrics";
+import type { Flavor } from "@untorn/vocabulary/words";
 import { Counter, Gauge, type Registry } from "prom-client";
 
 export type Labels = Record<string, string>;
@@ -11,7 +12,7 @@ export interface Queryable {
   query(sql: string, params?: unknown[]): Promise<Row[]>;
 }
 
-export type Flavor = "mysql" | "mariadb" | "percona";
+export type { Flavor };
 
 /** What the scrape learnt about the server before running the collectors. */
 export interface ServerFacts {

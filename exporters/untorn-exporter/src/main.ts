@@ -19,6 +19,7 @@ function main(): void {
   }
   let cfg: ReturnType<typeof loadConfig>;
   try {
+    // biome-ignore lint/style/noProcessEnv: the entry point hands the environment to config.ts, which validates every setting
     cfg = loadConfig(argv, process.env, COLLECTORS);
   } catch (err) {
     if (err instanceof ConfigError) {

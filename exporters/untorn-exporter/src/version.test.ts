@@ -6,7 +6,8 @@ describe("version helpers", () => {
     ["10.11.19-MariaDB-0+deb12u1", [10, 11, 19]],
     ["8.0.35", [8, 0, 35]],
     ["8.4.3-3", [8, 4, 3]],
-    ["9.1", [9, 1, 0]],
+    ["9.1.0", [9, 1, 0]],
+    ["8.0.mysql_aurora.3.05.2", [8, 0, 32]],
     ["garbage", [0, 0, 0]],
   ])("parses %s", (v, expected) => {
     expect(parseVersion(v)).toEqual(expected);

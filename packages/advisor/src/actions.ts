@@ -6,7 +6,7 @@
  *   minors it is not established, so the steps read it off information_schema.SYSTEM_VARIABLES.
  * - RDS: Optimized Writes via Blue/Green; never set innodb_doublewrite by hand.
  */
-import type { Capabilities } from "./capabilities.js";
+import type { Capabilities } from "@untorn/vocabulary/capabilities";
 import type { InstanceFacts } from "./facts.js";
 import type { Action, ConfigChange } from "./rule.js";
 

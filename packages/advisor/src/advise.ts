@@ -3,7 +3,8 @@
  * Pure and deterministic: the same facts always give the same result (no clock, no randomness).
  * Validate untrusted input with parseInstanceFacts first.
  */
-import { type Capabilities, capabilitiesFor, formatVersion } from "./capabilities.js";
+import { type Capabilities, formatVersion } from "@untorn/vocabulary/capabilities";
+import { capabilitiesFor } from "./capabilities.js";
 import type { InstanceFacts } from "./facts.js";
 import { evaluateGate, type SafetyGate } from "./gate.js";
 import { type InputWarning, inputWarnings } from "./input-warnings.js";

@@ -1,5 +1,6 @@
 /** Interpretations of configuration facts shared by the profile, the gate and the rules. */
-import type { DoublewriteMode, InstanceFacts } from "./facts.js";
+import type { DoublewriteMode } from "@untorn/vocabulary/words";
+import type { InstanceFacts } from "./facts.js";
 
 /**
  * What the doublewrite setting means for torn-page protection:

@@ -8,39 +8,16 @@
  */
 
 import { FILE_CLASSES, type FileClass } from "@untorn/catalog/metrics";
+import {
+  CLOUDS,
+  DOUBLEWRITE_MODES,
+  FLAVORS,
+  MANAGED_SERVICES,
+  REPLICATION_ROLES,
+  STORAGE_LAYERS,
+  TORN_WRITE_PROVIDERS,
+} from "@untorn/vocabulary/words";
 import { z } from "zod";
-
-export const FLAVORS = ["mysql", "mariadb", "percona"] as const;
-export type Flavor = (typeof FLAVORS)[number];
-
-/** Normalised innodb_doublewrite value; TRUE maps to on, FALSE to off (docs/reference/mysql.md §1.4, docs/reference/mariadb.md §2.2). */
-export const DOUBLEWRITE_MODES = ["on", "off", "detect_and_recover", "detect_only", "fast"] as const;
-export type DoublewriteMode = (typeof DOUBLEWRITE_MODES)[number];
-
-export const ROLES = ["primary", "replica", "standalone"] as const;
-export type Role = (typeof ROLES)[number];
-
-export const MANAGED_SERVICES = ["none", "rds", "aurora", "alibaba-rds", "other"] as const;
-export type ManagedService = (typeof MANAGED_SERVICES)[number];
-
-export const CLOUDS = ["aws", "gcp", "azure", "alibaba", "oracle", "on-prem", "other"] as const;
-
-/** Layers between the file system and the disk; each can split, merge or offset I/O (docs/reference/atomic-storage.md §8.2, §8.7). */
-export const STORAGE_LAYERS = ["partition", "lvm", "md-raid", "dm-crypt", "dm-other", "loop", "nbd"] as const;
-
-/** Who provides torn-write protection outside the database (docs/reference/atomic-storage.md §8.1, §8.2, §8.3). */
-export const TORN_WRITE_PROVIDERS = [
-  "aws-ebs",
-  "aws-instance-store",
-  "azure-managed-disk",
-  "gcp-hyperdisk",
-  "gcp-16k-persistent-disk",
-  "netapp-ontap",
-  "alibaba-16k-atomic-write",
-  "rds-optimized-writes",
-  "other",
-] as const;
-export type TornWriteProvider = (typeof TORN_WRITE_PROVIDERS)[number];
 
 /** File classes of the exporter's perf_schema.file_io collector. */
 export { FILE_CLASSES, type FileClass };
@@ -72,7 +49,7 @@ const identitySchema = z
   .object({
     instance: z.string().min(1).describe("Prometheus instance label (host:port) or the /probe target."),
     cluster: text("Replication cluster name from the store's fleet metadata."),
-    role: z.enum(ROLES).nullish().describe("Replication role; null when unknown."),
+    role: z.enum(REPLICATION_ROLES).nullish().describe("Replication role; null when unknown."),
     labels: z.record(z.string(), z.string()).nullish().describe("Extra fleet labels (team, env...)."),
   })
   .strict();
@@ -82,7 +59,7 @@ const serverSchema = z
     flavor: z.enum(FLAVORS),
     version: z
       .string()
-      // The same forms parseServerVersion reads (server-version.ts); a pattern keeps it in the JSON Schema.
+      // The same forms @untorn/vocabulary/server-version reads; a pattern keeps it in the JSON Schema.
       .regex(
         /^\d+\.\d+\.(?:\d+|mysql_aurora\.\d+\.\d+)/,
         "must start with major.minor.patch (8.0.35, 8.0.36-28, 10.11.6-MariaDB-log) or be an Aurora version (8.0.mysql_aurora.3.05.2)",

@@ -18,7 +18,8 @@
  *
  * Efficiency (bytes, operations per transaction) improves whether or not throughput does.
  */
-import type { Capabilities } from "./capabilities.js";
+import type { Capabilities } from "@untorn/vocabulary/capabilities";
+import type { GainKind } from "@untorn/vocabulary/words";
 import { ioModeOf } from "./config-state.js";
 import type { InstanceFacts } from "./facts.js";
 import { pct, pctRange } from "./format.js";
@@ -42,7 +43,7 @@ export interface GainEstimate {
   /** Relative reduction of Innodb_data_fsyncs per transaction (the flushes doublewrite adds). */
   readonly fsyncsPerTxn: GainRange | null;
   /** "throughput" when throughput may change; "efficiency" when only per-transaction costs do. */
-  readonly kind: "throughput" | "efficiency" | "none";
+  readonly kind: GainKind;
   readonly binding: Binding;
   /** Doublewrite's share of the binding resource, the s of the model. */
   readonly share: number | null;

@@ -8,13 +8,13 @@
  *              I/O, misaligned allocation) and no other path passes;
  * unverified - anything else: not enough evidence either way.
  */
-import type { Capabilities } from "./capabilities.js";
+import type { Capabilities } from "@untorn/vocabulary/capabilities";
+import type { GatePath, GateStatus, TornWriteProvider } from "@untorn/vocabulary/words";
 import { ioModeOf, protection } from "./config-state.js";
-import type { InstanceFacts, TornWriteProvider } from "./facts.js";
+import type { InstanceFacts } from "./facts.js";
 import { bytes } from "./format.js";
 
-export type GateStatus = "verified" | "unverified" | "unsafe";
-export type GatePath = "provider-managed" | "zfs-copy-on-write" | "hardware-atomic-write";
+export type { GatePath, GateStatus };
 /**
  * unknown: a fact is missing (collect it); not-established: the facts are known but docs/reference does not
  * establish that this layout writes pages atomically (change the layout, not the monitoring).

@@ -6,10 +6,10 @@
  * - ignored: the fact has no effect (the version lacks the setting, or a qualifying fact is missing);
  * - overridden: a stronger fact of the same kind wins (a platform guarantee over the device's limits).
  */
-import type { Capabilities } from "./capabilities.js";
+import type { Capabilities } from "@untorn/vocabulary/capabilities";
+import { formatVersion, parseServerVersion } from "@untorn/vocabulary/server-version";
 import { protection } from "./config-state.js";
 import type { InstanceFacts } from "./facts.js";
-import { formatVersion, parseServerVersion } from "./server-version.js";
 
 export const INPUT_WARNING_CODES = ["contradicted", "ignored", "overridden"] as const;
 export type InputWarningCode = (typeof INPUT_WARNING_CODES)[number];

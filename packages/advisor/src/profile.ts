@@ -2,7 +2,7 @@
  * Profile: the derived indicators of what doublewrite costs on one instance, each with its unit,
  * formula and the facts it lacked. A missing input makes the indicator null, never 0.
  */
-import type { Capabilities } from "./capabilities.js";
+import type { Capabilities } from "@untorn/vocabulary/capabilities";
 import { ioModeOf, protection } from "./config-state.js";
 import type { FileClass, InstanceFacts, WindowStat } from "./facts.js";
 

@@ -2,8 +2,10 @@
  * The shape of an advisor rule, after ESLint rule modules and PMM advisor checks: a declared `meta`
  * and a pure `evaluate(facts, profile, ctx)` returning zero or more findings.
  */
+
+import type { Capabilities } from "@untorn/vocabulary/capabilities";
+import { SEVERITIES, type Severity } from "@untorn/vocabulary/words";
 import type { z } from "zod";
-import type { Capabilities } from "./capabilities.js";
 import type { InstanceFacts } from "./facts.js";
 import type { GainEstimate } from "./gain.js";
 import type { GateStatus, SafetyGate } from "./gate.js";
@@ -11,8 +13,7 @@ import type { IndicatorId, Profile, Unit } from "./profile.js";
 import type { Verdict } from "./verdict.js";
 
 /** PMM's levels: critical (data at risk), error, warning, notice (information, no risk). */
-export const SEVERITIES = ["critical", "error", "warning", "notice"] as const;
-export type Severity = (typeof SEVERITIES)[number];
+export { SEVERITIES, type Severity };
 
 export type Platform =
   | "mysql-option-file"

@@ -5,12 +5,13 @@
  * "strong". The score is the weighted mean over the signals that are present; absent signals are not
  * scored as 0, they lower the confidence instead. See docs/advisor.md for the thresholds and why.
  */
-import { type Capabilities, compareVersions } from "./capabilities.js";
+import { type Capabilities, compareVersions } from "@untorn/vocabulary/capabilities";
+import type { VerdictKind } from "@untorn/vocabulary/words";
 import type { InstanceFacts } from "./facts.js";
 import { num, pct, seconds } from "./format.js";
 import type { IndicatorId, Profile, Unit } from "./profile.js";
 
-export type VerdictKind = "write-bound" | "likely" | "not-write-bound" | "unknown";
+export type { VerdictKind };
 export type SignalState = "strong" | "partial" | "clear" | "missing" | "not-applicable";
 
 export interface Evidence {

@@ -48,14 +48,6 @@ export const FILE_CLASSES = [
 ] as const;
 export type FileClass = (typeof FILE_CLASSES)[number];
 
-/** Doublewrite modes across flavors (docs/reference/mysql.md §1.4, docs/reference/mariadb.md §2.2), normalised to lower case. */
-export const DOUBLEWRITE_MODES = ["on", "off", "detect_and_recover", "detect_only", "fast"] as const;
-export type DoublewriteMode = (typeof DOUBLEWRITE_MODES)[number];
-
-/** Replication roles of `untorn_replication_role`, see docs/exporter.md (replication collector). */
-export const REPLICATION_ROLES = ["primary", "replica", "standalone"] as const;
-export type ReplicationRole = (typeof REPLICATION_ROLES)[number];
-
 /** MariaDB GTID positions of `untorn_replication_gtid_sequence` (system variables gtid_<position>_pos). */
 export const GTID_POSITIONS = ["binlog", "current", "slave"] as const;
 export type GtidPosition = (typeof GTID_POSITIONS)[number];

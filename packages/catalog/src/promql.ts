@@ -5,6 +5,8 @@
  * request whatever the fleet size and a one-instance query is the same text with a selector.
  */
 
+import { isDuration, parseDuration } from "@untorn/vocabulary/duration";
+
 export type MatchOp = "=" | "!=" | "=~" | "!~";
 
 export interface Matcher {
@@ -62,11 +64,13 @@ export function renderMatchers(...selectors: readonly Selector[]): string {
  */
 export type Window = string;
 
-const DURATION = /^(\d+(ms|s|m|h|d|w|y))+$/;
 const GRAFANA_VARIABLE = /^\$(\{[a-zA-Z_][a-zA-Z0-9_]*\}|[a-zA-Z_][a-zA-Z0-9_]*)$/;
 
+/** A PromQL duration with a unit (the vocabulary's grammar; a bare "0" is no window). */
+const isRangeDuration = (w: string) => w !== "0" && isDuration(w);
+
 export function isWindow(w: string): boolean {
-  return DURATION.test(w) || GRAFANA_VARIABLE.test(w);
+  return isRangeDuration(w) || GRAFANA_VARIABLE.test(w);
 }
 
 export function checkWindow(w: string): Window {
@@ -77,19 +81,8 @@ export function checkWindow(w: string): Window {
 
 /** Milliseconds of a PromQL duration (not of a variable). */
 export function durationMs(w: string): number {
-  if (!DURATION.test(w)) throw new Error(`not a PromQL duration: ${JSON.stringify(w)}`);
-  const unit: Record<string, number> = {
-    ms: 1,
-    s: 1000,
-    m: 60_000,
-    h: 3_600_000,
-    d: 86_400_000,
-    w: 604_800_000,
-    y: 31_536_000_000,
-  };
-  let total = 0;
-  for (const [, n, u] of w.matchAll(/(\d+)(ms|s|m|h|d|w|y)/g)) total += Number(n) * (unit[u as string] ?? 0);
-  return total;
+  if (!isRangeDuration(w)) throw new Error(`not a PromQL duration: ${JSON.stringify(w)}`);
+  return parseDuration(w);
 }
 
 /** Where and when series are read: the selector, the range window and an optional offset. */

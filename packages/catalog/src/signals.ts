@@ -20,6 +20,7 @@
  * - `classes` restricts per-class signals to some file classes.
  */
 
+import { FLAVOR_NAMES, FLAVORS, type Flavor } from "@untorn/vocabulary/words";
 import {
   DBLWR_MUTEX_EVENTS,
   fallbackMetrics as F,
@@ -621,8 +622,6 @@ export type SignalUnit =
   | "info"
   | "events";
 
-export type Flavor = "mysql" | "mariadb" | "percona";
-
 /**
  * Where a signal has data, machine-readable (a live check can tell "no data by design" from a bug).
  * Absent fields mean no requirement.
@@ -647,16 +646,10 @@ export interface Needs {
   readonly replica?: true;
 }
 
-const FLAVOR_NAMES: Record<Flavor, string> = {
-  mysql: "MySQL",
-  mariadb: "MariaDB",
-  percona: "Percona Server",
-};
-
 /** Human-readable form of Needs, e.g. "MySQL 8.0.20+, MariaDB; performance_schema on". */
 export function describeNeeds(n: Needs): string {
   const parts: string[] = [];
-  const flavors = n.flavors ?? (n.minVersion ? (Object.keys(FLAVOR_NAMES) as Flavor[]) : []);
+  const flavors = n.flavors ?? (n.minVersion ? FLAVORS : []);
   if (flavors.length) {
     parts.push(
       flavors.map((f) => `${FLAVOR_NAMES[f]}${n.minVersion?.[f] ? ` ${n.minVersion[f]}+` : ""}`).join(", "),

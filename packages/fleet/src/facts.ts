@@ -4,19 +4,21 @@
  * set to 0. A measured 0 (no doublewrite pages written) is a real 0.
  */
 import {
-  DOUBLEWRITE_MODES,
-  type DoublewriteMode,
   FILE_CLASSES,
   type FileClass,
-  FLAVORS,
-  type Flavor,
   type InstanceFacts,
   instanceFactsSchema,
-  type STORAGE_LAYERS,
   type WindowStat,
 } from "@untorn/advisor/facts";
 import type { Selector } from "@untorn/catalog/promql";
 import { RULES_PROBE_LABEL, RULES_PROBE_RECORD, recordingRulesProbe } from "@untorn/catalog/rules";
+import {
+  DOUBLEWRITE_MODES,
+  type DoublewriteMode,
+  FLAVORS,
+  type Flavor,
+  type STORAGE_LAYERS,
+} from "@untorn/vocabulary/words";
 import { CountingApi, mapLimit, nowOf, type PromQueryApi, type VectorSample } from "./api.js";
 import {
   durationSeconds,

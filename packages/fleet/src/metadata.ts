@@ -10,8 +10,8 @@
  *   Optimized Writes); declared torn-write protection is marked `source: "declared"`.
  */
 import { type InstanceFacts, instanceFactsSchema } from "@untorn/advisor/facts";
-import type { ManagedService, Role } from "@untorn/store/schema";
 import { type StorageFacts, upsertInstanceMetadataInput } from "@untorn/store/validation";
+import type { ManagedService, ReplicationRole as Role } from "@untorn/vocabulary/words";
 import { z } from "zod";
 
 /** What one instance's declaration holds: a stored metadata row, or one entry of a metadata file. */

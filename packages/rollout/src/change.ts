@@ -12,9 +12,10 @@ import {
   doublewritePagesAction,
   rdsOptimizedWritesAction,
 } from "@untorn/advisor/actions";
-import { type Capabilities, capabilitiesFor, serverName } from "@untorn/advisor/capabilities";
+import { capabilitiesFor } from "@untorn/advisor/capabilities";
 import type { InstanceFacts } from "@untorn/advisor/facts";
 import type { Action } from "@untorn/advisor/rule";
+import { type Capabilities, serverName } from "@untorn/vocabulary/capabilities";
 import { z } from "zod";
 
 /** innodb_doublewrite modes as the exporter's `untorn_innodb_doublewrite_mode{mode}` label prints them. */

@@ -8,6 +8,7 @@
 import { type Advice, advise } from "@untorn/advisor/advise";
 import { type InstanceFacts, instanceFactsSchema } from "@untorn/advisor/facts";
 import type { Finding } from "@untorn/advisor/rule";
+import { REPLICATION_ROLES } from "@untorn/vocabulary/words";
 import { z } from "zod";
 import {
   type Change,
@@ -120,7 +121,7 @@ export type Exclusion = z.infer<typeof exclusionSchema>;
 export const instanceInfoSchema = z.strictObject({
   instance: z.string(),
   cluster: z.string().nullable(),
-  role: z.enum(["primary", "replica", "standalone"]).nullable(),
+  role: z.enum(REPLICATION_ROLES).nullable(),
 });
 
 export const planSchema = z

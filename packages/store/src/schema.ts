@@ -1,8 +1,11 @@
 /**
  * Store tables, all in the `untorn` PostgreSQL schema so a shared DATABASE_URL database stays tidy.
  * Source of the SQL migrations: change this file, then `npm run gen:migrations` and commit both.
- * Imports stay limited to drizzle-orm and type-only imports: drizzle-kit loads this file on its own.
+ * Imports stay limited to drizzle-orm, the dependency-free @untorn/vocabulary and type-only imports:
+ * drizzle-kit loads this file on its own.
  */
+
+import { ACCESS_ROLES, type AccessRole, MANAGED_SERVICES, REPLICATION_ROLES } from "@untorn/vocabulary/words";
 import { sql } from "drizzle-orm";
 import {
   bigint,
@@ -18,13 +21,8 @@ import {
 } from "drizzle-orm/pg-core";
 import type { JsonArray, JsonObject, JsonValue, StorageFacts } from "./validation.js";
 
-/** Same values as the advisor's InstanceFacts identity.role. */
-export const ROLES = ["primary", "replica", "standalone"] as const;
-export type Role = (typeof ROLES)[number];
-
-/** Same values as the advisor's InstanceFacts platform.managed; none = self-managed. */
-export const MANAGED_SERVICES = ["none", "rds", "aurora", "alibaba-rds", "other"] as const;
-export type ManagedService = (typeof MANAGED_SERVICES)[number];
+/** Access roles are the vocabulary's; the store keeps one per user. */
+export type { AccessRole };
 
 export const untorn = pgSchema("untorn");
 
@@ -39,7 +37,7 @@ export const instanceMetadata = untorn.table(
     /** The Prometheus `instance` label (host:port, or the /probe target). */
     instance: text("instance").primaryKey(),
     cluster: text("cluster"),
-    role: text("role", { enum: ROLES }),
+    role: text("role", { enum: REPLICATION_ROLES }),
     notes: text("notes").notNull().default(""),
     /** Free label the user groups storage by, e.g. `ebs-gp3`, `local-nvme`, `zfs-pool-a`. */
     storageClass: text("storage_class"),
@@ -54,7 +52,7 @@ export const instanceMetadata = untorn.table(
   },
   (t) => [
     index("instance_metadata_cluster_idx").on(t.cluster),
-    check("instance_metadata_role_check", sql`${t.role} IN (${inList(ROLES)})`),
+    check("instance_metadata_role_check", sql`${t.role} IN (${inList(REPLICATION_ROLES)})`),
     check(
       "instance_metadata_managed_service_check",
       sql`${t.managedService} IN (${inList(MANAGED_SERVICES)})`,
@@ -183,8 +181,6 @@ export const auditLog = untorn.table(
 );
 
 /** Console access roles, weakest first: each role can do what the ones before it can. */
-export const ACCESS_ROLES = ["viewer", "operator", "admin"] as const;
-export type AccessRole = (typeof ACCESS_ROLES)[number];
 
 /** Local console accounts (UNTORN_AUTH=local). Passwords are scrypt hashes (`scrypt$N$r$p$salt$hash`). */
 export const users = untorn.table(

@@ -19,7 +19,6 @@ export type {
   RolloutEvent,
   User,
 } from "./schema.js";
-export { ACCESS_ROLES } from "./schema.js";
 
 /** `dataDir` is the app's choice (e.g. `$UNTORN_DATA_DIR` or `.untorn-data/`); `databaseUrl` wins over it. */
 export type OpenStoreOptions = BackendOptions;

@@ -3,10 +3,15 @@
  * the store parses again at its boundary, so a caller that skipped validation still can't write junk.
  */
 
-import { CLOUDS, TORN_WRITE_PROVIDERS } from "@untorn/advisor/facts";
+import {
+  ACCESS_ROLES,
+  CLOUDS,
+  MANAGED_SERVICES,
+  REPLICATION_ROLES,
+  TORN_WRITE_PROVIDERS,
+} from "@untorn/vocabulary/words";
 import { z } from "zod";
 import { StoreValidationError, type ValidationIssue } from "./errors.js";
-import { ACCESS_ROLES, MANAGED_SERVICES, ROLES } from "./schema.js";
 
 export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
 export type JsonObject = { [key: string]: JsonValue };
@@ -59,7 +64,6 @@ const powerOfTwoBytes = (min: number, max: number, d: string) =>
 const label = (max: number) => str().trim().min(1, "must not be empty (use null to clear)").max(max);
 
 /** Clouds and torn-write providers: the advisor's InstanceFacts values, so declared facts overlay probed ones. */
-export { CLOUDS, TORN_WRITE_PROVIDERS };
 
 /**
  * Storage facts an operator declares because no probe can see them (managed services, cloud
@@ -154,7 +158,7 @@ export const upsertInstanceMetadataInput = z
   .object({
     instance,
     cluster: label(200).nullable().optional(),
-    role: z.enum(ROLES).nullable().optional(),
+    role: z.enum(REPLICATION_ROLES).nullable().optional(),
     notes: str().max(10_000).optional(),
     storageClass: label(100).nullable().optional(),
     storageFacts: storageFactsSchema.optional(),
@@ -165,7 +169,7 @@ export const upsertInstanceMetadataInput = z
 export type UpsertInstanceMetadataInput = z.input<typeof upsertInstanceMetadataInput>;
 
 export const listInstanceMetadataInput = z
-  .object({ cluster: str().optional(), role: z.enum(ROLES).optional() })
+  .object({ cluster: str().optional(), role: z.enum(REPLICATION_ROLES).optional() })
   .strict()
   .default({});
 export type ListInstanceMetadataInput = z.input<typeof listInstanceMetadataInput>;

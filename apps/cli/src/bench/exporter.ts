@@ -22,6 +22,7 @@ export async function startBenchExporter(address: string, socket: string): Promi
       `--mysqld.address=${socket}`,
       "--mysqld.username=root",
     ],
+    // biome-ignore lint/style/noProcessEnv: the exporter child inherits the environment (PATH), without a password
     { logFile: join(dir, "untorn-exporter.log"), env: { ...process.env, UNTORN_EXPORTER_PASSWORD: "" } },
   );
   const url = `http://${address}`;

@@ -1,4 +1,5 @@
 /** The saved bench result (bench.json): runs, setup and summary. Read back by `untorn bench --against`. */
+import { FLAVORS } from "@untorn/vocabulary/words";
 import { z } from "zod";
 
 export const SETTINGS = ["on", "off"] as const;
@@ -84,7 +85,7 @@ export const BenchResult = z
     server: z.strictObject({
       kind: z.enum(["throwaway", "existing"]),
       label: z.string(),
-      flavor: z.enum(["mysql", "mariadb", "percona"]),
+      flavor: z.enum(FLAVORS),
       version: z.string(),
       pageSize: n,
       bufferPoolBytes: n,

@@ -1,6 +1,9 @@
 /** What the bench records about the server, read with one SELECT of system variables. */
+import { capabilitiesOf } from "@untorn/vocabulary/capabilities";
+import { parseServerVersion } from "@untorn/vocabulary/server-version";
+import type { Flavor } from "@untorn/vocabulary/words";
 
-export type Flavor = "mysql" | "mariadb" | "percona";
+export type { Flavor };
 
 export interface ServerInfo {
   flavor: Flavor;
@@ -30,27 +33,18 @@ export interface ServerInfoRow {
   datadir: unknown;
 }
 
+/** MariaDB says so in @@version; Percona Server in @@version_comment (and a "-NN" build suffix). */
 export function detectFlavor(version: string, comment: string): Flavor {
-  if (/mariadb/i.test(version) || /mariadb/i.test(comment)) return "mariadb";
-  if (/percona/i.test(comment) || /percona/i.test(version)) return "percona";
-  return "mysql";
+  return parseServerVersion(version, comment)?.flavor ?? "mysql";
 }
 
 /**
- * MDEV-31124: from 10.5.7 until 10.5.20 / 10.6.13 / 10.8.8 / 10.9.6 / 10.10.4 / 10.11.3 MariaDB added
- * doublewrite writes to Innodb_data_written without multiplying by the page size (docs/reference/status-counters.md §4; the
- * advisor's capabilities use the same table). The bench reads the counter itself, so it corrects it.
+ * MDEV-31124: Innodb_data_written counts a doublewrite page as 1 byte (docs/reference/status-counters.md §4). The bench
+ * reads the counter itself, so it corrects it; the table is the vocabulary's capability table.
  */
 export function hasMdev31124(flavor: Flavor, version: string): boolean {
-  if (flavor !== "mariadb") return false;
-  const m = /^(\d+)\.(\d+)\.(\d+)/.exec(version);
-  if (!m) return false;
-  const [major, minor, patch] = [Number(m[1]), Number(m[2]), Number(m[3])];
-  if (major !== 10) return false;
-  if (minor === 5) return patch >= 7 && patch < 20;
-  const fixedIn: Record<number, number> = { 6: 13, 7: Number.POSITIVE_INFINITY, 8: 8, 9: 6, 10: 4, 11: 3 };
-  const fix = fixedIn[minor];
-  return fix !== undefined && patch < fix;
+  const v = parseServerVersion(version)?.version;
+  return v ? capabilitiesOf(flavor, v).dataWrittenUndercountsDoublewrite : false;
 }
 
 /** MariaDB reports ON/OFF as 1/0 through some drivers; MySQL 8.0.30+ has DETECT_* values. */

@@ -1,4 +1,4 @@
-import type { GateStatus, Severity, VerdictKind } from "../lib/fleet-row.js";
+import type { GateStatus, Severity, VerdictKind } from "@untorn/vocabulary/words";
 import { pct } from "../lib/format.js";
 
 const VERDICT: Record<VerdictKind, { label: string; cls: string }> = {

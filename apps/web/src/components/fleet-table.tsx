@@ -5,6 +5,7 @@
  * visible rows in the DOM so 10,000 instances scroll smoothly.
  */
 import { useVirtualizer } from "@tanstack/react-virtual";
+import { FLAVORS, GATE_STATUSES as GATES, VERDICTS } from "@untorn/vocabulary/words";
 import Link from "next/link";
 import {
   type Dispatch,
@@ -25,7 +26,7 @@ import {
   fleetQueryToParams,
   type SortKey,
 } from "../lib/fleet-query.js";
-import { FLAVORS, GATES, type TableRow, VERDICTS } from "../lib/fleet-row.js";
+import type { TableRow } from "../lib/fleet-row.js";
 import { flavorName, num, pct, serverLabel } from "../lib/format.js";
 import { gainText } from "../lib/gain.js";
 import { instanceHref } from "../lib/paths.js";

@@ -1,4 +1,5 @@
 "use client";
+import { CLOUDS, MANAGED_SERVICES, REPLICATION_ROLES, TORN_WRITE_PROVIDERS } from "@untorn/vocabulary/words";
 /**
  * Edits what Prometheus cannot know about an instance: cluster, role, notes and declared storage and
  * platform facts. Saved through a Server Action; the advisor uses the facts at once (e.g. declared
@@ -6,17 +7,7 @@
  */
 import { useActionState } from "react";
 import { bytes } from "../lib/format.js";
-import {
-  CLOUDS,
-  IDLE,
-  IO_UNITS,
-  MANAGED_SERVICES,
-  META_ROLES,
-  type MetadataFormState,
-  RECORDSIZES,
-  TORN_WRITE_PROVIDERS,
-  UNIT_SIZES,
-} from "../lib/metadata-form.js";
+import { IDLE, IO_UNITS, type MetadataFormState, RECORDSIZES, UNIT_SIZES } from "../lib/metadata-form.js";
 
 export interface MetadataValues {
   readonly cluster: string;
@@ -160,7 +151,14 @@ export function MetadataForm({
         <legend>Identity</legend>
         <div className="form-grid">
           <Text id="cluster" label="Cluster" state={state} values={values} hint="e.g. orders-eu" />
-          <Select id="role" label="Role" options={META_ROLES} state={state} values={values} blank="unknown" />
+          <Select
+            id="role"
+            label="Role"
+            options={REPLICATION_ROLES}
+            state={state}
+            values={values}
+            blank="unknown"
+          />
           <Text
             id="storageClass"
             label="Storage class"

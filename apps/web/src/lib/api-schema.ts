@@ -7,9 +7,10 @@
 import { instanceFactsSchema } from "@untorn/advisor/facts";
 import { eventSchema, GATE_KINDS, GATE_OUTCOMES, gateResultSchema } from "@untorn/rollout/events";
 import { ROLLOUT_STATUSES, rolloutStateSchema } from "@untorn/rollout/state";
+import { GATE_PATHS, GATE_STATUSES as GATES, SEVERITIES, VERDICTS } from "@untorn/vocabulary/words";
 import { z } from "zod";
 import { fleetQuerySchema, pageParamSchemas } from "./fleet-query.js";
-import { fleetRowSchema, fleetSummarySchema, GATE_PATHS, GATES, SEVERITIES, VERDICTS } from "./fleet-row.js";
+import { fleetRowSchema, fleetSummarySchema } from "./fleet-row.js";
 
 const iso = z.iso.datetime().describe("ISO 8601 time, UTC.");
 

@@ -4,8 +4,10 @@
  * still apply; serialising only what differs from the defaults; and applying the state to rows (pure,
  * used on the server for the first render and in the browser as the user types).
  */
+
+import { FLAVORS, GATE_STATUSES as GATES, VERDICTS } from "@untorn/vocabulary/words";
 import { z } from "zod";
-import { FLAVORS, GATES, type TableRow, VERDICTS } from "./fleet-row.js";
+import type { TableRow } from "./fleet-row.js";
 
 export const SORT_KEYS = [
   "rank",

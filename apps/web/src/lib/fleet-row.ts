@@ -1,26 +1,24 @@
 /**
  * One fleet table row and the fleet summary: what the fleet page and GET /api/v1/fleet show per instance.
  * The zod schemas are the API's documented response shape (docs/schemas/api-fleet.schema.json); the
- * enums repeat the advisor's (checked against its types in fleet-row.test.ts) so client code does not pull
- * the advisor into the browser bundle.
+ * enums are the vocabulary's (dependency-free, so client code does not pull the advisor into the browser).
  */
+import {
+  DOUBLEWRITE_MODES,
+  type DoublewriteMode,
+  FLAVORS,
+  type Flavor,
+  GAIN_KINDS,
+  GATE_PATHS,
+  GATE_STATUSES,
+  type GateStatus,
+  REPLICATION_ROLES,
+  type ReplicationRole,
+  SEVERITIES,
+  VERDICTS,
+  type VerdictKind,
+} from "@untorn/vocabulary/words";
 import { z } from "zod";
-
-export const FLAVORS = ["mysql", "mariadb", "percona"] as const;
-export const ROLES = ["primary", "replica", "standalone"] as const;
-export const VERDICTS = ["write-bound", "likely", "not-write-bound", "unknown"] as const;
-export const GATES = ["verified", "unverified", "unsafe"] as const;
-export const GATE_PATHS = ["provider-managed", "zfs-copy-on-write", "hardware-atomic-write"] as const;
-export const DOUBLEWRITE_MODES = ["on", "off", "detect_and_recover", "detect_only", "fast"] as const;
-export const SEVERITIES = ["critical", "error", "warning", "notice"] as const;
-export const GAIN_KINDS = ["throughput", "efficiency", "none"] as const;
-
-export type Flavor = (typeof FLAVORS)[number];
-export type Role = (typeof ROLES)[number];
-export type VerdictKind = (typeof VERDICTS)[number];
-export type GateStatus = (typeof GATES)[number];
-export type DoublewriteMode = (typeof DOUBLEWRITE_MODES)[number];
-export type Severity = (typeof SEVERITIES)[number];
 
 const ratio = z.number().min(0).max(1);
 const range = z.object({ low: z.number(), high: z.number() }).strict();
@@ -30,7 +28,7 @@ export const fleetRowSchema = z
     rank: z.number().int().positive().describe("Position in the advisor's fleet ranking (1 = most to gain)."),
     instance: z.string().min(1).describe("Prometheus instance label."),
     cluster: z.string().nullable(),
-    role: z.enum(ROLES).nullable(),
+    role: z.enum(REPLICATION_ROLES).nullable(),
     flavor: z.enum(FLAVORS),
     version: z.string(),
     doublewrite: z
@@ -39,7 +37,7 @@ export const fleetRowSchema = z
       .describe("innodb_doublewrite, normalised; null = unknown."),
     gate: z
       .object({
-        status: z.enum(GATES),
+        status: z.enum(GATE_STATUSES),
         path: z.enum(GATE_PATHS).nullable(),
         providerManaged: z.boolean(),
         summary: z.string(),
@@ -123,7 +121,7 @@ export interface TableRow {
   readonly rank: number;
   readonly instance: string;
   readonly cluster: string | null;
-  readonly role: Role | null;
+  readonly role: ReplicationRole | null;
   readonly flavor: Flavor;
   readonly version: string;
   readonly doublewrite: DoublewriteMode | null;

@@ -1,24 +1,10 @@
 /**
  * The instance metadata form: its fields, the choices of its selects, and the zod schema the Server
- * Action parses the submitted FormData with. The value lists repeat @untorn/store's (checked in
- * metadata-form.test.ts) so the form's client code does not pull the store into the browser.
+ * Action parses the submitted FormData with. The value lists are the vocabulary's (dependency-free, so
+ * the form's client code does not pull the store into the browser).
  */
+import { CLOUDS, MANAGED_SERVICES, REPLICATION_ROLES, TORN_WRITE_PROVIDERS } from "@untorn/vocabulary/words";
 import { z } from "zod";
-
-export const META_ROLES = ["primary", "replica", "standalone"] as const;
-export const MANAGED_SERVICES = ["none", "rds", "aurora", "alibaba-rds", "other"] as const;
-export const CLOUDS = ["aws", "gcp", "azure", "alibaba", "oracle", "on-prem", "other"] as const;
-export const TORN_WRITE_PROVIDERS = [
-  "aws-ebs",
-  "aws-instance-store",
-  "azure-managed-disk",
-  "gcp-hyperdisk",
-  "gcp-16k-persistent-disk",
-  "netapp-ontap",
-  "alibaba-16k-atomic-write",
-  "rds-optimized-writes",
-  "other",
-] as const;
 /** Atomic units worth offering: InnoDB page sizes (docs/reference/atomic-storage.md §8.2). */
 export const UNIT_SIZES = ["4096", "8192", "16384", "32768", "65536"] as const;
 /** How providers meter I/O: 16 KiB per page, or up to 256 KiB per request (AWS EBS SSD, docs/reference/iops-metering.md §11). */
@@ -42,7 +28,7 @@ export const metadataFormSchema = z
   .object({
     instance: z.string().trim().min(1, "missing instance").max(512),
     cluster: trimmed(200),
-    role: choice(META_ROLES),
+    role: choice(REPLICATION_ROLES),
     notes: z.string().max(10_000, "at most 10,000 characters").default(""),
     storageClass: trimmed(100),
     managedService: choice(MANAGED_SERVICES),

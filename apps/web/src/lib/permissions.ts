@@ -3,8 +3,11 @@
  * The one list the server checks (server/access.ts) and the table test walks (server/permissions.test.ts):
  * an action, route or page missing here fails that test. Adding one is one line.
  */
-export const ROLES = ["viewer", "operator", "admin"] as const;
-export type Role = (typeof ROLES)[number];
+import { ACCESS_ROLES, type AccessRole } from "@untorn/vocabulary/words";
+
+/** The vocabulary's access roles, weakest first. */
+export const ROLES = ACCESS_ROLES;
+export type Role = AccessRole;
 /** `anonymous` = no sign-in needed (the sign-in itself). */
 export type Required = Role | "anonymous";
 

@@ -1,5 +1,6 @@
 // Source: SHOW GLOBAL VARIABLES (docs/reference/mysql.md §1.4, docs/reference/mariadb.md §2.2, §2.3, §2.5, docs/reference/atomic-storage.md §8.1).
-import { DOUBLEWRITE_MODES, type DoublewriteMode, metrics } from "@untorn/catalog/metrics";
+import { metrics } from "@untorn/catalog/metrics";
+import { DOUBLEWRITE_MODES, type DoublewriteMode } from "@untorn/vocabulary/words";
 import { type Collector, nameValueMap, parseNumeric, type ServerFacts } from "../collector.js";
 
 const VARIABLES = [

@@ -1,6 +1,7 @@
 // Source: SHOW REPLICA STATUS (MySQL 8.0.22+), SHOW SLAVE STATUS (older MySQL / Percona), SHOW ALL SLAVES
 // STATUS (MariaDB, one row per connection_name), information_schema.PROCESSLIST and the gtid variables.
-import { GTID_POSITIONS, metrics, REPLICATION_ROLES, type ReplicationRole } from "@untorn/catalog/metrics";
+import { GTID_POSITIONS, metrics } from "@untorn/catalog/metrics";
+import { REPLICATION_ROLES, type ReplicationRole } from "@untorn/vocabulary/words";
 import { type Collector, nameValueMap, parseNumeric, type Row, type ServerFacts } from "../collector.js";
 import { atLeast } from "../version.js";
 

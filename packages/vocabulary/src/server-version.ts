@@ -1,6 +1,6 @@
 /**
  * @@version strings as servers print them, into flavor + version. One module with its table tests
- * (server-version.test.ts) so it can move to a shared vocabulary package as a whole.
+ * (server-version.test.ts).
  *
  * - MySQL: 8.0.35, 5.7.44-log, 8.0.36-0ubuntu0.22.04.1, 8.4.3-commercial, 8.0.35-google (Cloud SQL).
  * - Percona Server: a numeric build after the version, 8.0.36-28, 5.7.44-48-log; its version_comment
@@ -14,7 +14,7 @@
  * - Cloud suffixes (-google, -azure, -alibaba/-aliyun/AliSQL, -log, -debug): the leading
  *   major.minor.patch is the engine version, the suffix says who built it.
  */
-import type { Flavor } from "./facts.js";
+import type { Flavor } from "./words.js";
 
 export interface Version {
   readonly major: number;
