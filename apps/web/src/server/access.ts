@@ -21,6 +21,7 @@ import {
   TOKEN_ROUTES,
 } from "../lib/permissions.js";
 import { foreignOrigin } from "../lib/request-checks.js";
+import { peerAddress } from "../lib/server-info.js";
 import { jsonError } from "./http.js";
 import { proxyPrincipal } from "./proxy-auth.js";
 import { getStore } from "./store.js";
@@ -74,8 +75,22 @@ export function cookieValue(header: string | null, name: string): string | undef
   return undefined;
 }
 
-export const clientAddress = (h: Headers) =>
-  h.get("x-forwarded-for")?.split(",")[0]?.trim() || h.get("x-real-ip") || "unknown";
+/**
+ * The address sign-in throttling and the logs name: the TCP peer server.mjs reports. X-Forwarded-For is
+ * believed only from a configured auth proxy (UNTORN_TRUSTED_PROXIES), whose own hop is the last entry;
+ * from anyone else it is what the client chose to send. Only under plain `next start`/`next dev`, which
+ * report no peer, is the header the one source left.
+ */
+export function clientAddress(h: Headers): string {
+  const forwarded = (h.get("x-forwarded-for") ?? "")
+    .split(",")
+    .map((hop) => hop.trim())
+    .filter(Boolean);
+  const peer = peerAddress(h);
+  if (peer === null) return forwarded[0] || h.get("x-real-ip") || "unknown";
+  if (env().UNTORN_TRUSTED_PROXIES?.has(peer)) return forwarded.at(-1) ?? peer;
+  return peer;
+}
 
 /**
  * The principal behind a request's headers: a bearer token (only where `bearer`), else the session
