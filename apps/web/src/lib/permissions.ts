@@ -15,9 +15,16 @@ export function allows(role: Role | null, required: Required): boolean {
   return RANK[role ?? "anonymous"] >= RANK[required];
 }
 
-/** Server Actions (server/actions.ts and friends), by exported name. */
+/** Server Actions (server/actions.ts, server/rollout-actions.ts), by exported name. */
 export const ACTIONS = {
   saveInstanceMetadata: "operator",
+  createRollout: "operator",
+  markStepDone: "operator",
+  approveWave: "operator",
+  pauseRollout: "operator",
+  resumeRollout: "operator",
+  abortRollout: "operator",
+  revertRollout: "operator",
   createApiToken: "viewer",
   revokeApiToken: "viewer",
   createUser: "admin",
@@ -40,6 +47,8 @@ export const PAGES = {
   "/": "viewer",
   "/instances/[id]": "viewer",
   "/recommendations": "viewer",
+  "/rollouts/new": "operator",
+  "/rollouts/[id]": "viewer",
   "/docs/[...slug]": "viewer",
   "/login": "anonymous",
   "/account": "viewer",

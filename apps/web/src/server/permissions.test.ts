@@ -9,8 +9,11 @@ import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { ACTIONS, allows, PAGES, ROLES, ROUTES, type Role } from "../lib/permissions.js";
 import { AccessError, type Principal, runAs } from "./access.js";
-import * as actions from "./actions.js";
+import * as metadataActions from "./actions.js";
 import { isRefusal } from "./http.js";
+import * as rolloutActions from "./rollout-actions.js";
+
+const actions = { ...metadataActions, ...rolloutActions };
 
 const APP = fileURLToPath(new URL("../app/", import.meta.url));
 const WHO: (Principal | null)[] = [
