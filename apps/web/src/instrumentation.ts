@@ -2,8 +2,8 @@
  * Runs once when the server starts: a bad configuration stops it here (exit 1, naming each setting and
  * its rule); a non-loopback address with nobody's password configured is refused; the store is opened
  * (its migrations run) and the first-run admin created, its password printed once when it was generated;
- * and the first fleet read starts in the background, so the first visitor does not wait for a
- * 10,000-instance replay to load.
+ * the rollout reconciler starts (server/reconciler.ts); and the first fleet read starts in the
+ * background, so the first visitor does not wait for a 10,000-instance replay to load.
  */
 export async function register(): Promise<void> {
   const { env, EnvError, bindHost, isLoopback } = await import("./env.js");
@@ -51,6 +51,11 @@ export async function register(): Promise<void> {
       );
     else if (first.created) console.log(`untorn: created the first admin account "${e.UNTORN_ADMIN_USER}"`);
   }
+  if (!storeError) {
+    const { startReconciler } = await import("./server/reconciler.js");
+    const off = startReconciler(e);
+    if (off) console.log(`untorn: rollout reconciler off: ${off}`);
+  } else console.error("untorn: rollout reconciler off: the store cannot be opened");
   const { getFleetView } = await import("./server/data.js");
   // After the server listens (decoding a large replay blocks for seconds). Failures are the first page's
   // to show (banner, empty state); here they only cost the head start.

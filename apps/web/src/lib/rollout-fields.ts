@@ -13,7 +13,14 @@ export const CHANGE_KINDS = [
 ] as const;
 export type ChangeKindField = (typeof CHANGE_KINDS)[number][0];
 
-export const FLUSH_METHODS = ["fsync", "O_DSYNC", "littlesync", "nosync", "O_DIRECT", "O_DIRECT_NO_FSYNC"] as const;
+export const FLUSH_METHODS = [
+  "fsync",
+  "O_DSYNC",
+  "littlesync",
+  "nosync",
+  "O_DIRECT",
+  "O_DIRECT_NO_FSYNC",
+] as const;
 export const STORAGE_PLATFORMS = [
   ["rds-blue-green", "RDS Blue/Green with Optimized Writes"],
   ["alibaba-16k", "Alibaba 16K atomic write"],
@@ -76,6 +83,8 @@ export interface RolloutFormState {
   readonly conflict?: boolean;
   readonly message: string;
   readonly fieldErrors: Readonly<Record<string, string>>;
+  /** The plan editor's submitted values, echoed on an error so the form shows what was sent. */
+  readonly values?: Readonly<Record<string, readonly string[]>>;
 }
 
 export const ROLLOUT_IDLE: RolloutFormState = { status: "idle", message: "", fieldErrors: {} };

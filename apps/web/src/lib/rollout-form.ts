@@ -235,7 +235,7 @@ export function parseTargets(raw: Raw): { ok: true; targets: string[] } | { ok: 
       .map((s) => s.trim())
       .filter(Boolean),
   ];
-  const bad = list.find((t) => t.length > 256 || /[\s\x00-\x1f]/.test(t));
+  const bad = list.find((t) => t.length > 256 || !/^[\x21-\x7e\u00a0-\uffff]+$/.test(t));
   if (bad !== undefined) return { ok: false, message: "an instance name is too long or holds spaces" };
   if (list.length > 10_000) return { ok: false, message: "at most 10,000 instances" };
   return { ok: true, targets: [...new Set(list)] };

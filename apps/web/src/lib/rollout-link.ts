@@ -30,7 +30,11 @@ export function changeFieldsOf(finding: Pick<Finding, "actions" | "blocked">): R
 }
 
 /** `/rollouts/new?…` for `fields` (from changeFieldsOf) on `instances`, naming the rule it came from. */
-export function planHref(fields: Record<string, string>, instances: readonly string[], ruleId: string): string {
+export function planHref(
+  fields: Record<string, string>,
+  instances: readonly string[],
+  ruleId: string,
+): string {
   const p = new URLSearchParams({ ...fields, rule: ruleId });
   for (const i of instances) p.append("target", i);
   return `/rollouts/new?${p}`;

@@ -11,10 +11,11 @@ import { createStoredRollout, runCommand } from "@untorn/rollout-runner/runner";
 import { revalidatePath } from "next/cache";
 import { redirect } from "next/navigation";
 import type { ActionName } from "../lib/permissions.js";
-import { type CommandFormName, parseCommandForm, parsePlanForm, parseTargets } from "../lib/rollout-form.js";
 import type { RolloutFormState } from "../lib/rollout-fields.js";
+import { type CommandFormName, parseCommandForm, parsePlanForm, parseTargets } from "../lib/rollout-form.js";
 import { AccessError, actorOf, type Principal, requireRole } from "./access.js";
 import { getFleetView } from "./data.js";
+import { kickReconciler } from "./reconciler.js";
 import { runnerDeps } from "./rollouts.js";
 
 async function authorize(action: ActionName): Promise<Principal | { denied: 401 | 403; message: string }> {
@@ -83,6 +84,18 @@ export async function createRollout(_prev: RolloutFormState, data: FormData): Pr
   const who = await authorize("createRollout");
   if ("denied" in who) return { ...failed(who.message), denied: who.denied };
   const entries = [...data.entries()];
+  const values: Record<string, string[]> = {};
+  for (const [k, v] of entries)
+    if (typeof v === "string" && !k.startsWith("$")) values[k] = [...(values[k] ?? []), v];
+  const r = await create(who, data, entries);
+  return r.status === "error" ? { ...r, values } : r;
+}
+
+async function create(
+  who: Principal,
+  data: FormData,
+  entries: [string, FormDataEntryValue][],
+): Promise<RolloutFormState> {
   const parsed = parsePlanForm(entries);
   if (!parsed.ok) return failed("Some fields need fixing.", parsed.fieldErrors);
   const targets = parseTargets(entries);
@@ -134,6 +147,7 @@ export async function createRollout(_prev: RolloutFormState, data: FormData): Pr
     if (told) return told;
     throw err;
   }
+  kickReconciler();
   revalidatePath("/rollouts");
   redirect(`/rollouts/${encodeURIComponent(id)}`);
 }
@@ -143,17 +157,13 @@ async function command(
   action: ActionName,
   form: CommandFormName,
   data: FormData,
-  build: (
-    v: Record<string, unknown>,
-    base: Pick<CommandInput, "key" | "actor">,
-  ) => CommandInput,
+  build: (v: Record<string, unknown>, base: Pick<CommandInput, "key" | "actor">) => CommandInput,
   done: (v: Record<string, unknown>) => string,
 ): Promise<RolloutFormState> {
   const who = await authorize(action);
   if ("denied" in who) return { ...failed(who.message), denied: who.denied };
   const parsed = parseCommandForm(form, [...data.entries()]);
-  if (!parsed.ok)
-    return failed(parsed.fieldErrors.form ?? "Some fields need fixing.", parsed.fieldErrors);
+  if (!parsed.ok) return failed(parsed.fieldErrors.form ?? "Some fields need fixing.", parsed.fieldErrors);
   const v = parsed.value as Record<string, unknown> & { id: string; version: number; key: string };
   const cmd = build(v, { key: v.key, actor: { id: actorOf(who), kind: "operator" } });
   let message: string;
@@ -168,6 +178,7 @@ async function command(
     if (told) return told;
     throw err;
   }
+  kickReconciler();
   revalidatePath(`/rollouts/${encodeURIComponent(v.id)}`);
   revalidatePath("/rollouts");
   return { status: "done", message, fieldErrors: {} };

@@ -12,7 +12,12 @@ import type { MetadataByInstance } from "@untorn/fleet/profile";
 import type { Change } from "@untorn/rollout/change";
 import { type Plan, planInputSchema, planRollout } from "@untorn/rollout/plan";
 import type { PolicyInput } from "@untorn/rollout/policy";
-import { activeRollouts, getRollout, type RunnerDeps, type StoredRollout } from "@untorn/rollout-runner/runner";
+import {
+  activeRollouts,
+  getRollout,
+  type RunnerDeps,
+  type StoredRollout,
+} from "@untorn/rollout-runner/runner";
 import { type Env, env } from "../env.js";
 import { getFleetView, type SourceInfo } from "./data.js";
 import { readDeclaredFile } from "./declared.js";
