@@ -81,8 +81,10 @@ const utcTime = z
     "a date and time like 2026-11-25T01:30 (UTC)",
   )
   .transform((s, ctx) => {
-    const t = Date.parse(/Z|[+-]\d{2}:\d{2}$/.test(s) ? s : `${s}Z`);
-    if (Number.isNaN(t)) {
+    const zoned = /Z|[+-]\d{2}:\d{2}$/.test(s);
+    const t = Date.parse(zoned ? s : `${s}Z`);
+    // Date.parse rolls 2026-02-30 over to March: a UTC time must read back as written.
+    if (Number.isNaN(t) || (!zoned && new Date(t).toISOString().slice(0, 16) !== s.slice(0, 16))) {
       ctx.addIssue({ code: "custom", message: "not a real date and time" });
       return z.NEVER;
     }
@@ -244,28 +246,28 @@ export function parseTargets(raw: Raw): { ok: true; targets: string[] } | { ok: 
 // ---- the controls on a rollout ----
 
 const key = z
-  .string()
+  .string({ error: "the form's idempotency key is missing: reload the page" })
   .min(8, "the form's idempotency key is missing: reload the page")
   .max(200, "the form's idempotency key is too long")
   .regex(/^[\x21-\x7e]+$/, "the form's idempotency key is not printable ASCII");
 const version = z
-  .string()
+  .string({ error: "the form's version is missing: reload the page" })
   .regex(/^\d{1,9}$/, "the form's version is not a number: reload the page")
   .transform(Number);
 const rolloutId = z
-  .string()
+  .string({ error: "which rollout? (no id): reload the page" })
   .min(1, "which rollout? (no id)")
   .max(128, "the rollout id is too long")
   .regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, "not a rollout id");
-const reason = z.string().trim().min(1, "say why (kept in the audit)").max(4000, "at most 4000 characters");
+const reason = z.string({ error: "say why (kept in the audit)" }).trim().min(1, "say why (kept in the audit)").max(4000, "at most 4000 characters");
 const note = z.string().trim().max(4000, "at most 4000 characters").optional();
 const base = { id: rolloutId, version, key };
 
 export const commandForms = {
-  approve: z.object({ ...base, wave: whole(0, 10_000), note }),
+  approve: z.object({ ...base, wave: z.string({ error: "which wave?" }).pipe(whole(0, 10_000)), note }),
   stepDone: z.object({
     ...base,
-    instance: z.string().min(1, "which instance?").max(256, "the instance name is too long"),
+    instance: z.string({ error: "which instance?" }).min(1, "which instance?").max(256, "the instance name is too long"),
     note,
   }),
   pause: z.object({ ...base, reason }),
