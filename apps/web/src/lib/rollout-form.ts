@@ -259,7 +259,11 @@ const rolloutId = z
   .min(1, "which rollout? (no id)")
   .max(128, "the rollout id is too long")
   .regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, "not a rollout id");
-const reason = z.string({ error: "say why (kept in the audit)" }).trim().min(1, "say why (kept in the audit)").max(4000, "at most 4000 characters");
+const reason = z
+  .string({ error: "say why (kept in the audit)" })
+  .trim()
+  .min(1, "say why (kept in the audit)")
+  .max(4000, "at most 4000 characters");
 const note = z.string().trim().max(4000, "at most 4000 characters").optional();
 const base = { id: rolloutId, version, key };
 
@@ -267,7 +271,10 @@ export const commandForms = {
   approve: z.object({ ...base, wave: z.string({ error: "which wave?" }).pipe(whole(0, 10_000)), note }),
   stepDone: z.object({
     ...base,
-    instance: z.string({ error: "which instance?" }).min(1, "which instance?").max(256, "the instance name is too long"),
+    instance: z
+      .string({ error: "which instance?" })
+      .min(1, "which instance?")
+      .max(256, "the instance name is too long"),
     note,
   }),
   pause: z.object({ ...base, reason }),

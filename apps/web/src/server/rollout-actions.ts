@@ -59,6 +59,7 @@ function explain(err: unknown): RolloutFormState | null {
     case "IdempotencyKeyReuseError":
       return failed(`Not applied: ${e.message}. Reload the page for a fresh form.`);
     case "NotFoundError":
+    case "StoreValidationError":
       return failed("Not applied: there is no such rollout (deleted, or a wrong link).");
     case "RolloutRefusedError":
       return failed(`Refused by the engine (${e.refusal?.code}): ${e.refusal?.message}`);

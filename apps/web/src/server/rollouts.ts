@@ -110,7 +110,9 @@ export async function loadRollout(id: string, e: Env = env()): Promise<StoredRol
   try {
     return await getRollout({ store: await getStore(e) }, id);
   } catch (err) {
-    if ((err as Error).name === "NotFoundError") return null;
+    // The store keys rollouts by UUID: another id names no rollout.
+    if ((err as Error).name === "NotFoundError" || (err as Error).name === "StoreValidationError")
+      return null;
     throw err;
   }
 }
