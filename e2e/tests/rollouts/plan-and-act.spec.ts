@@ -96,8 +96,10 @@ test("plans a rollout, sees the dry run, creates it, marks a step done, pauses, 
   await page.getByRole("button", { name: "Approve wave 0" }).click();
   await expect(page.getByRole("status").filter({ hasText: "Wave 0 approved" })).toBeVisible();
   // The console's reconciler runs the pre-wave gate on the recording without anyone asking.
-  await expect(page.getByTestId("last-gate")).toBeVisible({ timeout: 20_000 });
-  await page.reload();
+  await expect(async () => {
+    await page.reload();
+    await expect(page.getByTestId("last-gate")).toBeVisible({ timeout: 1000 });
+  }).toPass({ timeout: 30_000 });
   await page.getByRole("button", { name: "Mark step done on db-on" }).click();
   // On the throwaway recording the replicas have no replication metrics, so the engine keeps the
   // wave pending ("no replication data") and refuses the step with its reason; with replication
