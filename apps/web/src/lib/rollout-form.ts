@@ -265,7 +265,9 @@ const reason = z
   .min(1, "say why (kept in the audit)")
   .max(4000, "at most 4000 characters");
 const note = z.string().trim().max(4000, "at most 4000 characters").optional();
-const base = { id: rolloutId, version, key };
+/** The status the page showed (a conflict by the reconciler alone is retried while it is unchanged). */
+const shownStatus = z.string().max(32).optional();
+const base = { id: rolloutId, version, key, status: shownStatus };
 
 export const commandForms = {
   approve: z.object({ ...base, wave: z.string({ error: "which wave?" }).pipe(whole(0, 10_000)), note }),
@@ -295,7 +297,7 @@ export function parseCommandForm<N extends CommandFormName>(
   const fieldErrors: FieldErrors = {};
   for (const i of r.error.issues) {
     const f = String(i.path[0] ?? "form");
-    fieldErrors[["id", "version", "key"].includes(f) ? "form" : f] ??= i.message;
+    fieldErrors[["id", "version", "key", "status"].includes(f) ? "form" : f] ??= i.message;
   }
   return { ok: false, fieldErrors };
 }

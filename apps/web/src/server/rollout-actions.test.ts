@@ -144,6 +144,38 @@ describe("createRollout", () => {
     expect((await stored(id)).state.status).toBe("paused");
   });
 
+  it("a change by the reconciler alone is no conflict while the status the page showed holds", async () => {
+    const { resumeRollout } = await import("./rollout-actions.js");
+    const { runnerDeps } = await import("./rollouts.js");
+    const { runCommand } = await import("@untorn/rollout-runner/runner");
+    const seen = await stored(id);
+    expect(seen.state.status).toBe("paused");
+    // The reconciler's bookkeeping moves the version on.
+    await runCommand(await runnerDeps(), id, {
+      type: "attest-backup",
+      key: "k-reconciler-0001",
+      actor: { id: "reconciler", kind: "system" },
+      takenAt: Date.UTC(2020, 0, 1) / 1000,
+    });
+    expect((await stored(id)).version).toBeGreaterThan(seen.version);
+    const shownActive = await runAs(olga, () =>
+      resumeRollout(
+        ROLLOUT_IDLE,
+        form({ id, version: String(seen.version), key: "k-resume-0001", status: "active" }),
+      ),
+    );
+    expect(shownActive).toMatchObject({ status: "error", conflict: true });
+    expect(shownActive.message).toMatch(/changed by reconciler/);
+    const shownPaused = await runAs(olga, () =>
+      resumeRollout(
+        ROLLOUT_IDLE,
+        form({ id, version: String(seen.version), key: "k-resume-0002", status: "paused" }),
+      ),
+    );
+    expect(shownPaused).toMatchObject({ status: "done" });
+    expect((await stored(id)).state.status).toBe("active");
+  });
+
   it("shows the engine's refusal (a step on a wave not open yet)", async () => {
     const { markStepDone } = await import("./rollout-actions.js");
     const s = await stored(id);

@@ -165,11 +165,38 @@ async function command(
   if ("denied" in who) return { ...failed(who.message), denied: who.denied };
   const parsed = parseCommandForm(form, [...data.entries()]);
   if (!parsed.ok) return failed(parsed.fieldErrors.form ?? "Some fields need fixing.", parsed.fieldErrors);
-  const v = parsed.value as Record<string, unknown> & { id: string; version: number; key: string };
+  const v = parsed.value as Record<string, unknown> & {
+    id: string;
+    version: number;
+    key: string;
+    status?: string;
+  };
   const cmd = build(v, { key: v.key, actor: { id: actorOf(who), kind: "operator" } });
   let message: string;
   try {
-    const o = await runCommand(await runnerDeps(), v.id, cmd, { expectedVersion: v.version });
+    const deps = await runnerDeps();
+    const o = await runCommand(deps, v.id, cmd, { expectedVersion: v.version }).catch(
+      async (err: unknown) => {
+        // The reconciler's own bookkeeping (a read-back counted, a gate re-checked) bumps the version
+        // every pass; it is no other person's decision. When only the reconciler changed the rollout and
+        // its status is still the one the page showed, the command goes to the current state, which the
+        // engine validates. Any person's change, or a new status, stays a conflict.
+        const e = err as {
+          name?: string;
+          changedBy?: { actor: string };
+          actualState?: string;
+          actualVersion?: number;
+        };
+        if (
+          e.name === "VersionConflictError" &&
+          e.changedBy?.actor === "reconciler" &&
+          e.actualVersion !== undefined &&
+          (v.status === undefined || e.actualState === v.status)
+        )
+          return runCommand(deps, v.id, cmd, { expectedVersion: e.actualVersion });
+        throw err;
+      },
+    );
     if (o.refusal) return failed(`Refused by the engine (${o.refusal.code}): ${o.refusal.message}`);
     message = o.replayed
       ? "Already done: this form was submitted before, nothing was applied twice."

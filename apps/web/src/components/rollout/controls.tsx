@@ -30,7 +30,7 @@ export async function RolloutControls({
   const stored = await loadRollout(id);
   const s = stored?.state;
   const w = s?.currentWave !== null && s?.currentWave !== undefined ? s.waves[s.currentWave] : undefined;
-  const hidden = () => ({ id, version: String(version), key: randomUUID() });
+  const hidden = () => ({ id, version: String(version), key: randomUUID(), status });
   const approvable =
     w !== undefined &&
     ((w.phase === "pending" && w.approvedAt === null && (status === "active" || status === "paused")) ||
