@@ -94,7 +94,10 @@ test("plans a rollout, sees the dry run, creates it, marks a step done, pauses, 
   await expect(page.getByTestId("rollout-status")).toHaveText("active");
 
   await page.getByRole("button", { name: "Approve wave 0" }).click();
-  await expect(page.getByRole("status").filter({ hasText: "Wave 0 approved" })).toBeVisible();
+  // The approve form goes once the wave is approved; the wave says who approved it.
+  await expect(
+    page.getByRole("heading", { name: /^Wave 0 \(canary\).*approved by operator-/ }),
+  ).toBeVisible();
   // The console's reconciler runs the pre-wave gate on the recording without anyone asking.
   await expect(async () => {
     await page.reload();
