@@ -149,6 +149,9 @@ export default async function globalSetup(_config: FullConfig): Promise<() => Pr
     if (failed) throw (failed as PromiseRejectedResult).reason;
     for (const s of servers) process.env[targetEnv(s.name as Target)] = s.url;
     process.env.UNTORN_E2E_PROXY = proxy.url;
+    // Specs that start a console of their own (tests/rollouts/) replay the same recording.
+    process.env.UNTORN_E2E_REPLAY_FILE = envs.recorded.UNTORN_REPLAY!;
+    process.env.UNTORN_E2E_WORKDIR = workDir;
     process.env.UNTORN_E2E_INSTANCES = stack.recorded.instances.join(",");
     log(`ready: ${servers.map((s) => `${s.name} ${s.url}`).join(", ")}`);
   } catch (err) {

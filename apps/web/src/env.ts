@@ -193,6 +193,8 @@ export const envSchema = z.object({
   UNTORN_SLOW_MS: optional(positiveInt(1, 600_000)).transform((v) => v ?? 5_000),
   /** How long a live fleet snapshot is reused before Prometheus is asked again. */
   UNTORN_CACHE_SECONDS: optional(positiveInt(0, 86_400)).transform((v) => v ?? 30),
+  /** Seconds between two passes of the rollout reconciler the console runs; 0 turns it off. */
+  UNTORN_RECONCILE_SECONDS: optional(positiveInt(0, 86_400)).transform((v) => v ?? 30),
 });
 
 export type Env = z.infer<typeof envSchema>;

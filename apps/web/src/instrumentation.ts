@@ -3,8 +3,8 @@
  * its rule); a non-loopback address with nobody's password configured is refused; the store is opened
  * (its migrations run) and the first-run admin created, its password printed once when it was generated;
  * in replay mode the recording's rollouts are loaded into the store (idempotent, recorded-rollouts.ts);
- * and the first fleet read starts in the background, so the first visitor does not wait for a
- * 10,000-instance replay to load.
+ * the rollout reconciler starts (server/reconciler.ts); and the first fleet read starts in the
+ * background, so the first visitor does not wait for a 10,000-instance replay to load.
  */
 export async function register(): Promise<void> {
   const { env, EnvError, bindHost, isLoopback } = await import("./env.js");
@@ -80,6 +80,11 @@ export async function register(): Promise<void> {
       (err: Error) => console.error(`untorn: ${err.message}; sign-in fails until it can be read`),
     );
   }
+  if (!storeError) {
+    const { startReconciler } = await import("./server/reconciler.js");
+    const off = startReconciler(e);
+    if (off) console.log(`untorn: rollout reconciler off: ${off}`);
+  } else console.error("untorn: rollout reconciler off: the store cannot be opened");
   const { getFleetView } = await import("./server/data.js");
   // After the server listens (decoding a large replay blocks for seconds). Failures are the first page's
   // to show (banner, empty state); here they only cost the head start.

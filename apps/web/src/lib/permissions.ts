@@ -18,9 +18,16 @@ export function allows(role: Role | null, required: Required): boolean {
   return RANK[role ?? "anonymous"] >= RANK[required];
 }
 
-/** Server Actions (server/actions.ts and friends), by exported name. */
+/** Server Actions (server/actions.ts, server/rollout-actions.ts), by exported name. */
 export const ACTIONS = {
   saveInstanceMetadata: "operator",
+  createRollout: "operator",
+  markStepDone: "operator",
+  approveWave: "operator",
+  pauseRollout: "operator",
+  resumeRollout: "operator",
+  abortRollout: "operator",
+  revertRollout: "operator",
   createApiToken: "viewer",
   revokeApiToken: "viewer",
   createUser: "admin",
@@ -49,6 +56,7 @@ export const PAGES = {
   "/instances/[id]": "viewer",
   "/recommendations": "viewer",
   "/rollouts": "viewer",
+  "/rollouts/new": "operator",
   "/rollouts/[id]": "viewer",
   "/rollouts/[id]/report": "viewer",
   "/docs/[...slug]": "viewer",

@@ -9,6 +9,8 @@ import { StatusBanner } from "../../components/status-banner.js";
 import { num, pct, pctRange } from "../../lib/format.js";
 import { gainText } from "../../lib/gain.js";
 import { instanceHref, ruleDocsHref } from "../../lib/paths.js";
+import { ACTIONS, allows } from "../../lib/permissions.js";
+import { changeFieldsOf, planHref } from "../../lib/rollout-link.js";
 import { requirePage } from "../../server/access.js";
 import { groupFindings, type RuleGroup } from "../../server/recommendations.js";
 import { fleetView } from "../../server/views.js";
@@ -21,8 +23,9 @@ const SHOWN = 25;
 const MAX_LISTED = 500;
 
 export default async function RecommendationsPage() {
-  if ((await requirePage("/recommendations", "/recommendations")) === "forbidden")
-    return <Forbidden needed="viewer" />;
+  const who = await requirePage("/recommendations", "/recommendations");
+  if (who === "forbidden") return <Forbidden needed="viewer" />;
+  const canPlan = allows(who.role, ACTIONS.createRollout);
   return (
     <>
       <div className="page-head">
@@ -34,16 +37,31 @@ export default async function RecommendationsPage() {
         </div>
       </div>
       <Suspense fallback={<SectionSkeleton label="Loading recommendations" lines={8} />}>
-        <Groups />
+        <Groups canPlan={canPlan} />
       </Suspense>
     </>
   );
 }
 
-async function Groups() {
+async function Groups({ canPlan }: { canPlan: boolean }) {
   const v = await fleetView();
   const s = v.snapshot;
   const groups = s ? groupFindings(s.advice.values()) : [];
+  // "Plan a rollout" per rule: the change its actionable findings carry, on their instances.
+  const plans = new Map<string, string>();
+  if (canPlan && s) {
+    const byRule = new Map<string, { fields: Record<string, string>; instances: string[] }>();
+    for (const a of s.advice.values())
+      for (const f of a.findings) {
+        const fields = changeFieldsOf(f);
+        if (!fields) continue;
+        const e = byRule.get(f.ruleId) ?? { fields, instances: [] };
+        if (JSON.stringify(e.fields) === JSON.stringify(fields)) e.instances.push(a.identity.instance);
+        byRule.set(f.ruleId, e);
+      }
+    for (const [rule, e] of byRule)
+      plans.set(rule, planHref(e.fields, e.instances.sort().slice(0, 500), rule));
+  }
   return (
     <>
       <StatusBanner
@@ -92,7 +110,7 @@ async function Groups() {
             </table>
           </nav>
           {groups.map((g) => (
-            <Group key={g.ruleId} group={g} />
+            <Group key={g.ruleId} group={g} plan={plans.get(g.ruleId) ?? null} />
           ))}
         </>
       )}
@@ -100,7 +118,7 @@ async function Groups() {
   );
 }
 
-function Group({ group: g }: { group: RuleGroup }) {
+function Group({ group: g, plan }: { group: RuleGroup; plan: string | null }) {
   const rows = (items: RuleGroup["instances"]) =>
     items.map((i) => (
       <tr key={i.instance}>
@@ -141,6 +159,14 @@ function Group({ group: g }: { group: RuleGroup }) {
       <p>
         <code>{g.ruleId}</code> · <a href={ruleDocsHref(g.docs)}>Rule documentation</a>
         {g.blocked > 0 ? ` · ${num(g.blocked)} waiting for the safety gate` : ""}
+        {plan && (
+          <>
+            {" · "}
+            <Link href={plan} aria-label={`Plan a rollout: ${g.title}`}>
+              Plan a rollout
+            </Link>
+          </>
+        )}
       </p>
       <div className="table-scroll">
         <table className="data" aria-label={`Instances affected by ${g.title}`}>

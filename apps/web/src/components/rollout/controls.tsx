@@ -1,9 +1,23 @@
 /**
- * The operator's controls of a rollout. This read-only version only points at the CLI; the console's
- * Server Actions (approve, pause, resume, abort, revert) replace it. `canOperate` is computed on the
- * server from the session's role; the server checks the role again on every command.
+ * The rollout's controls: approve the current wave, pause, resume, abort, revert. Only an operator sees
+ * them (the Server Actions check the role again). Each form carries the version the page showed, so
+ * acting on a rollout someone else changed meanwhile is a conflict that names them, not a lost update.
  */
-export function RolloutControls({
+import { randomUUID } from "node:crypto";
+import {
+  abortRollout,
+  approveWave,
+  pauseRollout,
+  resumeRollout,
+  revertRollout,
+} from "../../server/rollout-actions.js";
+import { loadRollout } from "../../server/rollout-deps.js";
+import { CommandForm } from "./command-form.js";
+
+export async function RolloutControls({
+  id,
+  version,
+  status,
   canOperate,
 }: {
   id: string;
@@ -11,10 +25,74 @@ export function RolloutControls({
   status: string;
   canOperate: boolean;
 }) {
-  if (!canOperate) return null;
+  if (!canOperate)
+    return <p className="subtle">Approving, pausing, aborting and reverting need the operator role.</p>;
+  const stored = await loadRollout(id);
+  const s = stored?.state;
+  const w = s?.currentWave !== null && s?.currentWave !== undefined ? s.waves[s.currentWave] : undefined;
+  const hidden = () => ({ id, version: String(version), key: randomUUID(), status });
+  const approvable =
+    w !== undefined &&
+    ((w.phase === "pending" && w.approvedAt === null && (status === "active" || status === "paused")) ||
+      (w.phase === "inconclusive" && status === "paused"));
+  const reason = (verb: string) => [{ name: "reason", label: `Why ${verb} (kept in the audit)` }];
+  const final = status === "completed" || status === "aborted" || status === "reverted";
   return (
-    <p className="subtle" data-testid="rollout-controls">
-      Actions: see <code>untorn rollout</code> in <a href="/docs/cli">docs/cli.md</a>.
-    </p>
+    <section className="section rollout-controls" aria-labelledby="rollout-controls-title">
+      <h2 id="rollout-controls-title">Actions</h2>
+      <div className="controls-grid">
+        {approvable && w && (
+          <CommandForm
+            action={approveWave}
+            name="approve"
+            hidden={{ ...hidden(), wave: String(w.index) }}
+            fields={[{ name: "note", label: "Approval note (optional)" }]}
+            submit={
+              w.phase === "inconclusive" ? `Accept wave ${w.index} and go on` : `Approve wave ${w.index}`
+            }
+          />
+        )}
+        {status === "active" && (
+          <CommandForm
+            action={pauseRollout}
+            name="pause"
+            hidden={hidden()}
+            fields={reason("pause")}
+            submit="Pause"
+          />
+        )}
+        {status === "paused" && (
+          <CommandForm
+            action={resumeRollout}
+            name="resume"
+            hidden={hidden()}
+            fields={[{ name: "note", label: "Resume note (optional)" }]}
+            submit="Resume"
+          />
+        )}
+        {!final && status !== "reverting" && (
+          <CommandForm
+            action={abortRollout}
+            name="abort"
+            hidden={hidden()}
+            fields={reason("abort")}
+            submit="Abort"
+            danger
+          />
+        )}
+        {status !== "reverting" &&
+          status !== "reverted" &&
+          (s?.instances ?? []).some((i) => i.appliedAt !== null) && (
+            <CommandForm
+              action={revertRollout}
+              name="revert"
+              hidden={hidden()}
+              fields={reason("revert")}
+              submit="Revert"
+              danger
+            />
+          )}
+      </div>
+    </section>
   );
 }

@@ -1,6 +1,7 @@
 import type { InstanceState, RolloutState } from "@untorn/rollout/state";
 import { utc } from "../../lib/format.js";
 import { CopyButton } from "../copy-button.js";
+import { StepDone } from "./step-done.js";
 
 const LANG: Record<string, string> = { ini: "my.cnf", sql: "SQL", shell: "shell" };
 
@@ -41,9 +42,21 @@ function expectText(e: RolloutState["plan"]["steps"][number]["expect"]): string 
   return parts.join(", ") || "–";
 }
 
-/** The current wave: per instance the exact steps for its platform, and what the exporter read back. */
-export function CurrentWaveSteps({ state: s }: { state: RolloutState }) {
-  const w = s.currentWave === null ? undefined : s.waves[s.currentWave];
+/**
+ * The current wave: per instance the exact steps for its platform, "Mark step done" for an operator
+ * while the step is to do, and what the exporter read back.
+ */
+export function CurrentWaveSteps({
+  state: s,
+  version,
+  canOperate,
+}: {
+  state: RolloutState;
+  version: number;
+  canOperate: boolean;
+}) {
+  const wave = s.currentWave;
+  const w = wave === null ? undefined : s.waves[wave];
   if (!w) return <p className="subtle">No wave is current.</p>;
   return (
     <>
@@ -62,6 +75,9 @@ export function CurrentWaveSteps({ state: s }: { state: RolloutState }) {
               {step.switchover ? ", after a switchover" : ""}. State: {INSTANCE_TEXT[inst.status]}
               {inst.appliedAt ? ` (marked done ${utc(inst.appliedAt)} by ${inst.appliedBy?.id ?? "–"})` : ""}.
             </p>
+            {wave !== null && (inst.status === "pending" || inst.status === "applying") && (
+              <StepDone id={s.id} version={version} instance={id} wave={wave} canOperate={canOperate} />
+            )}
             {step.removesTornPageProtection && (
               <p className="banner banner-warn">
                 This step removes torn-page protection: it is planned only because the safety gate was

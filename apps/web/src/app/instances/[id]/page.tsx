@@ -20,6 +20,7 @@ import { parseInstanceId } from "../../../lib/instance-id.js";
 import { grafanaInstanceHref } from "../../../lib/paths.js";
 import { ACTIONS, allows } from "../../../lib/permissions.js";
 import { RANGE_KEYS, type RangeKey, rangeParamSchema } from "../../../lib/ranges.js";
+import { changeFieldsOf, planHref } from "../../../lib/rollout-link.js";
 import { requirePage } from "../../../server/access.js";
 import { saveInstanceMetadata } from "../../../server/actions.js";
 import { instanceLookup } from "../../../server/views.js";
@@ -180,7 +181,27 @@ export default async function InstancePage({
         {a.findings.length === 0 ? (
           <p className="subtle">Nothing to change: no rule fired for this instance.</p>
         ) : (
-          a.findings.map((f) => <FindingCard key={f.ruleId} finding={f} />)
+          a.findings.map((f) => {
+            const fields = allows(who.role, ACTIONS.createRollout) ? changeFieldsOf(f) : null;
+            return (
+              <div key={f.ruleId}>
+                <FindingCard finding={f} />
+                {fields && (
+                  <p>
+                    <Link
+                      href={planHref(fields, [instance], f.ruleId)}
+                      aria-label={`Plan a rollout: ${f.title}`}
+                    >
+                      Plan a rollout
+                    </Link>{" "}
+                    <span className="subtle">
+                      of this change on this instance (the plan editor adds its control)
+                    </span>
+                  </p>
+                )}
+              </div>
+            );
+          })
         )}
       </section>
 

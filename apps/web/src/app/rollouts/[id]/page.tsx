@@ -169,7 +169,7 @@ export default async function RolloutPage({ params }: { params: Params }) {
       {s.currentWave !== null && isActiveStatus(s.status) && (
         <section className="section" aria-labelledby="steps-title">
           <h2 id="steps-title">Wave {s.currentWave}: the steps per instance</h2>
-          <CurrentWaveSteps state={s} />
+          <CurrentWaveSteps state={s} version={version} canOperate={canOperate} />
         </section>
       )}
 

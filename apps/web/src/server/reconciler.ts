@@ -1,0 +1,74 @@
+import "server-only";
+/**
+ * The console's reconciler: time-based gates (pre-wave checks, read-backs, bake ends, re-judgements)
+ * advance without anyone watching a page. One pass every UNTORN_RECONCILE_SECONDS (0 = off), and one
+ * soon after a command; the runner's pass holds the store's single-writer lock (tryExclusive), so
+ * several consoles and `untorn rollout reconcile` can run side by side and only one acts at a time.
+ * Off without a data source (nothing to observe). In replay mode it reads the recording at its end.
+ */
+import { reconcileRollouts } from "@untorn/rollout-runner/runner";
+import { type Env, env } from "../env.js";
+import { declarations, runnerDeps } from "./rollout-deps.js";
+import { resolveSource } from "./source.js";
+
+interface Loop {
+  timer: NodeJS.Timeout | null;
+  running: Promise<void> | null;
+  intervalMs: number;
+}
+
+// One per process even when a dev server reloads this module.
+const shared = globalThis as { __untornReconciler?: Loop };
+
+const log = (m: string) => console.log(`untorn: reconciler: ${m}`);
+
+/** One pass over every active rollout; logs what moved and what failed, never throws. */
+export async function reconcileOnce(e: Env = env()): Promise<void> {
+  const src = resolveSource(e);
+  if (!src.api) return;
+  try {
+    const deps = await runnerDeps(e);
+    const r = await reconcileRollouts(deps, { api: src.api, metadata: await declarations(e) });
+    if (!r.acquired) return;
+    for (const p of r.rollouts) {
+      for (const ev of p.events) log(`${p.id}: ${ev.type}: ${ev.message}`);
+      if (p.error) log(`${p.id}: ${p.outcome}: ${p.error}`);
+    }
+  } catch (err) {
+    log(`pass failed, retried on the next one: ${(err as Error).message}`);
+  }
+}
+
+function schedule(loop: Loop, ms: number): void {
+  if (loop.timer) clearTimeout(loop.timer);
+  loop.timer = setTimeout(() => {
+    loop.timer = null;
+    loop.running = reconcileOnce().finally(() => {
+      loop.running = null;
+      if (loop.intervalMs > 0) schedule(loop, loop.intervalMs);
+    });
+  }, ms);
+  loop.timer.unref();
+}
+
+/** Starts the loop once per process (instrumentation.ts); returns why it is off, or null when on. */
+export function startReconciler(e: Env = env()): string | null {
+  if (e.UNTORN_RECONCILE_SECONDS === 0) return "UNTORN_RECONCILE_SECONDS=0";
+  const src = resolveSource(e);
+  if (!src.api) return `no data source to observe (${src.info.kind})`;
+  if (shared.__untornReconciler) return null;
+  const loop: Loop = { timer: null, running: null, intervalMs: e.UNTORN_RECONCILE_SECONDS * 1000 };
+  shared.__untornReconciler = loop;
+  schedule(loop, Math.min(loop.intervalMs, 5000));
+  log(
+    `every ${e.UNTORN_RECONCILE_SECONDS} s against ${src.info.kind === "live" ? src.info.url : "the recording, at its end time"}`,
+  );
+  return null;
+}
+
+/** A pass soon (after a command that a gate may now act on), unless one is already due or running. */
+export function kickReconciler(): void {
+  const loop = shared.__untornReconciler;
+  if (!loop || loop.running) return;
+  schedule(loop, 500);
+}
