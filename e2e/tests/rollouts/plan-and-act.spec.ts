@@ -91,7 +91,7 @@ test("plans a rollout, sees the dry run, creates it, marks a step done, pauses, 
   await page.getByLabel("Backup taken at (UTC)").fill(anHourAgo());
   await page.getByRole("button", { name: "Create rollout" }).click();
   await expect(page).toHaveURL(/\/rollouts\/[0-9a-f-]{36}$/);
-  await expect(page.getByTestId("rollout-status")).toHaveText("active");
+  await expect(page.getByTestId("rollout-status")).toHaveAttribute("data-status", "active");
 
   await page.getByRole("button", { name: "Approve wave 0" }).click();
   // The approve form goes once the wave is approved; the wave says who approved it.
@@ -113,11 +113,11 @@ test("plans a rollout, sees the dry run, creates it, marks a step done, pauses, 
 
   await page.getByLabel("Why pause (kept in the audit)").fill("lag on orders");
   await page.getByRole("button", { name: "Pause" }).click();
-  await expect(page.getByTestId("rollout-status")).toHaveText("paused");
+  await expect(page.getByTestId("rollout-status")).toHaveAttribute("data-status", "paused");
   await page.getByRole("button", { name: "Resume" }).click();
-  await expect(page.getByTestId("rollout-status")).toHaveText("active");
+  await expect(page.getByTestId("rollout-status")).toHaveAttribute("data-status", "active");
   await abort(page);
-  await expect(page.getByTestId("rollout-events")).toContainText("lag on orders");
+  await expect(page.getByTestId("rollout-timeline")).toContainText("lag on orders");
 });
 
 test("two operators acting on one rollout: the second gets a conflict naming the first, not a lost update", async ({
@@ -141,7 +141,7 @@ test("two operators acting on one rollout: the second gets a conflict naming the
 
   await page.getByLabel("Why pause (kept in the audit)").fill("first writer");
   await page.getByRole("button", { name: "Pause" }).click();
-  await expect(page.getByTestId("rollout-status")).toHaveText("paused");
+  await expect(page.getByTestId("rollout-status")).toHaveAttribute("data-status", "paused");
 
   await second.getByLabel("Why abort (kept in the audit)").fill("second writer");
   await second.getByRole("button", { name: "Abort" }).click();
@@ -151,8 +151,8 @@ test("two operators acting on one rollout: the second gets a conflict naming the
   await expect(alert).toContainText("Reload");
   // The first writer's pause stands; nothing of the second was applied.
   await second.reload();
-  await expect(second.getByTestId("rollout-status")).toHaveText("paused");
-  await expect(second.getByTestId("rollout-events")).not.toContainText("second writer");
+  await expect(second.getByTestId("rollout-status")).toHaveAttribute("data-status", "paused");
+  await expect(second.getByTestId("rollout-timeline")).not.toContainText("second writer");
   await other.close();
   await abort(page);
 });
@@ -186,7 +186,7 @@ test("keyboard only: plan, update the dry run, create, and pause", async ({ page
   await page.keyboard.press("Tab");
   await expect(page.getByRole("button", { name: "Pause" })).toBeFocused();
   await page.keyboard.press("Enter");
-  await expect(page.getByTestId("rollout-status")).toHaveText("paused");
+  await expect(page.getByTestId("rollout-status")).toHaveAttribute("data-status", "paused");
   await abort(page);
 });
 
@@ -223,11 +223,11 @@ test("a viewer sees no mutation control, and each action submitted with a viewer
 
   // As the viewer: the rollout reads, with no control; the editor and the plan links are not theirs.
   await page.goto(path);
-  await expect(page.getByTestId("rollout-status")).toHaveText("active");
+  await expect(page.getByTestId("rollout-status")).toHaveAttribute("data-status", "active");
   await expect(page.getByText("need the operator role")).toBeVisible();
   for (const name of ["Approve wave 0", "Pause", "Resume", "Abort", "Revert", "Mark step done on db-on"])
     await expect(page.getByRole("button", { name })).toHaveCount(0);
-  await expect(page.getByTestId("rollout-events")).not.toContainText(accounts.viewer);
+  await expect(page.getByTestId("rollout-timeline")).not.toContainText(accounts.viewer);
   await page.goto(EDITOR);
   await expect(
     page.getByRole("alert").filter({ hasText: "This page needs the operator role" }),
@@ -241,11 +241,11 @@ test("a viewer sees no mutation control, and each action submitted with a viewer
   await page.goto(path);
   await page.getByLabel("Why pause (kept in the audit)").fill("for the resume check");
   await page.getByRole("button", { name: "Pause" }).click();
-  await expect(page.getByTestId("rollout-status")).toHaveText("paused");
+  await expect(page.getByTestId("rollout-status")).toHaveAttribute("data-status", "paused");
   await signInAs(context, baseURL!, accounts.viewer);
   await refused("Resume", "resumeRollout");
   await signInAs(context, baseURL!, accounts.operator);
   await page.goto(path);
-  await expect(page.getByTestId("rollout-status")).toHaveText("paused");
+  await expect(page.getByTestId("rollout-status")).toHaveAttribute("data-status", "paused");
   await abort(page);
 });

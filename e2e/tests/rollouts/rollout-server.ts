@@ -124,7 +124,7 @@ export async function createRollout(page: Page, opts: { backup?: boolean } = {})
   if (opts.backup) await page.getByLabel("Backup taken at (UTC)").fill(anHourAgo());
   await page.getByRole("button", { name: "Create rollout" }).click();
   await expect(page).toHaveURL(/\/rollouts\/[0-9a-f-]{36}$/);
-  await expect(page.getByTestId("rollout-status")).toHaveText("active");
+  await expect(page.getByTestId("rollout-status")).toHaveAttribute("data-status", "active");
   return new URL(page.url()).pathname;
 }
 
@@ -132,5 +132,5 @@ export async function createRollout(page: Page, opts: { backup?: boolean } = {})
 export async function abort(page: Page, why = "e2e clean-up"): Promise<void> {
   await page.getByLabel("Why abort (kept in the audit)").fill(why);
   await page.getByRole("button", { name: "Abort" }).click();
-  await expect(page.getByTestId("rollout-status")).toHaveText("aborted");
+  await expect(page.getByTestId("rollout-status")).toHaveAttribute("data-status", "aborted");
 }

@@ -22,7 +22,8 @@ async function authorize(action: ActionName): Promise<Principal | { denied: 401 
   try {
     return await requireRole(action);
   } catch (err) {
-    if (err instanceof AccessError) return { denied: err.status, message: `Not allowed: ${err.message}.` };
+    if (err instanceof AccessError)
+      return { denied: err.status === 403 ? 403 : 401, message: `Not allowed: ${err.message}.` };
     throw err;
   }
 }

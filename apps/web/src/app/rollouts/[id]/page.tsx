@@ -15,7 +15,13 @@ import { ChartsSkeleton } from "../../../components/skeletons.js";
 import { utc } from "../../../lib/format.js";
 import { instanceHref } from "../../../lib/paths.js";
 import { allows } from "../../../lib/permissions.js";
-import { isActiveStatus, OUTCOME_TEXT, progressOf } from "../../../lib/rollout-view.js";
+import {
+  GATE_TEXT,
+  isActiveStatus,
+  lastGateOf,
+  OUTCOME_TEXT,
+  progressOf,
+} from "../../../lib/rollout-view.js";
 import { requirePage } from "../../../server/access.js";
 import { getSourceInfo } from "../../../server/data.js";
 import {
@@ -74,6 +80,7 @@ export default async function RolloutPage({ params }: { params: Params }) {
   const next = nextOf(s, now);
   const progress = progressOf(s);
   const gated = s.events.flatMap((e) => (e.gate ? [{ seq: e.seq, gate: e.gate }] : []));
+  const lastGate = lastGateOf(s.events);
   const source = getSourceInfo();
   return (
     <>
@@ -90,6 +97,13 @@ export default async function RolloutPage({ params }: { params: Params }) {
             {changeText(s)} · {progress.text}
             {s.currentWave !== null && isActiveStatus(s.status) ? ` · at wave ${s.currentWave}` : ""}
           </p>
+          {lastGate && (
+            <p data-testid="last-gate">
+              Last gate: {GATE_TEXT[lastGate.gate]}, wave {lastGate.wave}
+              {lastGate.instance ? ` (${lastGate.instance})` : ""}: {OUTCOME_TEXT[lastGate.outcome]} ·{" "}
+              {lastGate.summary} <span className="subtle">({utc(lastGate.at)})</span>
+            </p>
+          )}
           <p className="subtle">
             Started by {s.createdBy.id} on {utc(s.createdAt)} · version {version} · id <code>{s.id}</code>
           </p>
