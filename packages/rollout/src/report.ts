@@ -48,12 +48,34 @@ export const reportSchema = z
   .meta({ id: "RolloutReport", description: "The change report of one rollout." });
 export type Report = z.infer<typeof reportSchema>;
 
+/**
+ * Waves that passed although their last bake judgement was not a pass (inconclusive, or no data): a
+ * person accepted them (approve on the pause).
+ */
+function acceptedOnInconclusive(s: RolloutState): number[] {
+  return s.waves
+    .filter((w) => w.phase === "passed")
+    .map((w) => w.index)
+    .filter(
+      (i) =>
+        (s.events.findLast((e) => e.gate?.gate === "bake" && e.gate.wave === i)?.gate?.outcome ?? "pass") !==
+        "pass",
+    );
+}
+
 function verdictOf(s: RolloutState): { verdict: Report["verdict"]; reason: string } {
   switch (s.status) {
-    case "completed":
-      return s.waves.length === 0
-        ? { verdict: "inconclusive", reason: "No instance was eligible: nothing was changed." }
-        : { verdict: "succeeded", reason: "Every wave passed its gates." };
+    case "completed": {
+      if (s.waves.length === 0)
+        return { verdict: "inconclusive", reason: "No instance was eligible: nothing was changed." };
+      const accepted = acceptedOnInconclusive(s);
+      if (accepted.length > 0)
+        return {
+          verdict: "inconclusive",
+          reason: `Completed, but ${accepted.length === 1 ? "wave" : "waves"} ${accepted.join(", ")} passed only because a person accepted a judgement that was not a pass (inconclusive, or no data): the data did not prove the change (see the effects and the timeline).`,
+        };
+      return { verdict: "succeeded", reason: "Every wave passed its gates." };
+    }
     case "reverted":
       return { verdict: "reverted", reason: "Every changed instance was reverted to its previous value." };
     case "aborted":

@@ -156,6 +156,11 @@ describe("a whole rollout", () => {
     // A human accepts it: the next wave becomes current.
     const t = applyCommand(s, cmd({ type: "approve", wave: 0 }), T0 + 1e6);
     expect(t.ok && t.state.currentWave).toBe(1);
+    // Had the rollout then completed, its report would not call it proven: the wave passed on a person's word.
+    if (!t.ok) throw new Error("approve refused");
+    const report = buildReport({ ...t.state, status: "completed" }, T0 + 2e6);
+    expect(report.verdict).toBe("inconclusive");
+    expect(report.verdictReason).toContain("wave 0 passed only because a person accepted");
   });
 
   it("a read-back that never matches fails the step gate with what it saw", () => {
