@@ -50,10 +50,7 @@ test("plans from a recommendation: the declared storage fact, and the engine's e
   }
 });
 
-// FIXME (issue 11): on the recorded console the reconciler's pre-wave gate never shows after approval
-// (no gate event within 30 s), so this flow stops there; planning, create, pause, abort, the conflict and
-// the viewer's refusals are covered by the other specs of this file.
-test.fixme("plans a rollout, sees the dry run, creates it, marks a step done, pauses, resumes and aborts", async ({
+test("plans a rollout, sees the dry run and the field errors, creates it and approves its first wave", async ({
   page,
 }) => {
   await page.goto(EDITOR);
@@ -100,6 +97,17 @@ test.fixme("plans a rollout, sees the dry run, creates it, marks a step done, pa
   // The approve form goes once the wave is approved; the wave says who approved it.
   await expect(page.getByText(/^Approved .* by operator-/).first()).toBeVisible();
   await expect(page.getByRole("button", { name: "Approve wave 0" })).toHaveCount(0);
+  await abort(page);
+});
+
+// FIXME (issue 11): on the recorded console the reconciler's pre-wave gate never shows after approval
+// (no gate event within 30 s), so this flow stops there.
+test.fixme("after approval: the reconciler's pre-wave gate, mark step done, pause, resume and abort", async ({
+  page,
+}) => {
+  await createRollout(page, { backup: true });
+  await page.getByRole("button", { name: "Approve wave 0" }).click();
+  await expect(page.getByText(/^Approved .* by operator-/).first()).toBeVisible();
   // The console's reconciler runs the pre-wave gate on the recording without anyone asking.
   await expect(async () => {
     await page.reload();
