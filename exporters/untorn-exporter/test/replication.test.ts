@@ -188,7 +188,12 @@ describe("replication signals through Prometheus, untorn-exporter and mysqld_exp
   });
 
   it("names each server's role and has no lag for the primary", async () => {
-    const roles = await prom.waitForSeries(signal("replication_role").expr(), 30_000);
+    // The three targets are scraped independently: wait until each has reported its role.
+    let roles = await prom.waitForSeries(signal("replication_role").expr(), 30_000);
+    for (const deadline = Date.now() + 30_000; roles.length < 3 && Date.now() < deadline; ) {
+      await new Promise((r) => setTimeout(r, 1000));
+      roles = await prom.query(signal("replication_role").expr());
+    }
     const byInstance = Object.fromEntries(roles.map((r) => [r.metric["instance"], r.metric["role"]]));
     expect(byInstance).toEqual({ primary: "primary", replica: "replica", multi: "replica" });
     expect(
