@@ -214,7 +214,7 @@ describe.skipIf(Boolean(unavailable))(`a live doublewrite-off rollout on a GTID 
     // The operator's step: restart the canary with doublewrite off, then mark it done.
     const canary = set.replicas[0]!;
     await set.restartReplica(canary, { doublewrite: false });
-    const lagAtChange = (await prometheusReplication(api, ["canary"], now())).get("canary")?.lagSeconds ?? 0;
+    const lagAtChange = (await prometheusReplication(api, ["canary"], now())).get("canary")?.lagSeconds;
     await cmd({ type: "step-done", key: "step-done-canary", actor: alice, instance: "canary" });
     const appliedAt = now();
 
@@ -263,11 +263,13 @@ describe.skipIf(Boolean(unavailable))(`a live doublewrite-off rollout on a GTID 
       expect(bytes.verdict).toBe("improved");
       expect(bytes.ciHigh!).toBeLessThan(1);
     }
-    // The canary lagged behind its primary; under an IOPS cap that counts a doublewrite batch as one
-    // request it does not apply faster without the copies, so the throughput guardrail can at best rule
-    // out a regression beyond its margin, and a 4-minute bake rarely does: then the wave stays in its
-    // bake and pauses for a human, never passed on a point estimate.
-    expect(lagAtChange, "the capped canary lagged when the step was applied").toBeGreaterThan(0);
+    // Under an IOPS cap that counts a doublewrite batch as one request the canary does not apply
+    // faster without the copies, so the throughput guardrail can at best rule out a regression beyond
+    // its margin, and a 4-minute bake rarely does: then the wave stays in its bake and pauses for a
+    // human, never passed on a point estimate. Whether the canary lagged at the moment of the step
+    // depends on the machine's load (a just-restarted replica may also not report it yet), so it is
+    // printed for whoever reads the run, not asserted.
+    console.info(`canary replication lag when the step was applied: ${lagAtChange ?? "not reported"} s`);
     expect(judged("transactions_per_second").outcome).not.toBe("fail");
     expect(["pass", "inconclusive"], bake.summary).toContain(bake.outcome);
     for (const j of bake.judgement!) expect(j.outcome, JSON.stringify(j)).not.toBe("fail");
