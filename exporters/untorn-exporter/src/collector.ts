@@ -75,6 +75,11 @@ export interface CollectContext {
   emit: Emitter;
   host: HostPaths;
   signal: AbortSignal;
+  /**
+   * What collectors keep about this target from one scrape to the next (e.g. the last value emitted for
+   * a counter derived from two reads, so it never goes down). Keyed by the collector's own key.
+   */
+  memory: Map<string, unknown>;
 }
 
 export interface Collector {

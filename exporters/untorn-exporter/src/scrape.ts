@@ -60,6 +60,8 @@ export class Scraper {
   private readonly inflight = new Map<string, Promise<ScrapeResult>>();
   /** Last known server facts per target, so host collectors still work while the server is down. */
   private readonly lastFacts = new Map<string, ServerFacts>();
+  /** Per target: what collectors carry from one scrape to the next (CollectContext.memory). */
+  private readonly memory = new Map<string, Map<string, unknown>>();
 
   constructor(private readonly log: Logger) {}
 
@@ -92,6 +94,12 @@ export class Scraper {
     emit.set(metrics.mysqlUp, up ? 1 : 0);
     if (facts && req.datadirOverride) facts = { ...facts, datadir: req.datadirOverride };
 
+    let memory = this.memory.get(req.key);
+    if (!memory) {
+      memory = new Map();
+      this.memory.set(req.key, memory);
+    }
+    const targetMemory = memory;
     const registries: Registry[] = [main];
     await Promise.all(
       req.collectors.map(async (collector) => {
@@ -110,6 +118,7 @@ export class Scraper {
                 emit: new Emitter(reg),
                 host: req.host,
                 signal: controller.signal,
+                memory: targetMemory,
               }),
               budget,
               () => new Error(`timed out after ${budget} ms`),

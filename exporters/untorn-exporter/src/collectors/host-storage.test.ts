@@ -43,6 +43,7 @@ async function scrape(collector: Collector, datadir: string, host: HostPaths): P
     emit: new Emitter(registry),
     host,
     signal: new AbortController().signal,
+    memory: new Map(),
   });
   return registry.metrics();
 }

@@ -32,7 +32,7 @@ const SQL_INSTRUMENTS = `SELECT NAME, ENABLED, TIMED FROM performance_schema.set
 const PICO = 1e12;
 
 /** Timers stay in picoseconds (integers) until emitted, so the data-class remainder has no float noise. */
-interface IoTotals {
+export interface IoTotals {
   reads: number;
   readPico: number;
   readBytes: number;
@@ -109,21 +109,50 @@ export function classify(byEvent: Row[], dataInstances: Row[]): Map<FileClass, I
   return out;
 }
 
+const FIELDS: readonly (keyof IoTotals)[] = Object.keys(zero()) as (keyof IoTotals)[];
+
+/** What the collector remembers per target: the data-file event totals and the `data` class it emitted. */
+export interface DataMemory {
+  eventTotal: IoTotals;
+  data: IoTotals;
+}
+
+/**
+ * The `data` class is the innodb_data_file total minus the named files (ibdata, undo, ibtmp), read by two
+ * statements a moment apart: the named files' counters move in between, so the remainder alone can step
+ * back under write load, which Prometheus' rate() reads as a counter reset. Every field is kept at or
+ * above what was last emitted, until the event total itself falls (the server restarted, or someone ran
+ * TRUNCATE TABLE on the summary): then the remainder is taken as it is and the memory starts again.
+ */
+export function monotonicData(
+  prev: DataMemory | undefined,
+  eventTotal: IoTotals,
+  remainder: IoTotals,
+): DataMemory {
+  const reset = !prev || FIELDS.some((k) => eventTotal[k] < prev.eventTotal[k]);
+  if (reset) return { eventTotal: { ...eventTotal }, data: { ...remainder } };
+  const data = zero();
+  for (const k of FIELDS) data[k] = Math.max(prev.data[k], remainder[k]);
+  return { eventTotal: { ...eventTotal }, data };
+}
+
+const MEMORY_KEY = "perf_schema.file_io:data";
+
 export const perfSchemaFileIo: Collector = {
   name: "perf_schema.file_io",
   description:
     "Reads, writes and misc (≈fsync) operations, seconds and bytes per file class from performance_schema.",
   defaultEnabled: true,
-  async collect({ db, emit, server }) {
+  async collect({ db, emit, server, memory }) {
     if (!server.performanceSchema) {
       for (const cls of FILE_CLASSES) emit.set(metrics.fileIoInstrumented, 0, { class: cls });
       return;
     }
-    const [instruments, byEvent, dataInstances] = await Promise.all([
-      db.query(SQL_INSTRUMENTS),
-      db.query(SQL_BY_EVENT),
-      db.query(SQL_BY_INSTANCE),
-    ]);
+    // The named data files first, then the event totals: the remainder can then only read high by what
+    // those files wrote in between, never low, and monotonicData keeps it from stepping back.
+    const instruments = await db.query(SQL_INSTRUMENTS);
+    const dataInstances = await db.query(SQL_BY_INSTANCE);
+    const byEvent = await db.query(SQL_BY_EVENT);
     const on = new Set(
       instruments
         .filter((r) => String(r["ENABLED"]) === "YES" && String(r["TIMED"]) === "YES")
@@ -136,7 +165,19 @@ export const perfSchemaFileIo: Collector = {
       const instrumented = events.some((e) => on.has(e)) || (viaData && dataOn);
       emit.set(metrics.fileIoInstrumented, instrumented ? 1 : 0, { class: cls });
     }
-    for (const [cls, t] of classify(byEvent, dataInstances)) {
+    const classes = classify(byEvent, dataInstances);
+    const remainder = classes.get("data");
+    const eventRow = byEvent.find((r) => String(r["EVENT_NAME"]) === DATA_EVENT);
+    if (remainder && eventRow) {
+      const kept = monotonicData(
+        memory.get(MEMORY_KEY) as DataMemory | undefined,
+        totalsOf(eventRow),
+        remainder,
+      );
+      memory.set(MEMORY_KEY, kept);
+      classes.set("data", kept.data);
+    }
+    for (const [cls, t] of classes) {
       const labels = { class: cls };
       emit.set(metrics.fileReads, t.reads, labels);
       emit.set(metrics.fileReadSeconds, t.readPico / PICO, labels);
