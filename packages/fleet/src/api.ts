@@ -24,6 +24,11 @@ export interface PromQueryApi {
    * end of its recording, so "now" means "the latest recorded moment".
    */
   defaultTime?(): number;
+  /**
+   * Which server answers (PromClient.backend()). The fleet asks it once before choosing "now", so that
+   * VictoriaMetrics' hidden newest samples (-search.latencyOffset) are left out on every backend alike.
+   */
+  backend?(): Promise<{ readonly queryDelaySeconds: number; readonly note: string | null }>;
 }
 
 /** The api's notion of now, in whole Unix seconds. */

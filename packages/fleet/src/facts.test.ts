@@ -195,6 +195,57 @@ describe("buildFleetFacts", () => {
     expect(new Set(times)).toEqual(new Set([AT]));
   });
 
+  it("asks the backend first, so now is read as far back as VictoriaMetrics hides samples", async () => {
+    const times: number[] = [];
+    const inner = api();
+    let delay = 0;
+    const vm: PromQueryApi = {
+      queryVector: (e, o) => {
+        times.push(o.time);
+        return inner.queryVector(e, o);
+      },
+      queryRange: (e, o) => inner.queryRange(e, o),
+      defaultTime: () => inner.defaultTime() - delay,
+      backend: async () => {
+        delay = 30;
+        return {
+          queryDelaySeconds: 30,
+          note: 'VictoriaMetrics hides the newest 30 s: "now" is read 30 s ago',
+        };
+      },
+    };
+    const f = await buildFleetFacts(vm, { window: "1h" });
+    expect(f.at).toBe(AT - 30);
+    expect(new Set(times)).toEqual(new Set([AT - 30]));
+    expect(f.clockNote).toMatch(/newest 30 s/);
+    // A time the caller gives is used as given, and the backend is not asked.
+    delay = 0;
+    const given = await buildFleetFacts(
+      { ...vm, backend: () => Promise.reject(new Error("not asked")) },
+      {
+        window: "1h",
+        at: AT,
+      },
+    );
+    expect(given.at).toBe(AT);
+    expect(given.clockNote).toBeNull();
+  });
+
+  it("says so when the backend cannot be told, and reads now from the wall clock", async () => {
+    const inner = api();
+    const f = await buildFleetFacts(
+      {
+        queryVector: (e, o) => inner.queryVector(e, o),
+        queryRange: (e, o) => inner.queryRange(e, o),
+        defaultTime: () => inner.defaultTime(),
+        backend: () => Promise.reject(new Error("buildinfo: 403 Forbidden")),
+      },
+      { window: "1h" },
+    );
+    expect(f.at).toBe(AT);
+    expect(f.clockNote).toMatch(/could not tell which backend answers \(buildinfo: 403 Forbidden\)/);
+  });
+
   it("reports progress per query", async () => {
     const seen: [number, number][] = [];
     await buildFleetFacts(api(), { window: "1h", at: AT, onProgress: (d, t) => seen.push([d, t]) });

@@ -91,6 +91,11 @@ export interface FleetFacts {
   readonly plan: PlanOptions;
   /** Whether the window statistics came from the recording rules' series, and why not when they did not. */
   readonly recordingRules: RecordingRulesUse;
+  /**
+   * Why "now" was read in the past, when it was (VictoriaMetrics' -search.latencyOffset), or why the
+   * backend could not be told; null otherwise, and when the caller gave the time.
+   */
+  readonly clockNote: string | null;
 }
 
 export interface RecordingRulesUse {
@@ -130,6 +135,7 @@ const MANAGED = ["none", "rds", "aurora"] as const;
  */
 export async function buildFleetFacts(api: PromQueryApi, opts: FleetFactsOptions): Promise<FleetFacts> {
   const counting = new CountingApi(api);
+  const clockNote = opts.at === undefined ? await learnBackend(api) : null;
   const at = opts.at ?? nowOf(api);
   const rules = await probeRecordingRules(counting, planOptions(opts), opts.recordingRules ?? true, at);
   const plan = planOptions({ ...opts, recorded: rules.used });
@@ -143,7 +149,21 @@ export async function buildFleetFacts(api: PromQueryApi, opts: FleetFactsOptions
     collector.add(q, a.data, a.warnings);
     opts.onProgress?.(probed + ++done, probed + queries.length);
   });
-  return { ...collector.finish(), queries: counting.count, recordingRules: rules };
+  return { ...collector.finish(), queries: counting.count, recordingRules: rules, clockNote };
+}
+
+/**
+ * Asks the api which backend it is (once per client: PromClient caches the answer) so that nowOf() is
+ * the same moment on Prometheus and VictoriaMetrics. A backend that cannot be told is read as
+ * Prometheus, and the note says so; a dead server fails the queries that follow with their own error.
+ */
+async function learnBackend(api: PromQueryApi): Promise<string | null> {
+  if (!api.backend) return null;
+  try {
+    return (await api.backend()).note;
+  } catch (err) {
+    return `could not tell which backend answers (${(err as Error).message}): "now" is the wall clock`;
+  }
 }
 
 /**
@@ -199,7 +219,7 @@ export function assemble(
   answers: readonly (readonly VectorSample[])[],
   plan: PlanOptions,
   at: number,
-): Omit<FleetFacts, "queries" | "recordingRules"> {
+): Omit<FleetFacts, "queries" | "recordingRules" | "clockNote"> {
   const c = new FactsCollector(plan, at);
   for (const [i, q] of queries.entries()) c.add(q, answers[i] ?? []);
   return c.finish();
@@ -275,7 +295,7 @@ export class FactsCollector {
     }
   }
 
-  finish(): Omit<FleetFacts, "queries" | "recordingRules"> {
+  finish(): Omit<FleetFacts, "queries" | "recordingRules" | "clockNote"> {
     const { accs, plan, at, steps } = this;
     const invalid = (what: string) => this.warnings.add(what);
     return finishFacts(accs, plan, at, steps, invalid, this.warnings);
@@ -289,7 +309,7 @@ function finishFacts(
   steps: number | undefined,
   invalid: (what: string) => void,
   warnings: ReadonlySet<string>,
-): Omit<FleetFacts, "queries" | "recordingRules"> {
+): Omit<FleetFacts, "queries" | "recordingRules" | "clockNote"> {
   const facts: InstanceFacts[] = [];
   const missing: Record<string, string[]> = {};
   const skipped: SkippedInstance[] = [];

@@ -230,6 +230,35 @@ function notJsonProblem(text: string, err: unknown): string {
  * call: up to `retries + 1` HTTP requests within `totalTimeoutMs`, at most `maxConcurrency` in flight
  * per client. Failures are PromError subclasses; an abort through `signal` rejects with its reason.
  */
+/** Which kind of server answers the Prometheus API, and how far behind the wall clock its "now" is. */
+export interface BackendInfo {
+  /** "prometheus" covers Prometheus and the servers that answer as it does (Thanos, Mimir, Cortex). */
+  readonly kind: "prometheus" | "victoriametrics";
+  /** The server's reported version, when it gives one. */
+  readonly version: string | null;
+  /**
+   * Seconds to read "now" in the past so the newest samples are the same on every backend: 0 on
+   * Prometheus; VictoriaMetrics' -search.latencyOffset (default 30 s), before which it hides samples.
+   */
+  readonly queryDelaySeconds: number;
+  /** Why the delay is what it is, in words for the page and the CLI; null when it is 0. */
+  readonly note: string | null;
+}
+
+/** VictoriaMetrics' default -search.latencyOffset (docs/scaling.md §2). */
+export const VM_DEFAULT_LATENCY_OFFSET_SECONDS = 30;
+
+/** The -search.latencyOffset VictoriaMetrics' /flags page lists when it was set; null when not listed. */
+export function latencyOffsetFromFlags(text: string): number | null {
+  const m = /^-search\.latencyOffset="?([^"\s]+)"?\s*$/m.exec(text);
+  if (!m) return null;
+  try {
+    return parseDuration(m[1]!) / 1000;
+  } catch {
+    return null;
+  }
+}
+
 export class PromClient {
   /** Base URL without credentials, as used in messages. */
   readonly baseUrl: string;
@@ -246,6 +275,7 @@ export class PromClient {
   private readonly random: () => number;
   private inFlight = 0;
   private counters: RequestStats = emptyStats();
+  private backendInfo: BackendInfo | undefined;
 
   constructor(opts: PromClientOptions) {
     let url: URL;
@@ -374,6 +404,72 @@ export class PromClient {
       params: new URLSearchParams(),
     };
     return (await this.json(req, opts, (data) => decode(BuildInfoSchema, data, "data"))).data;
+  }
+
+  /**
+   * Which server this is (cached after the first answer). VictoriaMetrics answers the Prometheus API but
+   * also its own /api/v1/export, which Prometheus, Thanos and Mimir do not have; its /flags page then
+   * says whether -search.latencyOffset was changed from the default.
+   */
+  async backend(opts: CallOptions = {}): Promise<BackendInfo> {
+    if (this.backendInfo) return this.backendInfo;
+    const build = await this.json(
+      {
+        method: "GET",
+        path: "/api/v1/status/buildinfo",
+        endpoint: "/api/v1/status/buildinfo",
+        params: new URLSearchParams(),
+      },
+      opts,
+      (data) => data,
+    );
+    const raw = build.data as { version?: unknown } | null;
+    const version = typeof raw?.version === "string" && raw.version !== "" ? raw.version : null;
+    const exported = await this.call(
+      {
+        method: "GET",
+        path: "/api/v1/export",
+        endpoint: "/api/v1/export",
+        params: new URLSearchParams({ "match[]": '{__name__="untorn_backend_probe"}' }),
+        accept: () => true,
+      },
+      { ...opts, retries: 0 },
+      (r) => r.status,
+    );
+    if (exported < 200 || exported >= 300) {
+      this.backendInfo = { kind: "prometheus", version, queryDelaySeconds: 0, note: null };
+      return this.backendInfo;
+    }
+    const flags = await this.call(
+      {
+        method: "GET",
+        path: "/flags",
+        endpoint: "/flags",
+        params: new URLSearchParams(),
+        accept: () => true,
+      },
+      { ...opts, retries: 0 },
+      (r) => (r.status >= 200 && r.status < 300 ? r.text : ""),
+    );
+    const offset = latencyOffsetFromFlags(flags) ?? VM_DEFAULT_LATENCY_OFFSET_SECONDS;
+    this.backendInfo = {
+      kind: "victoriametrics",
+      version,
+      queryDelaySeconds: offset,
+      note:
+        offset > 0
+          ? `VictoriaMetrics hides the newest ${offset} s (-search.latencyOffset): "now" is read ${offset} s ago`
+          : null,
+    };
+    return this.backendInfo;
+  }
+
+  /**
+   * "Now" for queries that give no time, in Unix seconds: the wall clock less the backend's query delay
+   * once backend() has answered (so Prometheus and VictoriaMetrics read the same newest samples).
+   */
+  defaultTime(): number {
+    return Date.now() / 1000 - (this.backendInfo?.queryDelaySeconds ?? 0);
   }
 
   /**

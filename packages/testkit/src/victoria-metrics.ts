@@ -30,6 +30,8 @@ export interface VictoriaMetricsOptions {
   readonly extraArgs?: readonly string[];
   /** Existing data directory to serve (kept on stop, as startPrometheus' storagePath); default a new one. */
   readonly storagePath?: string;
+  /** -search.latencyOffset; default "0s" (see above); null leaves VictoriaMetrics' own default (30 s). */
+  readonly latencyOffset?: string | null;
 }
 
 export interface VictoriaMetrics {
@@ -64,7 +66,7 @@ export async function startVictoriaMetrics(opts: VictoriaMetricsOptions = {}): P
     `-httpListenAddr=127.0.0.1:${port}`,
     `-storageDataPath=${opts.storagePath ?? join(dir, "data")}`,
     "-retentionPeriod=100y",
-    "-search.latencyOffset=0s",
+    ...(opts.latencyOffset === null ? [] : [`-search.latencyOffset=${opts.latencyOffset ?? "0s"}`]),
     "-search.disableCache",
     "-loggerLevel=WARN",
   ];

@@ -70,6 +70,7 @@ export function registerFleet(program: Command, io: Io): void {
               recorded: source.replay ?? null,
               queries: profile.queries,
               recordingRules: profile.recordingRules,
+              clockNote: profile.clockNote,
               rows: profile.rows,
               atRisk: profile.ranking.atRisk,
               counts: profile.ranking.counts,
@@ -86,7 +87,7 @@ export function registerFleet(program: Command, io: Io): void {
         return;
       }
       io.out(
-        `${sourceLine(source, profile.at)}; ${profile.queries} queries${ratesLine(source, profile.recordingRules)}\n\n`,
+        `${sourceLine(source, profile.at)}; ${profile.queries} queries${ratesLine(source, profile.recordingRules)}${profile.clockNote ? `; ${profile.clockNote}` : ""}\n\n`,
       );
       io.out(fleetTable(profile.rows));
       io.out(fleetNotes(profile.ranking, profile.skipped, fallbackOnly));

@@ -65,6 +65,7 @@ export function registerInstance(program: Command, io: Io): void {
                 recorded: source.replay ?? null,
                 queries: p.fleet.queries,
                 recordingRules: p.fleet.recordingRules,
+                clockNote: p.fleet.clockNote,
                 facts: p.facts,
                 missing: p.missing,
                 declared: p.declared,
@@ -78,7 +79,7 @@ export function registerInstance(program: Command, io: Io): void {
           return;
         }
         io.out(
-          `${sourceLine(source, p.fleet.at)}; ${p.fleet.queries} queries${ratesLine(source, p.fleet.recordingRules)}\n\n`,
+          `${sourceLine(source, p.fleet.at)}; ${p.fleet.queries} queries${ratesLine(source, p.fleet.recordingRules)}${p.fleet.clockNote ? `; ${p.fleet.clockNote}` : ""}\n\n`,
         );
         io.out(instanceView(p.advice, p.missing));
         if (p.declared.length) io.out(`\nDeclared (--metadata): ${p.declared.join(", ")}\n`);
