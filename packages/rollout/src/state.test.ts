@@ -92,11 +92,19 @@ describe("a whole rollout", () => {
       "## Plan",
       "## Gates",
       "## Effect per wave and metric",
+      "## Replication catch-up",
       "## Timeline",
       "## Revert plan",
     ])
       expect(md).toContain(h);
     expect(md).toContain("write_bytes_per_transaction");
+    // These bakes carry no replication lag: the replicas' catch-up is no data (informative, so it did
+    // not hold the waves), the primary's not applicable; never a pass.
+    const primaryWave = s.plan.waves.find((w) => w.kind === "primaries")!.index;
+    expect(report.catchUp.length).toBeGreaterThan(0);
+    for (const c of report.catchUp)
+      expect(c.outcome).toBe(c.wave === primaryWave ? "not-applicable" : "no-data");
+    expect(md).toMatch(/\| p1 \| informative \|.*\*\*not-applicable\*\*/);
     // The state round-trips through JSON and the schema.
     expect(rolloutStateSchema.parse(JSON.parse(JSON.stringify(s)))).toEqual(s);
   });
