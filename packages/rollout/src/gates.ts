@@ -351,10 +351,17 @@ export function judgeMetric(m: JudgedMetric, s: MetricSummary | undefined): Metr
   if (m.role === "guardrail") {
     const higherBetter = m.kind === "throughput";
     const beyond = higherBetter ? s.ratio < 1 - m.margin : s.ratio > 1 + m.margin;
-    const criterion = `no regression beyond ${pct(m.margin)}`;
+    const criterion = `no regression beyond ${pct(m.margin)} (ruled out by the interval)`;
     if (s.verdict === "regressed" && beyond) return { ...base, outcome: "fail", criterion };
-    if (s.verdict === "inconclusive") return { ...base, outcome: "inconclusive", criterion };
-    return { ...base, outcome: "pass", criterion };
+    // Non-inferiority: a pass needs the interval's bad end within the margin, so a regression beyond
+    // it is ruled out at the comparison's (simultaneous) level. compare's own verdict is no guide
+    // here: its "unchanged" asks the whole interval inside its equivalence band (±2%), far tighter
+    // than a guardrail's margin, and a significant regression smaller than the margin can still have
+    // an interval reaching beyond it.
+    const badEnd = higherBetter ? s.ciLow : s.ciHigh;
+    const ruledOut =
+      badEnd !== null && (higherBetter ? badEnd >= 1 - m.margin : badEnd > 0 && badEnd <= 1 + m.margin);
+    return { ...base, outcome: ruledOut ? "pass" : "inconclusive", criterion };
   }
   if (m.role === "expected") {
     const dir = m.expect ?? "decrease";
