@@ -213,7 +213,7 @@ export function renderReportMarkdown(r: Report): string {
       );
   }
   out.push("", "## Replication catch-up", "");
-  if (r.catchUp.length === 0) out.push("No wave of replicas has been judged yet.");
+  if (r.catchUp.length === 0) out.push("No catch-up judgement is recorded yet.");
   else {
     const lagged = (l: Report["catchUp"][number]["lag"][number]["before"]) =>
       l.samples === 0 ? "no data" : `${Math.round(l.laggingSeconds)} s (max ${l.maxSeconds ?? "–"} s)`;
