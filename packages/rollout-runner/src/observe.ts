@@ -8,7 +8,7 @@
  */
 import type { InstanceFacts } from "@untorn/advisor/facts";
 import { oneOf, type Selector } from "@untorn/catalog/promql";
-import { type SignalId, signal } from "@untorn/catalog/signals";
+import { type SignalId, signal, signals } from "@untorn/catalog/signals";
 import { chooseBlockSeconds } from "@untorn/compare/blocks";
 import { ratioOfTotals } from "@untorn/compare/stats/ratio-of-totals";
 import type { MatrixSeries, PromQueryApi, VectorSample } from "@untorn/fleet/api";
@@ -193,6 +193,10 @@ export async function fetchBake(
       wanted.add(parts.denominator);
     } else wanted.add(m.metric as SignalId);
   }
+  // Plain signals of the catch-up judgement (replication lag, apply rate): same grid, same windows.
+  // `signals` is absent in a request from an older core.
+  const plain = (req.signals ?? []).filter((id): id is SignalId => id in signals);
+  for (const id of plain) wanted.add(id);
   await Promise.all(
     [...wanted].map(async (id) => {
       const expr = signal(id).expr({ selector: { instance: oneOf(ids) }, window: opts.window });
@@ -230,12 +234,21 @@ export async function fetchBake(
     windows: { before: { ...before }, after: { ...after } },
     instances: req.instances.map((i) => ({
       id: i.id,
-      series: Object.fromEntries(
-        req.metrics.map((m) => [
-          m.metric,
-          { before: seriesOf(m.metric, i.id, "before"), after: seriesOf(m.metric, i.id, "after") },
-        ]),
-      ),
+      series: Object.fromEntries([
+        ...plain.map((id) => {
+          const w = (which: "before" | "after") =>
+            windowOf(bySignal.get(id)![which].get(i.id), req.windows[which].start, req.windows[which].end);
+          return [id, { before: w("before"), after: w("after") }] as const;
+        }),
+        // A judged metric that is also a plain signal keeps its judged form (a ratio is summed per block).
+        ...req.metrics.map(
+          (m) =>
+            [
+              m.metric,
+              { before: seriesOf(m.metric, i.id, "before"), after: seriesOf(m.metric, i.id, "after") },
+            ] as const,
+        ),
+      ]),
       ...(req.restarts.length ? { restarts: [...req.restarts] } : {}),
     })),
   };

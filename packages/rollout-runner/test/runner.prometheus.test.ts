@@ -263,6 +263,12 @@ describe("a rollout driven by the runner", () => {
     const bytes = bake!.gate!.judgement!.find((j) => j.metric === "write_bytes_per_transaction")!;
     expect(bytes.ratio).toBeGreaterThan(0.45);
     expect(bytes.ratio).toBeLessThan(0.7);
+    // The synthetic history has no replication series: the canary's catch-up judgement (informative by
+    // default) is no data, never a pass, and its evidence says so.
+    expect(bake!.gate!.catchUp).toEqual([
+      expect.objectContaining({ instance: "canary:9105", role: "informative", outcome: "no-data" }),
+    ]);
+    expect(bake!.gate!.catchUp![0]!.lag[0]!.after.samples).toBe(0);
 
     // The store's event log mirrors the core's audit, numbered without gaps, with the evidence.
     const events = await store.listRolloutEvents(id);

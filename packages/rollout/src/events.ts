@@ -42,6 +42,50 @@ export const metricJudgementSchema = z.strictObject({
 });
 export type MetricJudgement = z.infer<typeof metricJudgementSchema>;
 
+/** A gate outcome, or not-applicable: neither replica lagged enough to say anything about catch-up. */
+export const CATCH_UP_OUTCOMES = [...GATE_OUTCOMES, "not-applicable"] as const;
+export type CatchUpOutcome = (typeof CATCH_UP_OUTCOMES)[number];
+
+export const lagSummarySchema = z.strictObject({
+  samples: z.number().int().min(0).describe("Samples with a lag reading."),
+  laggingSeconds: z.number().min(0).describe("Time with this instance's lag above the threshold."),
+  maxSeconds: z.number().nullable(),
+  firstSeconds: z.number().nullable().describe("Lag at the window's first reading."),
+  lastSeconds: z.number().nullable().describe("Lag at the window's last reading."),
+  applyRateWhileLagging: z
+    .number()
+    .nullable()
+    .describe(
+      "Mean transactions/s over the samples where the changed replica or a control lagged (null: none).",
+    ),
+});
+export type LagSummary = z.infer<typeof lagSummarySchema>;
+
+export const catchUpJudgementSchema = z.strictObject({
+  instance: z.string().describe("The changed replica."),
+  role: z.enum(["guardrail", "expected", "informative"]),
+  outcome: z.enum(CATCH_UP_OUTCOMES),
+  criterion: z.string(),
+  message: z.string(),
+  thresholdSeconds: z.number(),
+  ratio: z
+    .number()
+    .nullable()
+    .describe("Apply rate while lagging, changed vs control, after ÷ before (difference in differences)."),
+  ciLow: z.number().nullable(),
+  ciHigh: z.number().nullable(),
+  verdict: z.string(),
+  lag: z.array(
+    z.strictObject({
+      instance: z.string(),
+      role: z.enum(["treated", "control"]),
+      before: lagSummarySchema,
+      after: lagSummarySchema,
+    }),
+  ),
+});
+export type CatchUpJudgement = z.infer<typeof catchUpJudgementSchema>;
+
 export const gateResultSchema = z.strictObject({
   gate: z.enum(GATE_KINDS),
   wave: z.number().int(),
@@ -51,6 +95,10 @@ export const gateResultSchema = z.strictObject({
   summary: z.string(),
   checks: z.array(gateCheckSchema),
   judgement: z.array(metricJudgementSchema).optional(),
+  catchUp: z
+    .array(catchUpJudgementSchema)
+    .optional()
+    .describe("Bake: the replication catch-up judgement of each changed replica."),
   comparison: ComparisonResult.optional(),
   windows: z
     .strictObject({

@@ -48,10 +48,34 @@ describe("judgeMetric", () => {
       "fail",
     ],
     [
-      "throughput guardrail: regression within the margin passes",
+      "throughput guardrail: a significant regression within the margin whose interval stays within passes",
+      m("guardrail", "throughput"),
+      { ...summary("regressed", 0.98), ciLow: 0.96, ciHigh: 0.99 },
+      "pass",
+    ],
+    [
+      "throughput guardrail: a regression within the margin whose interval reaches beyond holds",
       m("guardrail", "throughput"),
       summary("regressed", 0.97),
+      "inconclusive",
+    ],
+    [
+      "throughput guardrail: compare's inconclusive with the whole interval within the margin passes",
+      m("guardrail", "throughput", { margin: 0.1 }),
+      { ...summary("inconclusive", 1.0), ciLow: 0.93, ciHigh: 1.07 },
       "pass",
+    ],
+    [
+      "throughput guardrail: an unbounded interval holds",
+      m("guardrail", "throughput", { margin: 0.1 }),
+      { ...summary("inconclusive", 1.0), ciLow: 0, ciHigh: null },
+      "inconclusive",
+    ],
+    [
+      "latency guardrail: an interval above the margin holds",
+      m("guardrail", "latency", { margin: 0.1 }),
+      { ...summary("inconclusive", 1.02), ciLow: 0.9, ciHigh: 1.15 },
+      "inconclusive",
     ],
     [
       "throughput guardrail: unchanged passes",

@@ -10,6 +10,7 @@ import { advise } from "@untorn/advisor/advise";
 import { compare } from "@untorn/compare/compare";
 import { ComparisonInput, type MetricSpec } from "@untorn/compare/input";
 import type { ComparisonResult, MetricSummary } from "@untorn/compare/result";
+import { judgeCatchUp } from "./catch-up.js";
 import type { Change, Expectation } from "./change.js";
 import type { GateCheck, GateOutcome, GateResult, MetricJudgement } from "./events.js";
 import type { BakeSeries, Health, ReadBack } from "./observations.js";
@@ -326,6 +327,8 @@ export interface JudgeInput {
   readonly policy: Policy;
   readonly series: BakeSeries;
   readonly now: number;
+  /** Whether the wave's changed instances are replicas (the catch-up judgement); default true. */
+  readonly replicas?: boolean;
 }
 
 function metricSpec(m: JudgedMetric): MetricSpec {
@@ -348,10 +351,17 @@ export function judgeMetric(m: JudgedMetric, s: MetricSummary | undefined): Metr
   if (m.role === "guardrail") {
     const higherBetter = m.kind === "throughput";
     const beyond = higherBetter ? s.ratio < 1 - m.margin : s.ratio > 1 + m.margin;
-    const criterion = `no regression beyond ${pct(m.margin)}`;
+    const criterion = `no regression beyond ${pct(m.margin)} (ruled out by the interval)`;
     if (s.verdict === "regressed" && beyond) return { ...base, outcome: "fail", criterion };
-    if (s.verdict === "inconclusive") return { ...base, outcome: "inconclusive", criterion };
-    return { ...base, outcome: "pass", criterion };
+    // Non-inferiority: a pass needs the interval's bad end within the margin, so a regression beyond
+    // it is ruled out at the comparison's (simultaneous) level. compare's own verdict is no guide
+    // here: its "unchanged" asks the whole interval inside its equivalence band (±2%), far tighter
+    // than a guardrail's margin, and a significant regression smaller than the margin can still have
+    // an interval reaching beyond it.
+    const badEnd = higherBetter ? s.ciLow : s.ciHigh;
+    const ruledOut =
+      badEnd !== null && (higherBetter ? badEnd >= 1 - m.margin : badEnd > 0 && badEnd <= 1 + m.margin);
+    return { ...base, outcome: ruledOut ? "pass" : "inconclusive", criterion };
   }
   if (m.role === "expected") {
     const dir = m.expect ?? "decrease";
@@ -360,9 +370,10 @@ export function judgeMetric(m: JudgedMetric, s: MetricSummary | undefined): Metr
       return { ...base, outcome: "inconclusive", criterion };
     const moved = dir === "decrease" ? s.ratio < 1 : s.ratio > 1;
     const enough = dir === "decrease" ? s.ratio <= 1 - m.minChange : s.ratio >= 1 + m.minChange;
-    // compare's `improved` follows the metric's direction (efficiency: lower is better).
-    const significant =
-      (s.verdict === "improved" && dir === "decrease") || (s.verdict === "regressed" && dir === "increase");
+    // compare's improved / regressed follow the metric kind's direction (efficiency: lower is better,
+    // throughput: higher); either is a significant change, and `moved` says whether it went the way
+    // the hypothesis expects.
+    const significant = s.verdict === "improved" || s.verdict === "regressed";
     if (significant && moved && enough) return { ...base, outcome: "pass", criterion };
     if (significant && moved) return { ...base, outcome: "inconclusive", criterion };
     return { ...base, outcome: "fail", criterion };
@@ -430,8 +441,24 @@ export function judgeBake(input: JudgeInput): GateResult {
       result.metrics.find((s) => s.metric === m.metric),
     ),
   );
+  const catchUp = judgeCatchUp(
+    {
+      seed: input.seed,
+      treated: input.treated,
+      controls: input.controls,
+      replicas: input.replicas ?? true,
+      policy: input.policy,
+      series: input.series,
+    },
+    judgeMetric,
+  );
+  // Not applicable (nobody lagged) decides nothing: it is neither a pass nor a fail.
+  const catchUpDeciding = catchUp.filter((c) => c.role !== "informative" && c.outcome !== "not-applicable");
   const deciding = judgement.filter((j) => j.role !== "informative");
-  let outcome = combineOutcomes(deciding.map((j) => j.outcome));
+  let outcome = combineOutcomes([
+    ...deciding.map((j) => j.outcome),
+    ...catchUpDeciding.map((c) => c.outcome as GateOutcome),
+  ]);
   // No-data and inconclusive both hold the wave for a human; the judgement keeps which it was.
   if (outcome === "waiting") outcome = "inconclusive";
   const missingControls = input.controls.filter((c) => !parsed.data.instances.some((i) => i.id === c));
@@ -447,6 +474,20 @@ export function judgeBake(input: JudgeInput): GateResult {
       { metric: j.metric },
     ),
   );
+  for (const c of catchUp)
+    if (c.outcome !== "not-applicable")
+      checks.push(
+        check(
+          "catch-up",
+          c.outcome,
+          c.criterion,
+          c.ratio === null
+            ? c.verdict
+            : `ratio ${c.ratio.toFixed(3)} [${c.ciLow?.toFixed(3) ?? "?"}, ${c.ciHigh?.toFixed(3) ?? "?"}] (${c.verdict})`,
+          `replication catch-up of ${c.instance} (${c.role}): ${c.outcome}. ${c.message}`,
+          { instance: c.instance, metric: "apply_rate_while_lagging" },
+        ),
+      );
   for (const c of missingControls)
     checks.push(
       check(
@@ -458,7 +499,12 @@ export function judgeBake(input: JudgeInput): GateResult {
         { instance: c },
       ),
     );
-  const bad = judgement.filter((j) => j.role !== "informative" && j.outcome !== "pass");
+  const bad = [
+    ...judgement.filter((j) => j.role !== "informative" && j.outcome !== "pass"),
+    ...catchUpDeciding
+      .filter((c) => c.outcome !== "pass")
+      .map((c) => ({ ...c, metric: `catch-up of ${c.instance}` })),
+  ];
   return {
     gate: "bake",
     wave: input.wave,
@@ -472,6 +518,7 @@ export function judgeBake(input: JudgeInput): GateResult {
             .join("; "),
     checks,
     judgement,
+    catchUp,
     comparison: result,
     windows,
   };

@@ -35,6 +35,44 @@ export const judgedMetricSchema = z.strictObject({
 });
 export type JudgedMetric = z.infer<typeof judgedMetricSchema>;
 
+/**
+ * The replication catch-up judgement of a bake (catch-up.ts): the changed replica's apply rate over the
+ * samples where it or its control lagged, vs the control's, after vs before the change.
+ */
+export const catchUpPolicySchema = z
+  .strictObject({
+    role: z
+      .enum(["guardrail", "expected", "informative"])
+      .default("informative")
+      .describe(
+        "informative (default): reported, never decides; expected: a lagging replica must apply significantly faster; guardrail: its apply rate while lagging must not fall beyond margin. Not applicable (neither lagged) never decides.",
+      ),
+    lagThresholdSeconds: z
+      .number()
+      .min(0)
+      .max(86_400)
+      .default(5)
+      .describe(
+        "A sample counts as lagging above this replication lag. Seconds_Behind_Source has 1 s resolution and reads 0 to 2 s on a replica that keeps up under load: 5 s means a backlog.",
+      ),
+    minLaggingSeconds: z
+      .number()
+      .int()
+      .min(0)
+      .default(60)
+      .describe(
+        "The judgement applies when the changed replica or its control lagged at least this long during the bake; otherwise not applicable.",
+      ),
+    margin: z.number().min(0).max(1).default(0.05).describe("For role guardrail: relative fall tolerated."),
+    minChange: z
+      .number()
+      .min(0)
+      .max(1)
+      .default(0)
+      .describe("For role expected: smallest relative gain that counts."),
+  })
+  .describe("Replication catch-up: judged where a replica lagged during the bake.");
+
 export const applierSchema = z
   .discriminatedUnion("kind", [
     z.strictObject({ kind: z.literal("operator") }),
@@ -151,6 +189,7 @@ export const policySchema = z
       .max(32)
       .optional()
       .describe("Judged metrics; default: the change kind's defaults (see defaultMetrics)."),
+    catchUp: catchUpPolicySchema.prefault({}),
     applier: applierSchema.default({ kind: "operator" }),
   })
   .meta({ id: "RolloutPolicy", description: "Rollout knobs; every field has a default." });

@@ -5,7 +5,7 @@
  */
 import { z } from "zod";
 import { describeChange, instanceStepSchema } from "./change.js";
-import { eventSchema, gateResultSchema, metricJudgementSchema } from "./events.js";
+import { catchUpJudgementSchema, eventSchema, gateResultSchema, metricJudgementSchema } from "./events.js";
 import { dryRunRowSchema, exclusionSchema, plannedWaveSchema } from "./plan.js";
 import { ROLLOUT_STATUSES, type RolloutState } from "./state.js";
 
@@ -41,6 +41,11 @@ export const reportSchema = z
     }),
     gates: z.array(gateResultSchema.omit({ comparison: true })),
     effects: z.array(metricJudgementSchema.extend({ wave: z.number().int(), at: z.number() })),
+    catchUp: z
+      .array(catchUpJudgementSchema.extend({ wave: z.number().int(), at: z.number() }))
+      .describe(
+        "Replication catch-up per wave and changed replica, from the last judgement of each wave (not-applicable where nobody lagged).",
+      ),
     timeline: z.array(eventSchema.omit({ gate: true, output: true })),
     remaining: z.array(z.strictObject({ instance: z.string(), wave: z.number().int(), status: z.string() })),
     revertPlan: z.array(instanceStepSchema.shape.revert.extend({ instance: z.string(), status: z.string() })),
@@ -125,6 +130,9 @@ export function buildReport(s: RolloutState, now: number): Report {
     effects: [...lastBake.values()].flatMap((g) =>
       (g.judgement ?? []).map((j) => ({ ...j, wave: g.wave, at: g.at })),
     ),
+    catchUp: [...lastBake.values()].flatMap((g) =>
+      (g.catchUp ?? []).map((c) => ({ ...c, wave: g.wave, at: g.at })),
+    ),
     timeline: s.events.map(({ gate: _g, output: _o, ...e }) => e),
     remaining: s.instances
       .filter((i) => i.status === "pending" || i.status === "applying" || i.status === "applied")
@@ -203,6 +211,28 @@ export function renderReportMarkdown(r: Report): string {
       out.push(
         `| ${e.wave} | ${e.metric} | ${e.role} | ${ratio(e.ratio)} | ${ratio(e.ciLow)} … ${ratio(e.ciHigh)} | ${e.verdict} | ${cell(e.criterion)} | ${e.outcome} |`,
       );
+  }
+  out.push("", "## Replication catch-up", "");
+  if (r.catchUp.length === 0) out.push("No catch-up judgement is recorded yet.");
+  else {
+    const lagged = (l: Report["catchUp"][number]["lag"][number]["before"]) =>
+      l.samples === 0 ? "no data" : `${Math.round(l.laggingSeconds)} s (max ${l.maxSeconds ?? "–"} s)`;
+    const rate = (x: number | null) => (x === null ? "–" : x.toFixed(0));
+    out.push(
+      "Apply rate (transactions/s) over the samples where the replica or its control lagged by more than the threshold; judged only where one of them lagged during the bake.",
+      "",
+      "| Wave | Instance | Role | Lagging before → bake | Control lagging before → bake | Apply rate while lagging, before → bake (control) | Change vs control | 95% interval | Verdict | Outcome |",
+      "|---|---|---|---|---|---|---|---|---|---|",
+    );
+    for (const c of r.catchUp) {
+      const [t, ...controls] = c.lag;
+      const ctl = controls[0];
+      out.push(
+        `| ${c.wave} | ${c.instance} | ${c.role} | ${t ? `${lagged(t.before)} → ${lagged(t.after)}` : "–"} | ${ctl ? `${lagged(ctl.before)} → ${lagged(ctl.after)}` : "–"} | ${t ? `${rate(t.before.applyRateWhileLagging)} → ${rate(t.after.applyRateWhileLagging)}` : "–"} (${ctl ? `${rate(ctl.before.applyRateWhileLagging)} → ${rate(ctl.after.applyRateWhileLagging)}` : "–"}) | ${ratio(c.ratio)} | ${ratio(c.ciLow)} … ${ratio(c.ciHigh)} | ${c.verdict} | **${c.outcome}** |`,
+      );
+    }
+    for (const c of r.catchUp)
+      out.push("", `- ${c.instance} (wave ${c.wave}, lag > ${c.thresholdSeconds} s): ${cell(c.message)}`);
   }
   out.push("", "## Timeline", "", "| Time | Actor | Event | Message |", "|---|---|---|---|");
   for (const e of r.timeline)

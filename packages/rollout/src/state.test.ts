@@ -1,9 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { bakeFor, cmd, create, mysql, operator, readBack, T0 } from "../test/fixtures.ts";
+import { CATCH_UP_SIGNALS } from "./catch-up.ts";
 import { observationsSchema } from "./observations.ts";
 import { buildReport, renderReportMarkdown, reportSchema } from "./report.ts";
 import {
   applyCommand,
+  type BakeRequest,
   createRollout,
   nextActions,
   type RolloutState,
@@ -29,7 +31,7 @@ function ok(state: RolloutState, c: Parameters<typeof cmd>[0], now: number): Rol
 function drive(
   start: RolloutState,
   effect: Record<string, number>,
-  opts: { drop?: string[]; readMode?: string } = {},
+  opts: { drop?: string[]; readMode?: string; requests?: BakeRequest[] } = {},
 ) {
   let s = start;
   let now = T0;
@@ -47,6 +49,7 @@ function drive(
       if (h.kind === "apply-step" && h.instance) s = ok(s, { type: "step-done", instance: h.instance }, now);
     }
     const after = nextActions(s, now);
+    opts.requests?.push(...after.observations.bakes);
     const obs = observationsSchema.parse({
       health: after.observations.health.map((i) => ({
         instance: i,
@@ -77,7 +80,19 @@ describe("a whole rollout", () => {
   });
 
   it("completes when every step reads back and every bake improves efficiency", () => {
-    const s = drive(created, { write_bytes_per_transaction: 0.6, write_ops_per_transaction: 0.7 });
+    const requests: BakeRequest[] = [];
+    const s = drive(
+      created,
+      { write_bytes_per_transaction: 0.6, write_ops_per_transaction: 0.7 },
+      { requests },
+    );
+    // Waves of replicas ask for the catch-up judgement's lag and apply rate; the primaries' does not.
+    const kindOf = (wave: number) => s.plan.waves[wave]!.kind;
+    expect(new Set(requests.map((r) => kindOf(r.wave)))).toEqual(
+      new Set(["canary", "replicas", "controls", "primaries"]),
+    );
+    for (const r of requests)
+      expect(r.signals).toEqual(kindOf(r.wave) === "primaries" ? [] : Object.values(CATCH_UP_SIGNALS));
     expect(s.status).toBe("completed");
     expect(s.instances.every((i) => i.status === "verified")).toBe(true);
     expect(s.waves.every((w) => w.phase === "passed")).toBe(true);
@@ -92,11 +107,19 @@ describe("a whole rollout", () => {
       "## Plan",
       "## Gates",
       "## Effect per wave and metric",
+      "## Replication catch-up",
       "## Timeline",
       "## Revert plan",
     ])
       expect(md).toContain(h);
     expect(md).toContain("write_bytes_per_transaction");
+    // These bakes carry no replication lag: the replicas' catch-up is no data (informative, so it did
+    // not hold the waves), the primary's not applicable; never a pass.
+    const primaryWave = s.plan.waves.find((w) => w.kind === "primaries")!.index;
+    expect(report.catchUp.length).toBeGreaterThan(0);
+    for (const c of report.catchUp)
+      expect(c.outcome).toBe(c.wave === primaryWave ? "not-applicable" : "no-data");
+    expect(md).toMatch(/\| p1 \| informative \|.*\*\*not-applicable\*\*/);
     // The state round-trips through JSON and the schema.
     expect(rolloutStateSchema.parse(JSON.parse(JSON.stringify(s)))).toEqual(s);
   });

@@ -5,6 +5,7 @@
  * the object's status).
  */
 import { z } from "zod";
+import { CATCH_UP_SIGNALS } from "./catch-up.js";
 import { describeChange } from "./change.js";
 import {
   type Command,
@@ -800,6 +801,14 @@ export function bakeWindows(state: RolloutState, wave: number, now: number) {
   };
 }
 
+/** Whether every changed instance of the wave is a replica (by the plan's roles): catch-up applies. */
+function waveOfReplicas(s: RolloutState, wave: number): boolean {
+  const ids = s.plan.waves[wave]?.instances ?? [];
+  return (
+    ids.length > 0 && ids.every((id) => s.plan.dryRun.find((r) => r.instance === id)?.role === "replica")
+  );
+}
+
 function judgeWave(d: Draft, w: WaveState, obs: Observations): void {
   const s = d.s;
   if (w.nextEvaluationAt === null || d.now < w.nextEvaluationAt) return;
@@ -821,6 +830,7 @@ function judgeWave(d: Draft, w: WaveState, obs: Observations): void {
     policy: s.policy,
     series,
     now: d.now,
+    replicas: waveOfReplicas(s, w.index),
   });
   w.evaluations += 1;
   w.nextEvaluationAt = d.now + s.policy.evaluationIntervalSeconds;
@@ -964,6 +974,12 @@ export interface BakeRequest {
   readonly restarts: readonly number[];
   /** The policy's block length for the comparison (ratio metrics are summed per block, as compare aligns them). */
   readonly blockSeconds: number | "auto";
+  /**
+   * Plain catalog signals the judgement reads besides the judged metrics (the catch-up judgement's
+   * replication lag and apply rate, CATCH_UP_SIGNALS), returned under their ids in each instance's
+   * `series`, on the same time grid as the judged metrics. Empty for a wave of primaries.
+   */
+  readonly signals: readonly string[];
 }
 
 export interface HumanAction {
@@ -1090,6 +1106,7 @@ export function nextActions(state: RolloutState, now: number): NextActions {
             .filter((i) => i.wave === w.index && step(s, i.instance)?.restart && i.appliedAt !== null)
             .map((i) => i.appliedAt!),
           blockSeconds: s.policy.blockSeconds,
+          signals: waveOfReplicas(s, w.index) ? Object.values(CATCH_UP_SIGNALS) : [],
         });
       } else wakes.push(w.nextEvaluationAt);
     }
