@@ -105,6 +105,13 @@ export const directSpecs = {
     "innodb_buffer_pool_size.",
     "bufferPoolSize",
   ),
+  buffer_pool_instances: gaugeSignal(
+    "bufferPoolInstances",
+    "Buffer pool instances",
+    "count",
+    "config",
+    "innodb_buffer_pool_instances (absent on MariaDB 10.6 and later, where it is always 1).",
+  ),
   flush_log_at_trx_commit: gaugeSignal(
     "flushLogAtTrxCommit",
     "flush_log_at_trx_commit",

@@ -1,7 +1,9 @@
 /** Storage signals: the datadir's file system and device facts, and atomic-write capability. */
 import { metrics as M } from "../metrics.js";
 import { compareBool, onlyWhere, where } from "../promql.js";
-import { type DirectSpec, gaugeSignal, HOST, infoSignal, type SignalSpec } from "./signal.js";
+import { type DirectSpec, gaugeSignal, HOST, infoSignal, type Needs, type SignalSpec } from "./signal.js";
+
+const ATOMIC: Needs = { hostStorage: true, atomicWriteAttributes: true };
 
 export const directSpecs = {
   storage_info: infoSignal(
@@ -48,6 +50,15 @@ export const directSpecs = {
     undefined,
     HOST,
   ),
+  atomic_write_unit_min_bytes: gaugeSignal(
+    "storageAtomicWriteUnitMin",
+    "Atomic write unit min",
+    "bytes",
+    "storage",
+    "Smallest atomic write the device offers (Linux 6.11+ sysfs); 0 means it offers none.",
+    undefined,
+    ATOMIC,
+  ),
   atomic_write_unit_max_bytes: gaugeSignal(
     "storageAtomicWriteUnitMax",
     "Atomic write unit max",
@@ -55,7 +66,25 @@ export const directSpecs = {
     "storage",
     "Largest single atomic write the device offers (Linux 6.11+ sysfs); must be ≥ innodb_page_size (docs/reference/atomic-storage.md §8.5).",
     undefined,
-    { hostStorage: true, atomicWriteAttributes: true },
+    ATOMIC,
+  ),
+  atomic_write_max_bytes: gaugeSignal(
+    "storageAtomicWriteMax",
+    "Atomic write max",
+    "bytes",
+    "storage",
+    "Largest atomic write the device accepts, several units merged (Linux 6.11+ sysfs).",
+    undefined,
+    ATOMIC,
+  ),
+  atomic_write_boundary_bytes: gaugeSignal(
+    "storageAtomicWriteBoundary",
+    "Atomic write boundary",
+    "bytes",
+    "storage",
+    "Boundary an atomic write must not cross (Linux 6.11+ sysfs); 0 means none.",
+    undefined,
+    ATOMIC,
   ),
   atomic_write_attributes_present: gaugeSignal(
     "storageAtomicWriteSupported",
@@ -100,7 +129,7 @@ const atomicWriteCapable: SignalSpec = {
     "1 when the datadir device's atomic write unit is at least innodb_page_size, 0 when it is smaller, absent when the kernel does not say (pre-6.11). Necessary, not sufficient: O_DIRECT, file system allocation and alignment also decide (docs/reference/atomic-storage.md §8.5, §8.7).",
   unit: "bool",
   group: "storage",
-  needs: { hostStorage: true, atomicWriteAttributes: true },
+  needs: ATOMIC,
   build: (c) =>
     onlyWhere(
       compareBool(c("atomicUnitMax"), ">=", c("pageSize")),
