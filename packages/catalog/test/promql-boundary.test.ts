@@ -6,6 +6,7 @@
  * not product code and are not scanned.
  */
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: the planted sources are TypeScript text, their ${…} is meant literally.
+import { spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative, resolve } from "node:path";
@@ -204,4 +205,33 @@ describe("no PromQL outside the catalog", () => {
     expect(scanTree(tmp)).toEqual([expect.objectContaining({ file: "packages/fleet/src/plan.ts", line: 1 })]);
     expect(scanTree(tmp, { "packages/fleet/src/plan.ts:1": "planted" })).toEqual([]);
   });
+
+  it("the biome plugin (biome.json) flags the planted violation in product code only", () => {
+    const dir = join(tmp, "biome");
+    const write = (path: string, code: string) => {
+      mkdirSync(join(dir, path, ".."), { recursive: true });
+      writeFileSync(join(dir, path), code);
+    };
+    const config = JSON.parse(readFileSync(join(REPO, "biome.json"), "utf8")) as {
+      overrides: { includes: string[]; plugins?: string[] }[];
+    };
+    const override = config.overrides.find((o) => o.plugins?.some((p) => p.endsWith("no-promql.grit")));
+    expect(override).toBeDefined();
+    const plugins = override!.plugins!.map((p) => resolve(REPO, p));
+    write("biome.json", JSON.stringify({ overrides: [{ includes: override!.includes, plugins }] }));
+    const planted = "export const q = `sum by (instance) (rate(${name}[5m]))`;\n";
+    write("packages/fleet/src/plan.ts", planted);
+    write("packages/fleet/src/plan.test.ts", planted);
+    write("packages/catalog/src/signals.ts", planted);
+    write("apps/web/src/server/data.ts", 'export const msg = "the transaction rate (per second)";\n');
+    const r = spawnSync(join(REPO, "node_modules/.bin/biome"), ["lint", "--max-diagnostics=50", "."], {
+      cwd: dir,
+      encoding: "utf8",
+    });
+    const out = r.stdout + r.stderr;
+    expect(r.status, out).not.toBe(0);
+    const flagged = [...out.matchAll(/^(\S+\.ts):\d+:\d+ plugin/gm)].map((m) => m[1]);
+    expect(flagged).toEqual(["packages/fleet/src/plan.ts"]);
+    expect(out).toContain("PromQL outside the catalog");
+  }, 120_000);
 });
