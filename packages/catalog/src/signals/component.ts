@@ -1,4 +1,7 @@
-/** Rendering options, the component model and the builders components are made of (one counter rate or gauge each, with its mysqld_exporter / node_exporter fallback). */
+/**
+ * Rendering options, the component model and the builders components are made of (one counter rate or
+ * gauge each, with its mysqld_exporter / node_exporter fallback).
+ */
 import {
   fallbackMetrics as F,
   type FallbackMetricKey,

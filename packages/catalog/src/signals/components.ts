@@ -1,4 +1,7 @@
-/** Every component (one counter rate or gauge, untorn-exporter's series with its fallback), and how one is rendered for a scope. */
+/**
+ * Every component (one counter rate or gauge, untorn-exporter's series with its fallback), and how one is
+ * rendered for a scope.
+ */
 import { DBLWR_MUTEX_EVENTS, fallbackMetrics as F, FILE_EVENT_CLASSES } from "../fallback-metrics.js";
 import { FILE_CLASSES, metrics as M } from "../metrics.js";
 import {

@@ -1,4 +1,7 @@
-/** The signal model: units, where the data exists (Needs), and how a signal is made from components or read directly. */
+/**
+ * The signal model: units, where the data exists (Needs), and how a signal is made from components or read
+ * directly.
+ */
 import { FLAVOR_NAMES, FLAVORS, type Flavor } from "@untorn/vocabulary/words";
 import { fallbackMetrics as F, type FallbackExporter, type FallbackMetricKey } from "../fallback-metrics.js";
 import { metrics as M, type MetricKey } from "../metrics.js";
