@@ -18,6 +18,10 @@
  * - `recorded: true` reads the recording rules of rules.ts in place of the raw rate where the signal or
  *   its components have one and the window is the rules' 5m (source "any" only): cheap fleet queries.
  * - `classes` restricts per-class signals to some file classes.
+ *
+ * Layout: `signals/component.ts` (options, component model, builders), `signals/components.ts` (every
+ * component), `signals/signal.ts` (the signal model), and one file per signal group (`signals/<group>.ts`);
+ * this module assembles the groups in a fixed order.
  */
 
 import { directSpecs as config } from "./signals/config.js";
@@ -57,8 +61,8 @@ export {
 } from "./signals/signal.js";
 
 /**
- * Signals built from components, by group, in the order the dashboards' docs list them; then the
- * direct ones (info metrics, gauges read as is, one-off selectors).
+ * The order of signalList (docs/metrics.md lists each group's signals in it): the signals built from
+ * components first, then the direct ones (info metrics, gauges read as is, one-off selectors).
  */
 const composite = {
   ...throughput,
