@@ -6,6 +6,7 @@
  */
 
 import { type AlertRule, alertRules, runbookUrl } from "@untorn/catalog/alerts";
+import { SCRAPE_INTERVAL_SECONDS } from "@untorn/catalog/rate-window";
 import { DATASOURCE_UID, TAG } from "./house.js";
 import { ALERT_RULES_FILE, alertComment, RECORDING_RULES_FILE } from "./prometheus-rules.js";
 import { type CommentAt, GENERATED_HEADER, toYaml } from "./yaml.js";
@@ -14,7 +15,7 @@ export const FOLDER = "Untorn";
 export const DASHBOARDS_PATH = "/var/lib/grafana/dashboards/untorn";
 export const PROMETHEUS_URL = "http://prometheus:9090";
 /** Prometheus scrape interval the example config uses; the datasource's timeInterval must match it. */
-export const SCRAPE_INTERVAL = "15s";
+export const SCRAPE_INTERVAL = `${SCRAPE_INTERVAL_SECONDS}s`;
 export const CONTACT_POINT = "untorn-dba";
 
 export const PROVISIONING_FILES = {

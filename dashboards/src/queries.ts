@@ -5,8 +5,10 @@
  */
 
 import { instant } from "@untorn/catalog/promql";
+import { rateWindowSeconds, SCRAPE_INTERVAL_SECONDS } from "@untorn/catalog/rate-window";
 import { recordingRules } from "@untorn/catalog/rules";
 import { type Needs, RULE_WINDOW, type SignalId, signals } from "@untorn/catalog/signals";
+import { formatDuration } from "@untorn/vocabulary/duration";
 import type { Flavor } from "@untorn/vocabulary/words";
 import { dashboards } from "./render.js";
 import { type CheckedDashboard, flatPanels, signalOfRefId, substituteVariables } from "./validate.js";
@@ -73,7 +75,10 @@ export interface QueryVariables {
   /** Instance name(s) for $instance; several become a regex alternation. */
   readonly instance: string | readonly string[];
   readonly instanceB?: string;
-  /** For $__rate_interval: at least 4 scrape intervals (Grafana: max(4 × scrape, step + scrape)). */
+  /**
+   * For $__rate_interval; default the catalog's rate-window rule at a step of one scrape interval (what
+   * Grafana computes too: max(4 × scrape, step + scrape)).
+   */
   readonly rateInterval?: string;
   readonly shiftB?: string;
 }
@@ -86,8 +91,8 @@ export function resolveQuery(expr: string, vars: QueryVariables): string {
   const list = typeof vars.instance === "string" ? [vars.instance] : vars.instance;
   const instance = list.map(escapeRegex).join("|");
   return substituteVariables(expr, {
-    __rate_interval: vars.rateInterval ?? "1m",
-    __interval: "15s",
+    __rate_interval: vars.rateInterval ?? formatDuration(rateWindowSeconds(SCRAPE_INTERVAL_SECONDS) * 1000),
+    __interval: `${SCRAPE_INTERVAL_SECONDS}s`,
     __range: "1h",
     instance: list.length > 1 ? `(${instance})` : instance,
     instance_b: escapeRegex(vars.instanceB ?? list[0] ?? ""),

@@ -5,6 +5,7 @@
  * instance selector (record.ts uses that to capture every instance's charts in a few requests).
  */
 import type { Selector } from "@untorn/catalog/promql";
+import { rateWindowSeconds } from "@untorn/catalog/rate-window";
 import type { SignalId } from "@untorn/catalog/signals";
 import { signals } from "@untorn/catalog/signals";
 import type { Point } from "@untorn/prom/result";
@@ -119,14 +120,14 @@ export interface ChartQuery {
   readonly expr: string;
 }
 
-/** Default rate() window for points `step` seconds apart (Grafana's $__rate_interval idea, without the scrape interval). */
+/** Default rate() window for points `step` seconds apart: the catalog's rule (rateWindowSeconds). */
 export function chartRateWindow(range: ChartRange): string {
   if (range.rateWindow) {
     durationSeconds(range.rateWindow);
     return range.rateWindow;
   }
   const span = Math.max(1, Math.floor(range.end - range.start));
-  return `${Math.max(2 * range.step, Math.min(60, span))}s`;
+  return `${rateWindowSeconds(range.step, { spanSeconds: span })}s`;
 }
 
 /** The chart queries for a selector (an instance, or {} for the whole fleet); `defs` default CHARTS. */

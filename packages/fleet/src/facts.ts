@@ -12,6 +12,7 @@ import {
 } from "@untorn/advisor/facts";
 import type { Selector } from "@untorn/catalog/promql";
 import { RULES_PROBE_LABEL, RULES_PROBE_RECORD, recordingRulesProbe } from "@untorn/catalog/rules";
+import { FACT_LABEL, STAT_LABEL, STATS, type Stat } from "@untorn/catalog/window-stats";
 import {
   DOUBLEWRITE_MODES,
   type DoublewriteMode,
@@ -33,7 +34,6 @@ import {
   WINDOWED,
   type WindowedSpec,
 } from "./plan.js";
-import { FACT_LABEL, STAT_LABEL, STATS, type Stat } from "./promql.js";
 
 export interface FleetFactsOptions {
   /** PromQL duration the workload statistics cover, e.g. "1h". */

@@ -4,22 +4,12 @@
  * of queries for 1 instance and for 10,000; a one-instance plan is the fleet plan with an instance
  * selector ANDed into every series selector.
  *
- * Sources, in order of preference: a catalog signal (with its mysqld_exporter / node_exporter fallback),
- * a catalog component, or an untorn-exporter metric from the catalog's definitions rendered with the
- * catalog's own builders where the catalog has no signal for the field yet (marked `untornOnly`).
+ * Every expression is a catalog signal (with its mysqld_exporter / node_exporter fallback where it has
+ * one) or a catalog component, wrapped in the catalog's window statistics; the fields read from
+ * untorn-exporter alone (no fallback exists) are marked `untornOnly`.
  */
-import { fallbackMetrics as F } from "@untorn/catalog/fallback-metrics";
-import { metrics as M, type MetricKey } from "@untorn/catalog/metrics";
-import {
-  instant,
-  maxBy,
-  orElse,
-  range,
-  type Scope,
-  type Selector,
-  type Vec,
-  vec,
-} from "@untorn/catalog/promql";
+import { type Selector, type Vec, vec } from "@untorn/catalog/promql";
+import { rateWindowSeconds } from "@untorn/catalog/rate-window";
 import {
   type ComponentKey,
   componentExpr,
@@ -28,17 +18,18 @@ import {
   type SignalId,
   signals,
 } from "@untorn/catalog/signals";
-import { parseDuration } from "@untorn/prom/duration";
 import {
   FACT_LABEL,
-  overTime,
   recordedWindowStats,
   STATS,
   type Stat,
+  sampledSteps,
+  stepCount,
   tag,
   union,
   windowStats,
-} from "./promql.js";
+} from "@untorn/catalog/window-stats";
+import { parseDuration } from "@untorn/prom/duration";
 
 /** Which exporters' series a query may read: "any" prefers untorn-exporter and falls back per instance. */
 export type FleetSource = "any" | "untorn";
@@ -73,8 +64,6 @@ type Build = ((o: BuildOpts) => Vec) & { readonly recorded?: (o: BuildOpts) => V
 const withRecorded = (b: (o: BuildOpts) => Vec, recorded: ((o: BuildOpts) => Vec) | undefined): Build =>
   recorded ? Object.assign(b, { recorded }) : b;
 
-const scopeOf = (o: BuildOpts): Scope => ({ selector: o.selector, window: o.window, offset: undefined });
-
 const recordedComponent = (key: ComponentKey): boolean =>
   (components[key] as { record?: string }).record !== undefined;
 
@@ -102,12 +91,6 @@ const fromComponent = (key: ComponentKey): Build => {
   );
 };
 
-/** Latest value of an untorn-exporter gauge the catalog has no signal for. */
-const untornGauge =
-  (metric: MetricKey): Build =>
-  (o) =>
-    maxBy([], instant(scopeOf(o), M[metric].name));
-
 // ---- windowed facts: one query each, with every statistic ----
 
 export type WindowedGroup = "rates" | "gauges" | "device" | "fileIo";
@@ -124,7 +107,7 @@ export interface WindowedSpec {
   readonly fields?: Readonly<Record<string, string>>;
   /** Kept only where the instrument is on (the series exist at 0 otherwise, docs/reference/status-counters.md §4, docs/reference/performance-schema.md §5.1). */
   readonly gate?: "innodbMetricsDblwr" | "dblwrMutex";
-  /** Read from untorn-exporter only: the catalog has no signal (and no fallback) for it yet. */
+  /** Read from untorn-exporter only: the catalog's signal or component has no fallback. */
   readonly untornOnly?: true;
 }
 
@@ -251,7 +234,7 @@ export const INSTANT: readonly InstantSpec[] = [
   bool("config.useAtomicWrites", fromSignal("use_atomic_writes")),
   int("config.writeIoThreads", fromSignal("write_io_threads")),
   int("config.bufferPoolSizeBytes", fromSignal("buffer_pool_size_bytes")),
-  int("config.bufferPoolInstances", untornGauge("bufferPoolInstances"), true),
+  int("config.bufferPoolInstances", fromSignal("buffer_pool_instances"), true),
   int("config.ioCapacity", fromSignal("io_capacity")),
   int("config.ioCapacityMax", fromSignal("io_capacity_max")),
   int("config.flushLogAtTrxCommit", fromSignal("flush_log_at_trx_commit")),
@@ -265,26 +248,11 @@ export const INSTANT: readonly InstantSpec[] = [
   bool("storage.rotational", fromSignal("rotational")),
   bool("storage.writeCacheVolatile", fromSignal("write_cache_volatile")),
   bool("storage.atomicWrite.attributesPresent", fromSignal("atomic_write_attributes_present")),
-  int("storage.atomicWrite.unitMinBytes", untornGauge("storageAtomicWriteUnitMin"), true),
+  int("storage.atomicWrite.unitMinBytes", fromSignal("atomic_write_unit_min_bytes"), true),
   int("storage.atomicWrite.unitMaxBytes", fromSignal("atomic_write_unit_max_bytes")),
-  int("storage.atomicWrite.maxBytes", untornGauge("storageAtomicWriteMax"), true),
-  int("storage.atomicWrite.boundaryBytes", untornGauge("storageAtomicWriteBoundary"), true),
+  int("storage.atomicWrite.maxBytes", fromSignal("atomic_write_max_bytes"), true),
+  int("storage.atomicWrite.boundaryBytes", fromSignal("atomic_write_boundary_bytes"), true),
 ];
-
-// ---- window quality: restarts and the share of steps without samples ----
-
-/**
- * Steps in the window where the server reported (its uptime had a sample within the per-step rate
- * window): gaps shorter than that window are not seen. `steps` is the number of subquery steps, counted
- * by Prometheus itself so the ratio does not depend on its range boundary rules.
- */
-function sampledSteps(o: BuildOpts, rateWindow: string, step: string): Vec {
-  const per = { ...o, window: rateWindow };
-  const last = (name: string) => maxBy([], `last_over_time(${range(scopeOf(per), name)})`);
-  const present =
-    o.source === "untorn" ? last(M.uptime.name) : orElse(last(M.uptime.name), last(F.uptime.name));
-  return overTime("count_over_time", present, o.window, step);
-}
 
 // ---- the plan ----
 
@@ -320,8 +288,9 @@ export function factQueries(p: PlanOptions): PlannedQuery[] {
     kind: "quality",
     expr: union([
       tag(signals.restarts.vec({ ...base }), FACT_LABEL, "restarts"),
-      tag(sampledSteps(base, p.rateWindow, step), FACT_LABEL, "sampledSteps"),
-      tag(overTime("count_over_time", vec("vector(1)", []), p.window, step), FACT_LABEL, "steps"),
+      // Window quality: restarts, and the share of steps without samples.
+      tag(sampledSteps(base, p.rateWindow, p.window, step), FACT_LABEL, "sampledSteps"),
+      tag(stepCount(p.window, step), FACT_LABEL, "steps"),
     ]).q,
   });
   for (const s of WINDOWED) {
@@ -387,8 +356,8 @@ export function durationSeconds(d: string): number {
 }
 
 /**
- * Defaults that adapt to the window: about 30 steps (1 s to 5 min apart), and a per-step rate window of
- * twice the step but at least 1 min (4 samples at a 15 s scrape interval), never longer than the window.
+ * Defaults that adapt to the window: about 30 steps (1 s to 5 min apart), and the catalog's per-step rate
+ * window (rateWindowSeconds: twice the step but at least 4 scrape intervals, never longer than the window).
  */
 export function planOptions(opts: {
   window: string;
@@ -404,7 +373,7 @@ export function planOptions(opts: {
   const step = opts.stepSeconds ?? Math.min(300, Math.max(1, Math.round(windowS / 30)));
   if (!Number.isInteger(step) || step < 1)
     throw new RangeError(`step must be whole seconds ≥ 1, got ${step}`);
-  const rateWindow = opts.rateWindow ?? seconds(Math.min(windowS, Math.max(2 * step, 60)));
+  const rateWindow = opts.rateWindow ?? seconds(rateWindowSeconds(step, { spanSeconds: windowS }));
   if (durationSeconds(rateWindow) <= 0)
     throw new RangeError("the per-step rate window must be longer than 0");
   const stats = opts.stats ?? DEFAULT_STATS;

@@ -13,11 +13,11 @@
  * ReplayMissError naming the query.
  */
 import { gunzipSync, gzipSync } from "node:zlib";
+import { STATS } from "@untorn/catalog/window-stats";
 import { z } from "zod";
 import type { MatrixSeries, PromQueryApi, QueryAnswer, VectorSample } from "./api.js";
 import { nowOf } from "./api.js";
 import type { FleetFactsOptions } from "./facts.js";
-import { STATS } from "./promql.js";
 
 export const REPLAY_FORMAT = "untorn-replay";
 export const REPLAY_VERSION = 1;

@@ -8,7 +8,7 @@
  */
 import type { InstanceFacts } from "@untorn/advisor/facts";
 import { oneOf, type Selector } from "@untorn/catalog/promql";
-import { type SignalId, signal, signals } from "@untorn/catalog/signals";
+import { DEFAULT_WINDOW, type SignalId, signal, signals } from "@untorn/catalog/signals";
 import { chooseBlockSeconds } from "@untorn/compare/blocks";
 import { ratioOfTotals } from "@untorn/compare/stats/ratio-of-totals";
 import type { MatrixSeries, PromQueryApi, VectorSample } from "@untorn/fleet/api";
@@ -303,7 +303,7 @@ export async function fetchShared(
   const warnings: string[] = [];
   const [health, readBacks] = await Promise.all([
     fetchHealth(api, opts.health, opts, count, warnings),
-    fetchReadBacks(api, opts.readBacks, opts.now, opts.rateWindow ?? "5m", count, warnings),
+    fetchReadBacks(api, opts.readBacks, opts.now, opts.rateWindow ?? DEFAULT_WINDOW, count, warnings),
   ]);
   return {
     readBacks: new Map(readBacks.map((r) => [r.instance, r])),
@@ -337,7 +337,7 @@ export async function observe(
     health: [...new Set(needs.health)],
   });
   const bakes = await fetchBakes(api, needs.bakes, {
-    window: opts.rateWindow ?? "5m",
+    window: opts.rateWindow ?? DEFAULT_WINDOW,
     ...(opts.bakeStepSeconds ? { stepSeconds: opts.bakeStepSeconds } : {}),
   });
   const activeRollouts = needs.activeRollouts && opts.activeRollouts ? await opts.activeRollouts() : null;

@@ -6,6 +6,7 @@
  * schema on the way out of the store and on the way in.
  */
 import { randomUUID } from "node:crypto";
+import { DEFAULT_WINDOW } from "@untorn/catalog/signals";
 import type { PromQueryApi } from "@untorn/fleet/api";
 import {
   type Command,
@@ -462,7 +463,7 @@ async function reconcileOne(
         observations = { health: [], readBacks: [], bakes: [], activeRollouts: null };
       } else {
         const bakes = await fetchBakes(opts.api, needs.bakes, {
-          window: opts.rateWindow ?? "5m",
+          window: opts.rateWindow ?? DEFAULT_WINDOW,
           ...(opts.bakeStepSeconds ? { stepSeconds: opts.bakeStepSeconds } : {}),
         });
         pass.queries = bakes.queries;
@@ -562,7 +563,7 @@ export async function reconcileRollouts(deps: RunnerDeps, opts: ReconcileOptions
         health: [...new Set(needs.flatMap((n) => n.health))],
         ...(opts.metadata ? { metadata: opts.metadata } : {}),
         ...(opts.replication ? { replication: opts.replication } : {}),
-        rateWindow: opts.rateWindow ?? "5m",
+        rateWindow: opts.rateWindow ?? DEFAULT_WINDOW,
       });
     } catch (e) {
       shared = e as Error;

@@ -35,7 +35,10 @@ export function registerCompare(program: Command, io: Io): void {
     .option("--after <range>", "window after the change, same forms")
     .option("--prometheus <url>", "Prometheus base URL (default: $PROMETHEUS_URL)")
     .option("--step <duration>", "seconds between points of the range queries (default 15s)")
-    .option("--rate-window <duration>", "rate() window of the signals (default 4 × --step)")
+    .option(
+      "--rate-window <duration>",
+      "rate() window of the signals (default max(2 × --step, 1m), the catalog's rate-window rule)",
+    )
     .option(
       "--metrics <ids>",
       "comma-separated catalog signals to compare (default: throughput, per-transaction costs, doublewrite wait)",

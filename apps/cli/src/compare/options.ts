@@ -1,4 +1,6 @@
 /** `untorn compare` flags → validated analysis options, time ranges and query settings. */
+
+import { rateWindowSeconds } from "@untorn/catalog/rate-window";
 import { type ComparisonInput, Options } from "@untorn/compare/input";
 import { VERDICTS, type Verdict } from "@untorn/compare/result";
 import { InvalidDurationError, parseDuration } from "@untorn/prom/duration";
@@ -145,7 +147,7 @@ export function livePlan(f: CompareFlags, now: number): LivePlan {
   ] as const) {
     if (r.end - r.start < 2 * step) throw usage(`${name} is shorter than two --step intervals (${step} s)`);
   }
-  const rateWindow = f.rateWindow ?? `${Math.round(step * 4 * 1000)}ms`;
+  const rateWindow = f.rateWindow ?? `${Math.round(rateWindowSeconds(step) * 1000)}ms`;
   const rateSeconds = seconds("--rate-window", rateWindow);
   if (rateSeconds < step) {
     throw usage(

@@ -8,6 +8,7 @@
 
 import type { Selector } from "@untorn/catalog/promql";
 import { recordingRulesProbe } from "@untorn/catalog/rules";
+import { FACT_LABEL, STAT_LABEL, type Stat } from "@untorn/catalog/window-stats";
 import { CHARTS, type ChartRange, chartQueries, ROLLOUT_CHARTS } from "../charts.js";
 import type { FleetSource } from "../plan.js";
 import {
@@ -20,7 +21,6 @@ import {
   QUALITY_QUERY,
   WINDOWED,
 } from "../plan.js";
-import { FACT_LABEL, STAT_LABEL, type Stat } from "../promql.js";
 import { REPLAY_FORMAT, REPLAY_VERSION, type ReplayFile, toWire } from "../replay.js";
 
 /** A window statistic: one number for every statistic, or each given. */

@@ -1,10 +1,12 @@
 /**
- * Window statistics around catalog expressions. Every metric name and per-instance expression comes from
- * @untorn/catalog (signals, components, metric definitions and its builders); this module only wraps them
- * in PromQL's *_over_time functions over a subquery, tags results with a label so several statistics or
- * facts travel in one request, and unions them. Nothing here depends on the fleet size.
+ * Window statistics around signal and component expressions: PromQL's *_over_time functions over a
+ * subquery (or over a recorded series directly), a label that tags each statistic or fact so several
+ * travel in one request, and their union. Also the window-quality queries of the fleet's facts (steps
+ * sampled, steps in the window). Nothing here depends on the fleet size.
  */
-import { labelReplace, type Vec, vec } from "@untorn/catalog/promql";
+import { fallbackMetrics as F } from "./fallback-metrics.js";
+import { metrics as M } from "./metrics.js";
+import { labelReplace, maxBy, orElse, range, type Selector, type Vec, vec } from "./promql.js";
 
 /** Label that carries the statistic (avg, p50, ...) of a bundled window query. */
 export const STAT_LABEL = "untorn_stat";
@@ -96,3 +98,27 @@ export function recordedWindowStats(
     }),
   );
 }
+
+/**
+ * Steps in the window where the server reported: its uptime had a sample within the per-step rate window
+ * (so gaps shorter than that window are not seen). Source "any" counts either exporter's uptime.
+ */
+export function sampledSteps(
+  o: { readonly selector: Selector; readonly source: "any" | "untorn" },
+  rateWindow: string,
+  window: string,
+  step: string,
+): Vec {
+  const scope = { selector: o.selector, window: rateWindow, offset: undefined };
+  const last = (name: string) => maxBy([], `last_over_time(${range(scope, name)})`);
+  const present =
+    o.source === "untorn" ? last(M.uptime.name) : orElse(last(M.uptime.name), last(F.uptime.name));
+  return overTime("count_over_time", present, window, step);
+}
+
+/**
+ * The number of subquery steps in the window, counted by Prometheus itself, so a ratio to it does not
+ * depend on the backend's range boundary rules.
+ */
+export const stepCount = (window: string, step: string): Vec =>
+  overTime("count_over_time", vec("vector(1)", []), window, step);
