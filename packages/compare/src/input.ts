@@ -57,17 +57,24 @@ export const MetricSpec = z
   .describe("A metric to compare.");
 export type MetricSpec = z.infer<typeof MetricSpec>;
 
-/** Sample times, checked by `checkSamples` in one pass (zod's per-element parse allocates per sample). */
+/**
+ * Sample times, checked by `checkSamples` in one pass (zod's per-element parse allocates per sample).
+ * A Float64Array is taken as it is: the fast reader (read-input.ts) gives the sample arrays so.
+ */
 const SampleTimes = z
-  .custom<number[]>((x) => Array.isArray(x), { error: "expected an array of Unix seconds" })
+  .custom<number[] | Float64Array>((x) => Array.isArray(x) || x instanceof Float64Array, {
+    error: "expected an array of Unix seconds",
+  })
   .meta({
     type: "array",
     items: { type: "number" },
     description: "Sample timestamps, Unix seconds (not milliseconds).",
   });
-/** Sample values, checked by `checkSamples` in one pass. */
+/** Sample values, checked by `checkSamples` in one pass; in a Float64Array, NaN is a missing sample. */
 const SampleValues = z
-  .custom<(number | null)[]>((x) => Array.isArray(x), { error: "expected an array of numbers or null" })
+  .custom<(number | null)[] | Float64Array>((x) => Array.isArray(x) || x instanceof Float64Array, {
+    error: "expected an array of numbers or null",
+  })
   .meta({
     type: "array",
     items: { type: ["number", "null"] },
@@ -78,7 +85,8 @@ export const ExplicitWindow = z
   .strictObject({ t: SampleTimes, v: SampleValues })
   .superRefine((w, ctx) => checkSamples(w, ctx))
   .describe("Samples with explicit timestamps: t[i] is the time of v[i].");
-export type ExplicitWindow = z.infer<typeof ExplicitWindow>;
+/** An explicit window as JSON (the fast reader gives the same with Float64Arrays: see Window). */
+export type ExplicitWindow = { t: number[]; v: (number | null)[] };
 
 export const CompactWindow = z
   .strictObject({
@@ -90,7 +98,8 @@ export const CompactWindow = z
   .describe(
     "Samples on a regular grid (a Prometheus range query): v[i] at start + i · step, null for a missing sample.",
   );
-export type CompactWindow = z.infer<typeof CompactWindow>;
+/** A compact window as JSON. */
+export type CompactWindow = { start: number; step: number; v: (number | null)[] };
 
 export const Window = z
   .union([ExplicitWindow, CompactWindow], {
@@ -107,14 +116,20 @@ export type SampleWindow =
   | { readonly t: Float64Array; readonly v: Float64Array }
   | { readonly start: number; readonly step: number; readonly v: Float64Array };
 
-/** Copies a validated window into Float64Arrays (one allocation per array, none per sample). */
+/**
+ * Copies a validated window into Float64Arrays (one allocation per array, none per sample); arrays
+ * that already are Float64Arrays (the fast reader's) are taken without a copy.
+ */
 export function toSampleWindow(w: Window): SampleWindow {
-  const v = new Float64Array(w.v.length);
-  for (let i = 0; i < v.length; i++) {
-    const x = w.v[i];
-    v[i] = x === null || x === undefined ? Number.NaN : x;
+  const v = w.v instanceof Float64Array ? w.v : new Float64Array(w.v.length);
+  if (!(w.v instanceof Float64Array)) {
+    for (let i = 0; i < v.length; i++) {
+      const x = w.v[i];
+      v[i] = x === null || x === undefined ? Number.NaN : x;
+    }
   }
-  return "t" in w ? { t: new Float64Array(w.t), v } : { start: w.start, step: w.step, v };
+  if (!("t" in w)) return { start: w.start, step: w.step, v };
+  return { t: w.t instanceof Float64Array ? w.t : new Float64Array(w.t), v };
 }
 
 /** Time of sample i of a window in either form (the compact form's grid: start + i · step). */
@@ -154,6 +169,10 @@ export function toCompactWindow(w: ExplicitWindow, step: number): Window {
  * timestamps are accepted (compare sorts them and flags it).
  */
 function checkSamples(w: { t?: unknown; v: unknown }, ctx: z.RefinementCtx): void {
+  if (w.v instanceof Float64Array && (w.t === undefined || w.t instanceof Float64Array)) {
+    checkTypedSamples(w.v, w.t, ctx);
+    return;
+  }
   const v = w.v as readonly unknown[];
   const t = w.t as readonly unknown[] | undefined;
   if (!Array.isArray(v) || (t !== undefined && !Array.isArray(t))) return;
@@ -177,6 +196,23 @@ function checkSamples(w: { t?: unknown; v: unknown }, ctx: z.RefinementCtx): voi
       if (badTimes++ === 0) badTime = i;
     } else if (msTime < 0 && Math.abs(s) >= MILLISECONDS_THRESHOLD) msTime = i;
   }
+  reportSampleFaults({ v, t, badTime, badTimes, msTime, badValue, badValues }, ctx);
+}
+
+/** One issue per kind of fault, at its first index, with how many samples share it. */
+function reportSampleFaults(
+  f: {
+    v: ArrayLike<unknown>;
+    t: ArrayLike<unknown> | undefined;
+    badTime: number;
+    badTimes: number;
+    msTime: number;
+    badValue: number;
+    badValues: number;
+  },
+  ctx: z.RefinementCtx,
+): void {
+  const { v, t, badTime, badTimes, msTime, badValue, badValues } = f;
   const more = (n: number) => (n > 1 ? ` (${n - 1} more like it)` : "");
   if (t !== undefined && badTime >= 0) {
     ctx.addIssue({
@@ -200,6 +236,36 @@ function checkSamples(w: { t?: unknown; v: unknown }, ctx: z.RefinementCtx): voi
       path: ["v", badValue],
     });
   }
+}
+
+/**
+ * checkSamples over the fast reader's Float64Arrays: the same checks and messages, NaN in `v` being
+ * a null (the reader admits nothing else that is not a number, and JSON has no NaN).
+ */
+function checkTypedSamples(v: Float64Array, t: Float64Array | undefined, ctx: z.RefinementCtx): void {
+  if (t !== undefined && t.length !== v.length) {
+    ctx.addIssue({ code: "custom", message: "t and v must have the same length" });
+    return;
+  }
+  let badTime = -1;
+  let badTimes = 0;
+  let msTime = -1;
+  let badValue = -1;
+  let badValues = 0;
+  for (let i = 0; i < v.length; i++) {
+    const x = v[i]!;
+    // Infinity − Infinity and NaN − NaN are NaN: only ±Infinity fail here, NaN (a null) passes.
+    if (x - x !== 0 && x === x && badValues++ === 0) badValue = i;
+  }
+  if (t !== undefined) {
+    for (let i = 0; i < t.length; i++) {
+      const s = t[i]!;
+      if (!Number.isFinite(s)) {
+        if (badTimes++ === 0) badTime = i;
+      } else if (msTime < 0 && Math.abs(s) >= MILLISECONDS_THRESHOLD) msTime = i;
+    }
+  }
+  reportSampleFaults({ v, t, badTime, badTimes, msTime, badValue, badValues }, ctx);
 }
 
 function describe(x: unknown): string {
