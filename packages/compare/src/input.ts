@@ -254,8 +254,8 @@ function checkTypedSamples(v: Float64Array, t: Float64Array | undefined, ctx: z.
   let badValues = 0;
   for (let i = 0; i < v.length; i++) {
     const x = v[i]!;
-    // Infinity − Infinity and NaN − NaN are NaN: only ±Infinity fail here, NaN (a null) passes.
-    if (x - x !== 0 && x === x && badValues++ === 0) badValue = i;
+    // Only ±Infinity fail here: NaN is a null.
+    if (!Number.isFinite(x) && !Number.isNaN(x) && badValues++ === 0) badValue = i;
   }
   if (t !== undefined) {
     for (let i = 0; i < t.length; i++) {

@@ -5,7 +5,8 @@
 // and parses the arrays at `instances[i].series[m].before|after.v|t` straight into Float64Arrays
 // (null → NaN); everything else (metadata, options, ids) becomes ordinary JSON values that the zod
 // schema validates as before. What it returns is what JSON.parse returns, but for those arrays.
-import { closeSync, openSync, readSync } from "node:fs";
+// No I/O here: the caller hands over the bytes chunk by chunk (the CLI reads a file or stdin in 1 MiB
+// chunks, so neither the file nor a string of it is ever held whole).
 import { parseComparisonInput } from "./input.js";
 
 /** Malformed JSON, or a sample array holding something other than numbers (and null in `v`). */
@@ -29,7 +30,6 @@ export type ChunkSource = () => Uint8Array | null;
 const MAX_DEPTH = 256;
 /** Bytes kept ahead of the cursor while scanning numbers, so a number is never cut by a chunk end. */
 const LOOKAHEAD = 64;
-const CHUNK_BYTES = 1 << 20;
 
 const latin1 = (bytes: Uint8Array) =>
   Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("latin1");
@@ -419,33 +419,6 @@ export function readInputBytes(bytes: Uint8Array): unknown {
     given = true;
     return bytes;
   });
-}
-
-/** readInputJson over a file or other descriptor (stdin is 0), read in 1 MiB chunks. */
-export function readInputFd(fd: number): unknown {
-  const buf = Buffer.allocUnsafe(CHUNK_BYTES);
-  return readInputJson(() => {
-    for (;;) {
-      try {
-        const n = readSync(fd, buf, 0, buf.length, null);
-        return n === 0 ? null : buf.subarray(0, n);
-      } catch (err) {
-        // A non-blocking stdin with nothing yet to read: try again.
-        if ((err as NodeJS.ErrnoException).code === "EAGAIN") continue;
-        throw err;
-      }
-    }
-  });
-}
-
-/** readInputJson over a file. */
-export function readInputFile(path: string): unknown {
-  const fd = openSync(path, "r");
-  try {
-    return readInputFd(fd);
-  } finally {
-    closeSync(fd);
-  }
 }
 
 /**
