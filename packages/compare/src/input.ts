@@ -58,55 +58,67 @@ export const MetricSpec = z
 export type MetricSpec = z.infer<typeof MetricSpec>;
 
 /**
- * Sample times, checked by `checkSamples` in one pass (zod's per-element parse allocates per sample).
- * A Float64Array is taken as it is: the fast reader (read-input.ts) gives the sample arrays so.
+ * The schemas of a window's two forms. Sample arrays are zod custom types checked by `checkSamples`
+ * in one pass (zod's per-element parse allocates per sample). `typed`: a Float64Array is taken as it
+ * is (the fast reader, read-input.ts, gives the sample arrays so; NaN in `v` is a missing sample).
  */
-const SampleTimes = z
-  .custom<number[] | Float64Array>((x) => Array.isArray(x) || x instanceof Float64Array, {
-    error: "expected an array of Unix seconds",
-  })
-  .meta({
+function windowSchemas<T, V>(typed: boolean) {
+  const isSamples = (x: unknown) => Array.isArray(x) || (typed && x instanceof Float64Array);
+  // The input type is the JSON form either way (ComparisonInputJson is what a user writes).
+  const times = (
+    z.custom<T>(isSamples, { error: "expected an array of Unix seconds" }) as unknown as z.ZodCustom<
+      T,
+      number[]
+    >
+  ).meta({
     type: "array",
     items: { type: "number" },
     description: "Sample timestamps, Unix seconds (not milliseconds).",
   });
-/** Sample values, checked by `checkSamples` in one pass; in a Float64Array, NaN is a missing sample. */
-const SampleValues = z
-  .custom<(number | null)[] | Float64Array>((x) => Array.isArray(x) || x instanceof Float64Array, {
-    error: "expected an array of numbers or null",
-  })
-  .meta({
+  const values = (
+    z.custom<V>(isSamples, { error: "expected an array of numbers or null" }) as unknown as z.ZodCustom<
+      V,
+      (number | null)[]
+    >
+  ).meta({
     type: "array",
     items: { type: ["number", "null"] },
     description: "Sample values; null marks a missing or NaN sample (JSON has no NaN).",
   });
+  const explicit = z
+    .strictObject({ t: times, v: values })
+    .superRefine((w, ctx) => checkSamples(w, ctx))
+    .describe("Samples with explicit timestamps: t[i] is the time of v[i].");
+  const compact = z
+    .strictObject({
+      start: UnixSeconds.describe("Time of v[0], Unix seconds (not milliseconds)."),
+      step: z.number().gt(0).describe("Seconds between samples: v[i] is at start + i · step."),
+      v: values,
+    })
+    .superRefine((w, ctx) => checkSamples(w, ctx))
+    .describe(
+      "Samples on a regular grid (a Prometheus range query): v[i] at start + i · step, null for a missing sample.",
+    );
+  const window = z
+    .union([explicit, compact], {
+      error: "a window is { t, v } (explicit timestamps) or { start, step, v } (a regular grid)",
+    })
+    .describe("One window of one series, in either form.");
+  return { explicit, compact, window };
+}
 
-export const ExplicitWindow = z
-  .strictObject({ t: SampleTimes, v: SampleValues })
-  .superRefine((w, ctx) => checkSamples(w, ctx))
-  .describe("Samples with explicit timestamps: t[i] is the time of v[i].");
-/** An explicit window as JSON (the fast reader gives the same with Float64Arrays: see Window). */
-export type ExplicitWindow = { t: number[]; v: (number | null)[] };
-
-export const CompactWindow = z
-  .strictObject({
-    start: UnixSeconds.describe("Time of v[0], Unix seconds (not milliseconds)."),
-    step: z.number().gt(0).describe("Seconds between samples: v[i] is at start + i · step."),
-    v: SampleValues,
-  })
-  .superRefine((w, ctx) => checkSamples(w, ctx))
-  .describe(
-    "Samples on a regular grid (a Prometheus range query): v[i] at start + i · step, null for a missing sample.",
-  );
-/** A compact window as JSON. */
-export type CompactWindow = { start: number; step: number; v: (number | null)[] };
-
-export const Window = z
-  .union([ExplicitWindow, CompactWindow], {
-    error: "a window is { t, v } (explicit timestamps) or { start, step, v } (a regular grid)",
-  })
-  .describe("One window of one series, in either form.");
+const jsonWindows = windowSchemas<number[], (number | null)[]>(false);
+export const ExplicitWindow = jsonWindows.explicit;
+export type ExplicitWindow = z.infer<typeof ExplicitWindow>;
+export const CompactWindow = jsonWindows.compact;
+export type CompactWindow = z.infer<typeof CompactWindow>;
+/** A window as JSON, in either form. */
+export const Window = jsonWindows.window;
 export type Window = z.infer<typeof Window>;
+
+/** A window as JSON or as the fast reader gives it (Float64Arrays), in either form. */
+const ReadWindow = windowSchemas<number[] | Float64Array, (number | null)[] | Float64Array>(true).window;
+export type ReadWindow = z.output<typeof ReadWindow>;
 
 /**
  * A window as compare reads it: the validated samples copied into Float64Arrays (NaN for a missing
@@ -120,7 +132,7 @@ export type SampleWindow =
  * Copies a validated window into Float64Arrays (one allocation per array, none per sample); arrays
  * that already are Float64Arrays (the fast reader's) are taken without a copy.
  */
-export function toSampleWindow(w: Window): SampleWindow {
+export function toSampleWindow(w: ReadWindow): SampleWindow {
   const v = w.v instanceof Float64Array ? w.v : new Float64Array(w.v.length);
   if (!(w.v instanceof Float64Array)) {
     for (let i = 0; i < v.length; i++) {
@@ -133,7 +145,7 @@ export function toSampleWindow(w: Window): SampleWindow {
 }
 
 /** Time of sample i of a window in either form (the compact form's grid: start + i · step). */
-export function sampleTime(w: Window | SampleWindow, i: number): number {
+export function sampleTime(w: ReadWindow | SampleWindow, i: number): number {
   return "t" in w ? w.t[i]! : w.start + i * w.step;
 }
 
@@ -278,7 +290,7 @@ function describe(x: unknown): string {
 export const SeriesPair = z.strictObject({ before: Window, after: Window });
 export type SeriesPair = z.infer<typeof SeriesPair>;
 
-const TypedWindow = Window.transform(toSampleWindow);
+const TypedWindow = ReadWindow.transform(toSampleWindow);
 /** SeriesPair as `compare` takes it: both windows in Float64Arrays. */
 const TypedSeriesPair = z.strictObject({ before: TypedWindow, after: TypedWindow });
 
