@@ -37,6 +37,79 @@ const latin1 = (bytes: Uint8Array) =>
 /** Exact powers of ten: m · 10^e and m / 10^e are correctly rounded for m < 2^53, e ≤ 22. */
 const POW10 = Array.from({ length: 23 }, (_, e) => 10 ** e);
 
+function grow(a: Float64Array): Float64Array {
+  const grown = new Float64Array(a.length * 2);
+  grown.set(a);
+  return grown;
+}
+
+/** The samples read, in an array of their own (the growth buffer would hold up to twice as much). */
+function trim(a: Float64Array, n: number): Float64Array {
+  return n === a.length ? a : a.slice(0, n);
+}
+
+/** Where scanNumber stopped: the index after the number, or −1 (malformed, or at the text's end). */
+let scanned = -1;
+
+/**
+ * A well-formed JSON number at s[i], by the same rules as Reader.number (exact integer and one
+ * correctly rounded operation, else Number() of the token); sets `scanned`. No error reporting: the
+ * careful path reads again whatever this declines.
+ */
+function scanNumber(s: string, i: number): number {
+  const start = i;
+  let c = s.charCodeAt(i);
+  const negative = c === 0x2d;
+  if (negative) c = s.charCodeAt(++i);
+  let m = 0;
+  let scale = 0;
+  if (c === 0x30) c = s.charCodeAt(++i);
+  else if (c >= 0x31 && c <= 0x39) {
+    do {
+      m = m * 10 + (c - 0x30);
+      c = s.charCodeAt(++i);
+    } while (c >= 0x30 && c <= 0x39);
+  } else {
+    scanned = -1;
+    return 0;
+  }
+  if (c === 0x2e) {
+    c = s.charCodeAt(++i);
+    if (!(c >= 0x30 && c <= 0x39)) {
+      scanned = -1;
+      return 0;
+    }
+    do {
+      m = m * 10 + (c - 0x30);
+      scale--;
+      c = s.charCodeAt(++i);
+    } while (c >= 0x30 && c <= 0x39);
+  }
+  let plain = true;
+  if (c === 0x65 || c === 0x45) {
+    plain = false;
+    c = s.charCodeAt(++i);
+    if (c === 0x2b || c === 0x2d) c = s.charCodeAt(++i);
+    if (!(c >= 0x30 && c <= 0x39)) {
+      scanned = -1;
+      return 0;
+    }
+    do c = s.charCodeAt(++i);
+    while (c >= 0x30 && c <= 0x39);
+  }
+  // At the text's end the number may go on in the next chunk (charCodeAt past the end is NaN).
+  if (i >= s.length) {
+    scanned = -1;
+    return 0;
+  }
+  scanned = i;
+  if (plain && m <= 9007199254740991 && scale >= -22) {
+    const x = scale === 0 ? m : m / POW10[-scale]!;
+    return negative ? -x : x;
+  }
+  return Number(s.slice(start, i));
+}
+
 class Reader {
   /** Unread input, one byte per char (latin1): charCodeAt is the byte. */
   private s = "";
@@ -203,40 +276,79 @@ class Reader {
    */
   private samples(which: "v" | "t"): Float64Array {
     this.p++; // [
-    let out = new Float64Array(1024);
+    let out: Float64Array = new Float64Array(1024);
     let n = 0;
     this.space();
     if (this.peek() === 0x5d) {
       this.p++;
       return out.subarray(0, 0);
     }
+    const nullable = which === "v";
     for (;;) {
+      // The fast loop: well-formed samples well inside the buffered text, no method calls. Anything
+      // else (a chunk's end near, a malformed or unusual token) goes to the careful path below, one
+      // sample at a time, from the start of that sample.
+      const s = this.s;
+      const limit = s.length - LOOKAHEAD;
+      let p = this.p;
+      while (p < limit) {
+        let c = s.charCodeAt(p);
+        while (c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09) c = s.charCodeAt(++p);
+        let x: number;
+        if (c === 0x6e) {
+          if (
+            !nullable ||
+            s.charCodeAt(p + 1) !== 0x75 ||
+            s.charCodeAt(p + 2) !== 0x6c ||
+            s.charCodeAt(p + 3) !== 0x6c
+          )
+            break;
+          x = Number.NaN;
+          p += 4;
+        } else {
+          x = scanNumber(s, p);
+          if (scanned < 0) break;
+          p = scanned;
+        }
+        if (n === out.length) out = grow(out);
+        out[n++] = x;
+        c = s.charCodeAt(p);
+        while (c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09) c = s.charCodeAt(++p);
+        if (c === 0x2c) {
+          p++;
+          continue;
+        }
+        if (c === 0x5d) {
+          this.p = p + 1;
+          return trim(out, n);
+        }
+        // Not a separator: the careful path reports it (after the sample just read).
+        this.p = p;
+        this.fail(`expected ',' or ']' after a sample, found ${this.found()}`, n - 1);
+      }
+      this.p = p;
       this.space();
       if (this.s.length - this.p < LOOKAHEAD) this.ensure(LOOKAHEAD);
       const c = this.s.charCodeAt(this.p);
       let x: number;
       if (c === 0x2d || (c >= 0x30 && c <= 0x39)) x = this.number();
-      else if (c === 0x6e && which === "v" && this.s.startsWith("null", this.p)) {
+      else if (c === 0x6e && nullable && this.s.startsWith("null", this.p)) {
         this.p += 4;
         x = Number.NaN;
       } else {
-        const expected = which === "v" ? "a number or null" : "a number (Unix seconds)";
+        const expected = nullable ? "a number or null" : "a number (Unix seconds)";
         this.fail(
           `expected ${expected}, found ${this.p >= this.s.length ? "the end of the input" : this.token()}`,
           n,
         );
       }
-      if (n === out.length) {
-        const grown = new Float64Array(out.length * 2);
-        grown.set(out);
-        out = grown;
-      }
+      if (n === out.length) out = grow(out);
       out[n++] = x;
       this.space();
       const d = this.peek();
       this.p++;
       if (d === 0x2c) continue;
-      if (d === 0x5d) return n * 2 > out.length ? out.subarray(0, n) : out.slice(0, n);
+      if (d === 0x5d) return trim(out, n);
       this.p--;
       this.fail(`expected ',' or ']' after a sample, found ${this.found()}`, n - 1);
     }
