@@ -37,7 +37,9 @@ function exact(value: unknown): string {
 function bothPaths(text: string, cuts: readonly number[] = []) {
   let slow: { ok: true; data: string } | { ok: false; paths: string[] } | { ok: false; syntax: true };
   try {
-    const r = parseComparisonInput(JSON.parse(text));
+    // What the previous path read: the bytes decoded as UTF-8 (a lone surrogate a corruption leaves in
+    // the JS string becomes U+FFFD in the bytes, for both readers).
+    const r = parseComparisonInput(JSON.parse(Buffer.from(text, "utf8").toString("utf8")));
     slow = r.success
       ? { ok: true, data: exact(r.data) }
       : { ok: false, paths: r.error.issues.map((i) => i.path.join(".")) };
