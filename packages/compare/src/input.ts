@@ -57,47 +57,68 @@ export const MetricSpec = z
   .describe("A metric to compare.");
 export type MetricSpec = z.infer<typeof MetricSpec>;
 
-/** Sample times, checked by `checkSamples` in one pass (zod's per-element parse allocates per sample). */
-const SampleTimes = z
-  .custom<number[]>((x) => Array.isArray(x), { error: "expected an array of Unix seconds" })
-  .meta({
+/**
+ * The schemas of a window's two forms. Sample arrays are zod custom types checked by `checkSamples`
+ * in one pass (zod's per-element parse allocates per sample). `typed`: a Float64Array is taken as it
+ * is (the fast reader, read-input.ts, gives the sample arrays so; NaN in `v` is a missing sample).
+ */
+function windowSchemas<T, V>(typed: boolean) {
+  const isSamples = (x: unknown) => Array.isArray(x) || (typed && x instanceof Float64Array);
+  // The input type is the JSON form either way (ComparisonInputJson is what a user writes).
+  const times = (
+    z.custom<T>(isSamples, { error: "expected an array of Unix seconds" }) as unknown as z.ZodCustom<
+      T,
+      number[]
+    >
+  ).meta({
     type: "array",
     items: { type: "number" },
     description: "Sample timestamps, Unix seconds (not milliseconds).",
   });
-/** Sample values, checked by `checkSamples` in one pass. */
-const SampleValues = z
-  .custom<(number | null)[]>((x) => Array.isArray(x), { error: "expected an array of numbers or null" })
-  .meta({
+  const values = (
+    z.custom<V>(isSamples, { error: "expected an array of numbers or null" }) as unknown as z.ZodCustom<
+      V,
+      (number | null)[]
+    >
+  ).meta({
     type: "array",
     items: { type: ["number", "null"] },
     description: "Sample values; null marks a missing or NaN sample (JSON has no NaN).",
   });
+  const explicit = z
+    .strictObject({ t: times, v: values })
+    .superRefine((w, ctx) => checkSamples(w, ctx))
+    .describe("Samples with explicit timestamps: t[i] is the time of v[i].");
+  const compact = z
+    .strictObject({
+      start: UnixSeconds.describe("Time of v[0], Unix seconds (not milliseconds)."),
+      step: z.number().gt(0).describe("Seconds between samples: v[i] is at start + i · step."),
+      v: values,
+    })
+    .superRefine((w, ctx) => checkSamples(w, ctx))
+    .describe(
+      "Samples on a regular grid (a Prometheus range query): v[i] at start + i · step, null for a missing sample.",
+    );
+  const window = z
+    .union([explicit, compact], {
+      error: "a window is { t, v } (explicit timestamps) or { start, step, v } (a regular grid)",
+    })
+    .describe("One window of one series, in either form.");
+  return { explicit, compact, window };
+}
 
-export const ExplicitWindow = z
-  .strictObject({ t: SampleTimes, v: SampleValues })
-  .superRefine((w, ctx) => checkSamples(w, ctx))
-  .describe("Samples with explicit timestamps: t[i] is the time of v[i].");
+const jsonWindows = windowSchemas<number[], (number | null)[]>(false);
+export const ExplicitWindow = jsonWindows.explicit;
 export type ExplicitWindow = z.infer<typeof ExplicitWindow>;
-
-export const CompactWindow = z
-  .strictObject({
-    start: UnixSeconds.describe("Time of v[0], Unix seconds (not milliseconds)."),
-    step: z.number().gt(0).describe("Seconds between samples: v[i] is at start + i · step."),
-    v: SampleValues,
-  })
-  .superRefine((w, ctx) => checkSamples(w, ctx))
-  .describe(
-    "Samples on a regular grid (a Prometheus range query): v[i] at start + i · step, null for a missing sample.",
-  );
+export const CompactWindow = jsonWindows.compact;
 export type CompactWindow = z.infer<typeof CompactWindow>;
-
-export const Window = z
-  .union([ExplicitWindow, CompactWindow], {
-    error: "a window is { t, v } (explicit timestamps) or { start, step, v } (a regular grid)",
-  })
-  .describe("One window of one series, in either form.");
+/** A window as JSON, in either form. */
+export const Window = jsonWindows.window;
 export type Window = z.infer<typeof Window>;
+
+/** A window as JSON or as the fast reader gives it (Float64Arrays), in either form. */
+const ReadWindow = windowSchemas<number[] | Float64Array, (number | null)[] | Float64Array>(true).window;
+export type ReadWindow = z.output<typeof ReadWindow>;
 
 /**
  * A window as compare reads it: the validated samples copied into Float64Arrays (NaN for a missing
@@ -107,18 +128,24 @@ export type SampleWindow =
   | { readonly t: Float64Array; readonly v: Float64Array }
   | { readonly start: number; readonly step: number; readonly v: Float64Array };
 
-/** Copies a validated window into Float64Arrays (one allocation per array, none per sample). */
-export function toSampleWindow(w: Window): SampleWindow {
-  const v = new Float64Array(w.v.length);
-  for (let i = 0; i < v.length; i++) {
-    const x = w.v[i];
-    v[i] = x === null || x === undefined ? Number.NaN : x;
+/**
+ * Copies a validated window into Float64Arrays (one allocation per array, none per sample); arrays
+ * that already are Float64Arrays (the fast reader's) are taken without a copy.
+ */
+export function toSampleWindow(w: ReadWindow): SampleWindow {
+  const v = w.v instanceof Float64Array ? w.v : new Float64Array(w.v.length);
+  if (!(w.v instanceof Float64Array)) {
+    for (let i = 0; i < v.length; i++) {
+      const x = w.v[i];
+      v[i] = x === null || x === undefined ? Number.NaN : x;
+    }
   }
-  return "t" in w ? { t: new Float64Array(w.t), v } : { start: w.start, step: w.step, v };
+  if (!("t" in w)) return { start: w.start, step: w.step, v };
+  return { t: w.t instanceof Float64Array ? w.t : new Float64Array(w.t), v };
 }
 
 /** Time of sample i of a window in either form (the compact form's grid: start + i · step). */
-export function sampleTime(w: Window | SampleWindow, i: number): number {
+export function sampleTime(w: ReadWindow | SampleWindow, i: number): number {
   return "t" in w ? w.t[i]! : w.start + i * w.step;
 }
 
@@ -154,6 +181,10 @@ export function toCompactWindow(w: ExplicitWindow, step: number): Window {
  * timestamps are accepted (compare sorts them and flags it).
  */
 function checkSamples(w: { t?: unknown; v: unknown }, ctx: z.RefinementCtx): void {
+  if (w.v instanceof Float64Array && (w.t === undefined || w.t instanceof Float64Array)) {
+    checkTypedSamples(w.v, w.t, ctx);
+    return;
+  }
   const v = w.v as readonly unknown[];
   const t = w.t as readonly unknown[] | undefined;
   if (!Array.isArray(v) || (t !== undefined && !Array.isArray(t))) return;
@@ -177,6 +208,23 @@ function checkSamples(w: { t?: unknown; v: unknown }, ctx: z.RefinementCtx): voi
       if (badTimes++ === 0) badTime = i;
     } else if (msTime < 0 && Math.abs(s) >= MILLISECONDS_THRESHOLD) msTime = i;
   }
+  reportSampleFaults({ v, t, badTime, badTimes, msTime, badValue, badValues }, ctx);
+}
+
+/** One issue per kind of fault, at its first index, with how many samples share it. */
+function reportSampleFaults(
+  f: {
+    v: ArrayLike<unknown>;
+    t: ArrayLike<unknown> | undefined;
+    badTime: number;
+    badTimes: number;
+    msTime: number;
+    badValue: number;
+    badValues: number;
+  },
+  ctx: z.RefinementCtx,
+): void {
+  const { v, t, badTime, badTimes, msTime, badValue, badValues } = f;
   const more = (n: number) => (n > 1 ? ` (${n - 1} more like it)` : "");
   if (t !== undefined && badTime >= 0) {
     ctx.addIssue({
@@ -202,6 +250,36 @@ function checkSamples(w: { t?: unknown; v: unknown }, ctx: z.RefinementCtx): voi
   }
 }
 
+/**
+ * checkSamples over the fast reader's Float64Arrays: the same checks and messages, NaN in `v` being
+ * a null (the reader admits nothing else that is not a number, and JSON has no NaN).
+ */
+function checkTypedSamples(v: Float64Array, t: Float64Array | undefined, ctx: z.RefinementCtx): void {
+  if (t !== undefined && t.length !== v.length) {
+    ctx.addIssue({ code: "custom", message: "t and v must have the same length" });
+    return;
+  }
+  let badTime = -1;
+  let badTimes = 0;
+  let msTime = -1;
+  let badValue = -1;
+  let badValues = 0;
+  for (let i = 0; i < v.length; i++) {
+    const x = v[i]!;
+    // Only ±Infinity fail here: NaN is a null.
+    if (!Number.isFinite(x) && !Number.isNaN(x) && badValues++ === 0) badValue = i;
+  }
+  if (t !== undefined) {
+    for (let i = 0; i < t.length; i++) {
+      const s = t[i]!;
+      if (!Number.isFinite(s)) {
+        if (badTimes++ === 0) badTime = i;
+      } else if (msTime < 0 && Math.abs(s) >= MILLISECONDS_THRESHOLD) msTime = i;
+    }
+  }
+  reportSampleFaults({ v, t, badTime, badTimes, msTime, badValue, badValues }, ctx);
+}
+
 function describe(x: unknown): string {
   if (typeof x === "number") return String(x);
   if (x === undefined) return "missing";
@@ -212,7 +290,7 @@ function describe(x: unknown): string {
 export const SeriesPair = z.strictObject({ before: Window, after: Window });
 export type SeriesPair = z.infer<typeof SeriesPair>;
 
-const TypedWindow = Window.transform(toSampleWindow);
+const TypedWindow = ReadWindow.transform(toSampleWindow);
 /** SeriesPair as `compare` takes it: both windows in Float64Arrays. */
 const TypedSeriesPair = z.strictObject({ before: TypedWindow, after: TypedWindow });
 

@@ -1,7 +1,9 @@
 // Benchmark: compare of 20 instances × 8 metrics, 7-day before and 7-day after windows at 15 s, with
-// the same samples in both input forms side by side: explicit timestamps ({ t, v }) and the compact
-// grid ({ start, step, v }). Each (scenario, form) runs in its own single-threaded child process (V8
-// --single-threaded) so time and peak memory are its own; rounds alternate the order of the forms and
+// the same samples in both input forms (explicit timestamps { t, v } and the compact grid
+// { start, step, v }) read by both readers side by side: JSON.parse of the whole file then zod (the
+// previous path), and the fast reader (read-input.ts: 1 MiB chunks, sample arrays straight into
+// Float64Arrays) then zod. Each (scenario, path) runs in its own single-threaded child process (V8
+// --single-threaded) so time and peak memory are its own; rounds rotate the order of the paths and
 // the report keeps every run and their medians. Writes bench/results/compare.json and prints a summary.
 // Run after a build: npm run bench -w @untorn/compare [-- <rounds, default 5>]
 import { execFileSync } from "node:child_process";
@@ -12,6 +14,7 @@ import {
   mkdtempSync,
   openSync,
   readFileSync,
+  readSync,
   rmSync,
   statSync,
   writeFileSync,
@@ -24,6 +27,7 @@ import { fileURLToPath } from "node:url";
 import { compare } from "@untorn/compare/compare";
 import { ComparisonInput, type ComparisonInputJson } from "@untorn/compare/input";
 import { createRng } from "@untorn/compare/prng";
+import { readComparisonInput } from "@untorn/compare/read-input";
 import type { Flag } from "@untorn/compare/result";
 import { sharedFactor, simulateSeries } from "@untorn/compare/simulate";
 
@@ -63,6 +67,10 @@ const LEVEL: Record<string, number> = {
 
 const FORMS = ["explicit", "compact"] as const;
 type Form = (typeof FORMS)[number];
+/** Form and reader: JSON.parse + zod (the previous path), or the fast reader + zod. */
+const PATHS = ["explicit", "compact", "explicit-fast", "compact-fast"] as const;
+type Path = (typeof PATHS)[number];
+const formOf = (path: Path): Form => (path.startsWith("explicit") ? "explicit" : "compact");
 
 interface Scenario {
   readonly name: string;
@@ -151,10 +159,11 @@ function writeInput(scenario: Scenario, form: Form, file: string): { samples: nu
 }
 
 /**
- * What `untorn compare --input <file>` does: read and JSON.parse the file, validate, drop the parsed
- * JSON (compare reads the validated Float64Array copies), compare.
+ * What `untorn compare --input <file>` did before the fast reader (read and JSON.parse the file,
+ * validate, drop the parsed JSON: compare reads the validated Float64Array copies) or does now (the
+ * fast reader over 1 MiB chunks, as the CLI's readComparisonFile), then compare.
  */
-function runScenario(name: string, form: Form, file: string): void {
+function runScenario(name: string, form: Path, file: string): void {
   const scenario = SCENARIOS.find((s) => s.name === name)!;
   const baselineRss = process.memoryUsage().rss;
   // Garbage collection inside the timed part (read, validation, compare), from V8's own gc entries.
@@ -171,11 +180,29 @@ function runScenario(name: string, form: Form, file: string): void {
   };
   const c0 = cpu();
   const t0 = performance.now();
-  let json: unknown = JSON.parse(readFileSync(file, "utf8"));
-  const tRead = performance.now();
-  const cRead = cpu();
-  const parsed = ComparisonInput.parse(json);
-  json = undefined;
+  let parsed: ComparisonInput;
+  let tRead: number;
+  let cRead: number;
+  if (form.endsWith("-fast")) {
+    // Reading and validating are one call: the zod part over the small structure is counted in "read".
+    const fd = openSync(file, "r");
+    const buf = Buffer.allocUnsafe(1 << 20);
+    const r = readComparisonInput(() => {
+      const n = readSync(fd, buf, 0, buf.length, null);
+      return n === 0 ? null : buf.subarray(0, n);
+    });
+    closeSync(fd);
+    if (!r.success) throw new Error(r.error.message);
+    parsed = r.data;
+    tRead = performance.now();
+    cRead = cpu();
+  } else {
+    let json: unknown = JSON.parse(readFileSync(file, "utf8"));
+    tRead = performance.now();
+    cRead = cpu();
+    parsed = ComparisonInput.parse(json);
+    json = undefined;
+  }
   const t1 = performance.now();
   const c1 = cpu();
   // What compare holds once the JSON is gone (--expose-gc; outside the timed phases).
@@ -256,17 +283,22 @@ const KEYS = [
   "peakRssMB",
 ] as const;
 type Key = (typeof KEYS)[number];
-type Run = Record<string, unknown> & Record<Key, number> & { name: string; form: Form; resultHash: string };
+type Run = Record<string, unknown> & Record<Key, number> & { name: string; form: Path; resultHash: string };
 
 const [arg, formArg, fileArg] = process.argv.slice(2);
 if (arg && formArg && fileArg) {
-  runScenario(arg, formArg as Form, fileArg);
+  runScenario(arg, formArg as Path, fileArg);
 } else {
   const rounds = Math.max(1, Number(arg ?? 5) || 5);
   // A comma-separated subset of the scenarios (all by default).
   const chosen = formArg ? SCENARIOS.filter((s) => formArg.split(",").includes(s.name)) : SCENARIOS;
   const self = fileURLToPath(import.meta.url);
-  const dir = mkdtempSync(join(tmpdir(), "untorn-compare-bench-"));
+  // UNTORN_COMPARE_BENCH_DIR keeps the input files there (to profile one path by hand:
+  // node --cpu-prof dist/tools/bench.js <scenario> <path> <file>).
+  const keep = process.env["UNTORN_COMPARE_BENCH_DIR"];
+  const dir = keep
+    ? (mkdirSync(keep, { recursive: true }), keep)
+    : mkdtempSync(join(tmpdir(), "untorn-compare-bench-"));
   const files = new Map<string, { file: string; samples: number; slots: number }>();
   for (const s of chosen) {
     for (const form of FORMS) {
@@ -280,10 +312,11 @@ if (arg && formArg && fileArg) {
   try {
     for (let r = 0; r < rounds; r++) {
       for (const s of chosen) {
-        // Alternate which form goes first, so a load swing does not favour one.
-        const forms = r % 2 === 0 ? FORMS : [...FORMS].reverse();
-        for (const form of forms) {
-          const { file, samples, slots } = files.get(`${s.name}/${form}`)!;
+        // Rotate and alternate which path goes first, so a load swing does not favour one.
+        const rotated = [...PATHS.slice(r % PATHS.length), ...PATHS.slice(0, r % PATHS.length)];
+        const paths = r % 2 === 0 ? rotated : rotated.reverse();
+        for (const form of paths) {
+          const { file, samples, slots } = files.get(`${s.name}/${formOf(form)}`)!;
           runs.push({
             ...JSON.parse(
               execFileSync(process.execPath, ["--single-threaded", "--expose-gc", self, s.name, form, file], {
@@ -301,23 +334,37 @@ if (arg && formArg && fileArg) {
       loads.push(loadavg()[0]!);
     }
   } finally {
-    rmSync(dir, { recursive: true, force: true });
+    if (!keep) rmSync(dir, { recursive: true, force: true });
   }
   const summary = chosen.map((s) => {
-    const of = (form: Form) => runs.filter((x) => x.name === s.name && x.form === form);
-    const medians = (form: Form) =>
+    const of = (form: Path) => runs.filter((x) => x.name === s.name && x.form === form);
+    const medians = (form: Path) =>
       Object.fromEntries(KEYS.map((k) => [k, round(median(of(form).map((x) => x[k])))])) as Record<
         Key,
         number
       >;
-    const ratio = (key: Key) => {
-      // Per round: compact ÷ explicit of the same round (same load), then the median.
-      const rs = of("compact").map((c) => {
-        const e = of("explicit").find((x) => x["round"] === c["round"])!;
+    const ratio = (key: Key, num: Path = "compact", den: Path = "explicit") => {
+      // Per round: num ÷ den of the same round (same load), then the median.
+      const rs = of(num).map((c) => {
+        const e = of(den).find((x) => x["round"] === c["round"])!;
         return c[key] / e[key];
       });
       return round(median(rs));
     };
+    const ratios = (num: Path, den: Path) => ({
+      totalSeconds: ratio("totalSeconds", num, den),
+      totalCpuSeconds: ratio("totalCpuSeconds", num, den),
+      readAndValidateCpuSeconds: round(
+        median(
+          of(num).map((c) => {
+            const e = of(den).find((x) => x["round"] === c["round"])!;
+            return (c.readCpuSeconds + c.parseCpuSeconds) / (e.readCpuSeconds + e.parseCpuSeconds);
+          }),
+        ),
+      ),
+      compareCpuSeconds: ratio("compareCpuSeconds", num, den),
+      peakRssMB: ratio("peakRssMB", num, den),
+    });
     const hashes = new Set(runs.filter((x) => x.name === s.name).map((x) => x.resultHash));
     return {
       name: s.name,
@@ -325,18 +372,20 @@ if (arg && formArg && fileArg) {
       inputMB: { explicit: of("explicit")[0]!["inputMB"], compact: of("compact")[0]!["inputMB"] },
       explicit: medians("explicit"),
       compact: medians("compact"),
-      compactOverExplicit: {
-        totalSeconds: ratio("totalSeconds"),
-        totalCpuSeconds: ratio("totalCpuSeconds"),
-        compareCpuSeconds: ratio("compareCpuSeconds"),
-        peakRssMB: ratio("peakRssMB"),
+      explicitFast: medians("explicit-fast"),
+      compactFast: medians("compact-fast"),
+      compactOverExplicit: ratios("compact", "explicit"),
+      fastOverJsonParse: {
+        explicit: ratios("explicit-fast", "explicit"),
+        compact: ratios("compact-fast", "compact"),
       },
+      compactFastOverExplicit: ratios("compact-fast", "explicit"),
       sameResult: hashes.size === 1,
     };
   });
   const report = {
     benchmark: "compare",
-    description: `${INSTANCES} instances x ${METRICS.length} metrics, ${DAYS}-day before and ${DAYS}-day after windows at ${STEP} s, the same samples as explicit timestamps and as the compact grid, each read from a JSON file as untorn compare --input does (read + JSON.parse, validation, compare); one single-threaded process per scenario and form; medians of ${rounds} rounds (compactOverExplicit: median of the per-round ratios)`,
+    description: `${INSTANCES} instances x ${METRICS.length} metrics, ${DAYS}-day before and ${DAYS}-day after windows at ${STEP} s, the same samples as explicit timestamps and as the compact grid, each read from a JSON file by JSON.parse of the whole file then zod (explicit, compact: the previous path of untorn compare --input) and by the fast reader then zod (explicit-fast, compact-fast: the path now); then compare; one single-threaded process per scenario and path; medians of ${rounds} rounds (the ratios: median of the per-round ratios; for the -fast paths read covers reading and validation)`,
     date: new Date().toISOString(),
     node: process.version,
     cpu: cpus()[0]?.model ?? "unknown",
@@ -356,7 +405,7 @@ if (arg && formArg && fileArg) {
     const line = (f: Record<Key, number>) =>
       `${f.totalSeconds} s wall, ${f.totalCpuSeconds} s CPU (read ${f.readCpuSeconds}, validate ${f.parseCpuSeconds}, compare ${f.compareCpuSeconds}), RSS after validation ${f.rssAfterValidationMB} MB, peak ${f.peakRssMB} MB`;
     console.log(
-      `  ${s.name} (${(s.samples / 1e6).toFixed(1)} M samples): explicit ${line(s.explicit)}; compact ${line(s.compact)}; compact/explicit CPU ${s.compactOverExplicit.totalCpuSeconds}x, RSS ${s.compactOverExplicit.peakRssMB}x; same result: ${s.sameResult}`,
+      `  ${s.name} (${(s.samples / 1e6).toFixed(1)} M samples): explicit ${line(s.explicit)}; compact ${line(s.compact)}; explicit-fast ${line(s.explicitFast)}; compact-fast ${line(s.compactFast)}; compact-fast/explicit CPU ${s.compactFastOverExplicit.totalCpuSeconds}x, RSS ${s.compactFastOverExplicit.peakRssMB}x; compact-fast/compact CPU ${s.fastOverJsonParse.compact.totalCpuSeconds}x, RSS ${s.fastOverJsonParse.compact.peakRssMB}x; same result: ${s.sameResult}`,
     );
   }
 }

@@ -1,6 +1,8 @@
+import { spawn } from "node:child_process";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { re } from "@untorn/catalog/promql";
 import { type SignalId, signals } from "@untorn/catalog/signals";
 import type { ComparisonInputJson, ExplicitWindow } from "@untorn/compare/input";
@@ -135,6 +137,58 @@ describe("untorn compare --input", () => {
     expect(r2.code).toBe(EXIT.invalidInput);
     expect(r2.err).toMatch(/instances\[0\]\.series\.tps\.after\.t.*outside the declared after window/s);
   });
+
+  it("reads through the fast reader: a non-numeric sample is named with its index and byte offset", async () => {
+    const file = join(dir, "bad-sample.json");
+    const text = JSON.stringify(syntheticInput()).replace(
+      /("before":\{"t":\[[^\]]*\],"v":\[[^,]*,)[^,]*/,
+      '$1"2"',
+    );
+    await writeFile(file, text);
+    const r = await cli(["--input", file]);
+    expect(r.code).toBe(EXIT.invalidInput);
+    expect(r.err).toMatch(
+      /bad-sample\.json is not valid JSON: instances\[0\]\.series\.tps\.before\.v\[1\]: expected a number or null, found a string \(at byte \d+\)/,
+    );
+  });
+
+  it("reads the input from stdin with --input - (a CLI process, end to end)", async () => {
+    const proc = spawn(
+      process.execPath,
+      [
+        "--conditions=@untorn/source",
+        "--import",
+        "tsx",
+        fileURLToPath(new URL("../main.ts", import.meta.url)),
+        "compare",
+        "--input",
+        "-",
+        "--json",
+      ],
+      { stdio: ["pipe", "pipe", "pipe"] },
+    );
+    let out = "";
+    let err = "";
+    proc.stdout.on("data", (d: Buffer) => {
+      out += d.toString();
+    });
+    proc.stderr.on("data", (d: Buffer) => {
+      err += d.toString();
+    });
+    // In chunks, as a pipe delivers them.
+    const text = JSON.stringify(syntheticInput());
+    for (let i = 0; i < text.length; i += 4096) proc.stdin.write(text.slice(i, i + 4096));
+    proc.stdin.end();
+    const code = await new Promise<number | null>((resolve) => proc.on("close", resolve));
+    expect(err).toBe("");
+    expect(code).toBe(0);
+    const fromStdin = JSON.parse(out) as ComparisonResult;
+    const file = join(dir, "stdin-same.json");
+    await writeFile(file, text);
+    const fromFile = JSON.parse((await cli(["--input", file, "--json"])).out) as ComparisonResult;
+    expect(fromStdin.overall.verdict).toBe("improved");
+    expect(fromStdin).toEqual(fromFile);
+  }, 60_000);
 
   it("prints the interval the verdict rests on, and says when it is simultaneous", async () => {
     const file = join(dir, "ok.json");

@@ -1,15 +1,16 @@
 import { writeFile } from "node:fs/promises";
 import { compare } from "@untorn/compare/compare";
-import { ComparisonInput, Options, parseComparisonInput } from "@untorn/compare/input";
+import { type ComparisonInput, Options, parseComparisonInput } from "@untorn/compare/input";
 import type { ComparisonResult } from "@untorn/compare/result";
 import { nowOf } from "@untorn/fleet/api";
 import type { Command } from "commander";
 import { fetchComparisonInput } from "../compare/fetch.js";
 import { type CompareFlags, livePlan, optionOverrides, parseFailOn, parseSeed } from "../compare/options.js";
+import { readComparisonFile } from "../compare/read-input-file.js";
 import { renderComparison } from "../compare/render.js";
 import { formatRange, iso } from "../compare/time-range.js";
 import { CliError, describeIssues, EXIT } from "../errors.js";
-import { type Io, readJsonFile } from "../io.js";
+import type { Io } from "../io.js";
 import { Progress } from "../progress.js";
 import { explain, openSource } from "../source.js";
 
@@ -75,7 +76,7 @@ export function registerCompare(program: Command, io: Io): void {
           if (flags[f] !== undefined)
             throw new CliError(`--input reads a saved input: drop --${kebab(f)}`, EXIT.usage);
         }
-        const file = await readJsonFile(flags.input, ComparisonInput, "comparison input");
+        const file = await readComparisonFile(flags.input);
         input = {
           ...file,
           ...(seed !== undefined ? { seed } : {}),
