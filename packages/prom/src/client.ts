@@ -430,7 +430,7 @@ export class PromClient {
         method: "GET",
         path: "/api/v1/export",
         endpoint: "/api/v1/export",
-        params: new URLSearchParams({ "match[]": '{__name__="untorn_backend_probe"}' }),
+        params: new URLSearchParams({ "match[]": "untorn_backend_probe" }),
         accept: () => true,
       },
       { ...opts, retries: 0 },
