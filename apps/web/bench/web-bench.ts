@@ -433,12 +433,7 @@ async function main(): Promise<void> {
       { name: "after", web: WEB },
     ];
     const runs: Run[] = [];
-    for (let round = 0; round < ROUNDS; round++) {
-      const order = round % 2 === 0 ? variants : [...variants].reverse();
-      for (const v of order) runs.push(await serverRun(v, file, work, v.name === "after" && round === 0));
-    }
-
-    const results = {
+    const results = () => ({
       benchmark: "web console: fleet page and read API over a synthetic 10,000-instance replay",
       when: new Date().toISOString(),
       machine: {
@@ -470,9 +465,18 @@ async function main(): Promise<void> {
         rssMb: 500,
       },
       ratiosAfterOverBefore: BEFORE ? ratios(runs) : null,
+      roundsPlanned: ROUNDS,
       runs,
-    };
-    writeFileSync(RESULTS, `${JSON.stringify(results, null, 2)}\n`);
+    });
+    // Written after every server run: on a loaded machine a run takes minutes, and a stopped bench keeps
+    // the runs it finished.
+    for (let round = 0; round < ROUNDS; round++) {
+      const order = round % 2 === 0 ? variants : [...variants].reverse();
+      for (const v of order) {
+        runs.push(await serverRun(v, file, work, v.name === "after" && round === 0));
+        writeFileSync(RESULTS, `${JSON.stringify(results(), null, 2)}\n`);
+      }
+    }
     log(`wrote ${RESULTS}`);
     const errors = runs
       .flatMap((r) => Object.values((r as { apiUnderLoad?: Record<string, unknown> }).apiUnderLoad ?? {}))
