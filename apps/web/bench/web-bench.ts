@@ -5,11 +5,12 @@
  * Measures, side by side in one run:
  * - the raw replay read the console needs (decode the file, buildFleetFacts over it) and the advisor
  *   work on top (merge, advise, rank), in this process;
- * - the server: the first (cold) page response, then warm page responses;
+ * - per server build (this one, and with UNTORN_BENCH_BEFORE=<another checkout's built apps/web> the
+ *   previous code beside it, alternating which starts first each round): the first page after the
+ *   server is up, warm page responses, the server's RSS (now and peak);
  * - headless Chromium (Debian's): time until the table is interactive (hydrated; the page sets a
- *   performance mark), a search and a sort over 10,000 rows, long tasks while scrolling through all of
- *   them and the rows in the DOM;
- * - API latency under 20 concurrent clients (autocannon): p50 / p99, errors.
+ *   performance mark), a search, a sort and the next page, long tasks while scrolling the table;
+ * - API latency under 20 concurrent clients (autocannon) on this build: p50 / p99, errors.
  * Writes bench/results/web.json at the repository root. Run: npm run bench -w @untorn/web (after build).
  */
 import { type ChildProcess, spawn } from "node:child_process";
@@ -31,6 +32,9 @@ const END = 1_795_000_000;
 const WEB = fileURLToPath(new URL("..", import.meta.url));
 const RESULTS = fileURLToPath(new URL("../../../bench/results/web.json", import.meta.url));
 const CHROMIUM = process.env.UNTORN_CHROMIUM ?? "/usr/bin/chromium";
+/** A built apps/web of the previous code (its own checkout with node_modules), run beside this one. */
+const BEFORE = process.env.UNTORN_BENCH_BEFORE ?? null;
+const ROUNDS = Number(process.env.UNTORN_BENCH_ROUNDS ?? 1);
 
 const ms = (x: number) => Math.round(x * 10) / 10;
 const median = (xs: number[]) => {
@@ -57,11 +61,11 @@ async function freePort(): Promise<number> {
   });
 }
 
-function startServer(port: number, env: Record<string, string>, logFile: string): ChildProcess {
-  const next = join(WEB, "..", "..", "node_modules", "next", "dist", "bin", "next");
+function startServer(web: string, port: number, env: Record<string, string>, logFile: string): ChildProcess {
+  const next = join(web, "..", "..", "node_modules", "next", "dist", "bin", "next");
   const out = openSync(logFile, "a");
   return spawn(process.execPath, [next, "start", "-p", String(port), "-H", "127.0.0.1"], {
-    cwd: WEB,
+    cwd: web,
     env: {
       PATH: process.env.PATH ?? "",
       HOME: process.env.HOME ?? "",
@@ -117,9 +121,10 @@ async function get(url: string): Promise<{ ms: number; bytes: number; status: nu
   return { ms: performance.now() - t, bytes: b.byteLength, status: r.status };
 }
 
-function rssMb(pid: number): number | null {
+/** VmRSS (now) or VmHWM (peak) of a process, MB. */
+function rssMb(pid: number, field: "VmRSS" | "VmHWM" = "VmRSS"): number | null {
   try {
-    const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
+    const m = new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${pid}/status`, "utf8"));
     return m ? Math.round(Number(m[1]) / 1024) : null;
   } catch {
     return null;
@@ -181,65 +186,40 @@ async function cannon(url: string): Promise<Record<string, number>> {
   };
 }
 
-async function main(): Promise<void> {
-  if (!existsSync(join(WEB, ".next", "BUILD_ID")))
-    throw new Error("build the console first: npm run build -w @untorn/web");
-  const work = mkdtempSync(join(tmpdir(), "untorn-web-bench-"));
-  // Other work on the machine skews every number: the load average is recorded beside them.
-  const loadBefore = loadavg()[0]!;
-  let server: ChildProcess | undefined;
+interface Variant {
+  readonly name: "before" | "after";
+  /** The built apps/web directory to serve. */
+  readonly web: string;
+}
+
+/** One server build: start it on the replay, time the first page, warm pages, the browser, and its RSS. */
+async function serverRun(v: Variant, file: string, work: string, withApi: boolean) {
+  if (!existsSync(join(v.web, ".next", "BUILD_ID")))
+    throw new Error(`build the console first in ${v.web}: npm run build -w @untorn/web`);
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const logFile = join(work, `web-${v.name}.log`);
+  const load = loadavg()[0]!;
+  const spawnedAt = performance.now();
+  const server = startServer(
+    v.web,
+    port,
+    {
+      UNTORN_REPLAY: file,
+      UNTORN_DATA_DIR: join(work, `data-${v.name}-${Date.now()}`),
+      UNTORN_ADMIN_PASSWORD: ADMIN_PASSWORD,
+      UNTORN_VIEWER_TOKEN: VIEWER_TOKEN,
+    },
+    logFile,
+  );
   try {
-    // ---- the fleet ----
-    const file = join(work, "fleet.json.gz");
-    const [{ samples }, writeMs] = await time(() => writeSyntheticReplay(file, { size: SIZE, end: END }));
-    log(
-      `synthetic replay: ${SIZE} instances, ${samples} samples, ${statSync(file).size} bytes gz in ${ms(writeMs)} ms`,
-    );
-
-    // ---- raw replay read and advisor work, in this process ----
-    const [decoded, decodeMs] = await time(() => decodeReplay(readFileSync(file)));
-    const api = new ReplayApi(decoded);
-    const opts = replayFactsOptions(api.meta);
-    const factsRuns: number[] = [];
-    let facts = await buildFleetFacts(api, opts);
-    for (let i = 0; i < 3; i++) {
-      const [f, t] = await time(() => buildFleetFacts(api, opts));
-      facts = f;
-      factsRuns.push(t);
-    }
-    const snap = buildSnapshot({
-      fleet: facts,
-      metadata: [],
-      storeProblem: null,
-      fetchedAt: Date.now(),
-      fetchMs: 0,
-      window: opts.window,
-    });
-    log(
-      `replay: decode ${ms(decodeMs)} ms, facts ${ms(median(factsRuns))} ms (${facts.queries} queries), advise+rank ${ms(snap.adviseMs)} ms`,
-    );
-
-    // ---- the server ----
-    const port = await freePort();
-    const url = `http://127.0.0.1:${port}`;
-    const logFile = join(work, "web.log");
-    const spawnedAt = performance.now();
-    server = startServer(
-      port,
-      {
-        UNTORN_REPLAY: file,
-        UNTORN_DATA_DIR: join(work, "data"),
-        UNTORN_ADMIN_PASSWORD: ADMIN_PASSWORD,
-        UNTORN_VIEWER_TOKEN: VIEWER_TOKEN,
-      },
-      logFile,
-    );
     await waitUp(url, server, logFile);
     await signIn(url);
     const upMs = performance.now() - spawnedAt;
     const cold = await get(`${url}/`);
     const firstPageMs = performance.now() - spawnedAt;
-    if (cold.status !== 200) throw new Error(`GET / answered ${cold.status}`);
+    if (cold.status !== 200) throw new Error(`${v.name}: GET / answered ${cold.status}`);
+    const rssAfterFirstPage = server.pid ? rssMb(server.pid) : null;
     const warm: number[] = [];
     let pageBytes = 0;
     for (let i = 0; i < 10; i++) {
@@ -247,16 +227,10 @@ async function main(): Promise<void> {
       warm.push(r.ms);
       pageBytes = r.bytes;
     }
-    const apiFull: number[] = [];
-    let apiBytes = 0;
-    for (let i = 0; i < 5; i++) {
-      const r = await get(`${url}/api/v1/fleet`);
-      apiFull.push(r.ms);
-      apiBytes = r.bytes;
-    }
-    log(`server: cold page ${ms(cold.ms)} ms, warm page p50 ${ms(median(warm))} ms (${pageBytes} bytes)`);
+    log(
+      `${v.name}: up ${ms(upMs)} ms, first page ${ms(cold.ms)} ms after it, warm page p50 ${ms(median(warm))} ms (${pageBytes} bytes)`,
+    );
 
-    // ---- the browser ----
     const browser = await chromium.launch({
       executablePath: CHROMIUM,
       headless: true,
@@ -295,7 +269,8 @@ async function main(): Promise<void> {
             await page.getByTestId("fleet-count").filter({ hasText: "Showing 1 of" }).waitFor();
           });
           await page.getByRole("button", { name: "Reset" }).click();
-          await page.getByTestId("fleet-count").filter({ hasNotText: "Showing" }).waitFor();
+          await page.getByTestId("fleet-count").filter({ hasNotText: "Showing 1 of" }).waitFor();
+          await page.locator("tbody tr a").filter({ hasNotText: target }).first().waitFor();
           const firstBefore = await page.locator("tbody tr a").first().textContent();
           const [, sortMs] = await time(async () => {
             await page.getByRole("columnheader", { name: "Instance" }).getByRole("button").click();
@@ -304,28 +279,161 @@ async function main(): Promise<void> {
               firstBefore,
             );
           });
-          // Wheel-like scrolling (120 px a frame) and scrollbar jumps through all rows, counting long tasks.
+          // A paged table (this build): the next page of rows from the server.
+          let nextPageMs: number | null = null;
+          const next = page.getByRole("button", { name: "Next" });
+          if ((await next.count()) > 0) {
+            const [, t] = await time(async () => {
+              await next.click();
+              await page
+                .getByTestId("fleet-page")
+                .filter({ hasText: /^Page 2 of/ })
+                .waitFor();
+            });
+            nextPageMs = ms(t);
+          }
+          // Wheel-like scrolling (120 px a frame) and scrollbar jumps through the table, counting long tasks.
           // A string: tsx would wrap functions defined inside a callback in a helper the page lacks.
           const scroll = (await page.evaluate(SCROLL_SCRIPT)) as Record<string, unknown>;
-          interaction = { searchMs: ms(searchMs), sortMs: ms(sortMs), ...scroll };
+          interaction = { searchMs: ms(searchMs), sortMs: ms(sortMs), nextPageMs, ...scroll };
         }
         await page.close();
       }
     } finally {
       await browser.close();
     }
-    log(`browser: table interactive p50 ${ms(median(loads.map((l) => l.ready)))} ms after navigation start`);
-
-    // ---- API under 20 concurrent clients ----
-    const one = instanceName(42, SIZE);
-    const api100 = await cannon(`${url}/api/v1/fleet?limit=100&sort=gain`);
-    const apiInstance = await cannon(`${url}/api/v1/instances/${one}`);
-    const apiWhole = await cannon(`${url}/api/v1/fleet`);
     log(
-      `api: limit=100 p50 ${api100.p50Ms} p99 ${api100.p99Ms} ms; instance p50 ${apiInstance.p50Ms} p99 ${apiInstance.p99Ms} ms; whole fleet p50 ${apiWhole.p50Ms} p99 ${apiWhole.p99Ms} ms`,
+      `${v.name}: table interactive p50 ${ms(median(loads.map((l) => l.ready)))} ms after navigation start`,
     );
 
-    const results = {
+    const apiFull: number[] = [];
+    let apiBytes = 0;
+    for (let i = 0; i < 5; i++) {
+      const r = await get(`${url}/api/v1/fleet`);
+      apiFull.push(r.ms);
+      apiBytes = r.bytes;
+    }
+    let apiUnderLoad: Record<string, unknown> | null = null;
+    if (withApi) {
+      const one = instanceName(42, SIZE);
+      const api100 = await cannon(`${url}/api/v1/fleet?limit=100&sort=gain`);
+      const apiInstance = await cannon(`${url}/api/v1/instances/${one}`);
+      const apiWhole = await cannon(`${url}/api/v1/fleet`);
+      log(
+        `${v.name}: api limit=100 p50 ${api100.p50Ms} p99 ${api100.p99Ms} ms; instance p50 ${apiInstance.p50Ms} p99 ${apiInstance.p99Ms} ms; whole fleet p50 ${apiWhole.p50Ms} p99 ${apiWhole.p99Ms} ms`,
+      );
+      apiUnderLoad = {
+        connections: CONNECTIONS,
+        secondsEach: SECONDS,
+        "GET /api/v1/fleet?limit=100&sort=gain": api100,
+        [`GET /api/v1/instances/${one}`]: apiInstance,
+        "GET /api/v1/fleet (all 10,000 rows)": apiWhole,
+      };
+    }
+    const rss = server.pid ? rssMb(server.pid) : null;
+    const peak = server.pid ? rssMb(server.pid, "VmHWM") : null;
+    log(`${v.name}: RSS ${rss} MB (peak ${peak} MB)`);
+    return {
+      variant: v.name,
+      loadAverage1mAtStart: Math.round(load * 10) / 10,
+      server: {
+        upMs: ms(upMs),
+        firstPageAfterUpMs: ms(cold.ms),
+        startToFirstPageMs: ms(firstPageMs),
+        warmPageP50Ms: ms(median(warm)),
+        warmPageMaxMs: ms(Math.max(...warm)),
+        pageBytes,
+        apiWholeFleetP50Ms: ms(median(apiFull)),
+        apiWholeFleetBytes: apiBytes,
+        rssAfterFirstPageMb: rssAfterFirstPage,
+        rssMb: rss,
+        peakRssMb: peak,
+      },
+      browser: {
+        runs: loads.length,
+        tableInteractiveP50Ms: ms(median(loads.map((l) => l.ready))),
+        tableInteractiveMaxMs: ms(Math.max(...loads.map((l) => l.ready))),
+        responseEndP50Ms: ms(median(loads.map((l) => l.responseEnd))),
+        domContentLoadedP50Ms: ms(median(loads.map((l) => l.domContentLoaded))),
+        ...interaction,
+      },
+      ...(apiUnderLoad ? { apiUnderLoad } : {}),
+    };
+  } finally {
+    if (server.exitCode === null) {
+      server.kill("SIGTERM");
+      await new Promise((r) => server.once("exit", r));
+    }
+  }
+}
+
+type Run = Awaited<ReturnType<typeof serverRun>>;
+
+/** after ÷ before of the medians over rounds, for the figures the goals name. */
+function ratios(runs: readonly Run[]): Record<string, number | null> {
+  const pick = (name: string, f: (r: Run) => number | null) => {
+    const xs = runs
+      .filter((r) => r.variant === name)
+      .map(f)
+      .filter((x): x is number => x !== null);
+    return xs.length ? median(xs) : null;
+  };
+  const ratio = (f: (r: Run) => number | null) => {
+    const a = pick("after", f);
+    const b = pick("before", f);
+    return a !== null && b ? Math.round((a / b) * 1000) / 1000 : null;
+  };
+  return {
+    firstPageAfterUp: ratio((r) => r.server.firstPageAfterUpMs),
+    tableInteractiveP50: ratio((r) => r.browser.tableInteractiveP50Ms),
+    rss: ratio((r) => r.server.rssMb),
+    peakRss: ratio((r) => r.server.peakRssMb),
+    pageBytes: ratio((r) => r.server.pageBytes),
+    warmPageP50: ratio((r) => r.server.warmPageP50Ms),
+  };
+}
+
+async function main(): Promise<void> {
+  const work = mkdtempSync(join(tmpdir(), "untorn-web-bench-"));
+  // Other work on the machine skews every number: the load average is recorded beside them.
+  const loadBefore = loadavg()[0]!;
+  try {
+    // ---- the fleet ----
+    const file = join(work, "fleet.json.gz");
+    const [{ samples }, writeMs] = await time(() => writeSyntheticReplay(file, { size: SIZE, end: END }));
+    log(
+      `synthetic replay: ${SIZE} instances, ${samples} samples, ${statSync(file).size} bytes gz in ${ms(writeMs)} ms`,
+    );
+
+    // ---- raw replay read and advisor work, in this process ----
+    const [api, decodeMs] = await time(() => new ReplayApi(decodeReplay(readFileSync(file))));
+    const opts = replayFactsOptions(api.meta);
+    const factsRuns: number[] = [];
+    let facts = await buildFleetFacts(api, opts);
+    for (let i = 0; i < 3; i++) {
+      const [f, t] = await time(() => buildFleetFacts(api, opts));
+      facts = f;
+      factsRuns.push(t);
+    }
+    const snap = buildSnapshot({
+      fleet: facts,
+      metadata: [],
+      storeProblem: null,
+      fetchedAt: Date.now(),
+      fetchMs: 0,
+      window: opts.window,
+    });
+    log(
+      `replay: decode ${ms(decodeMs)} ms, facts ${ms(median(factsRuns))} ms (${facts.queries} queries), advise+rank ${ms(snap.adviseMs)} ms`,
+    );
+
+    // ---- the servers, side by side ----
+    const variants: Variant[] = [
+      ...(BEFORE ? [{ name: "before" as const, web: BEFORE }] : []),
+      { name: "after", web: WEB },
+    ];
+    const runs: Run[] = [];
+    const results = () => ({
       benchmark: "web console: fleet page and read API over a synthetic 10,000-instance replay",
       when: new Date().toISOString(),
       machine: {
@@ -345,56 +453,40 @@ async function main(): Promise<void> {
         writeMs: ms(writeMs),
       },
       rawReplay: {
-        note: "What the console needs from the source, in this process: decode the replay file once, then buildFleetFacts (the fleet page's queries answered by ReplayApi).",
+        note: "What the console needs from the source, in this process and this build: decode the replay file into a ReplayApi once, then buildFleetFacts (the fleet page's queries answered by ReplayApi).",
         decodeMs: ms(decodeMs),
         buildFleetFactsMs: ms(median(factsRuns)),
         queries: facts.queries,
         adviseAndRankMs: ms(snap.adviseMs),
       },
-      server: {
-        upMs: ms(upMs),
-        coldPageMs: ms(cold.ms),
-        startToFirstPageMs: ms(firstPageMs),
-        coldNote:
-          "the first fleet read (decode the replay, facts, open the store, advise 10,000 instances) starts with the server; the first page waits for it",
-        warmPageP50Ms: ms(median(warm)),
-        warmPageMaxMs: ms(Math.max(...warm)),
-        pageBytes,
-        apiWholeFleetP50Ms: ms(median(apiFull)),
-        apiWholeFleetBytes: apiBytes,
-        rssMb: server.pid ? rssMb(server.pid) : null,
+      goals: {
+        firstPageAfterUpMs: 5000,
+        tableInteractiveP50Ms: 1000,
+        rssMb: 500,
       },
-      browser: {
-        runs: loads.length,
-        tableInteractiveP50Ms: ms(median(loads.map((l) => l.ready))),
-        tableInteractiveMaxMs: ms(Math.max(...loads.map((l) => l.ready))),
-        responseEndP50Ms: ms(median(loads.map((l) => l.responseEnd))),
-        domContentLoadedP50Ms: ms(median(loads.map((l) => l.domContentLoaded))),
-        ...interaction,
-      },
-      apiUnderLoad: {
-        connections: CONNECTIONS,
-        secondsEach: SECONDS,
-        "GET /api/v1/fleet?limit=100&sort=gain": api100,
-        [`GET /api/v1/instances/${one}`]: apiInstance,
-        "GET /api/v1/fleet (all 10,000 rows)": apiWhole,
-      },
-    };
-    writeFileSync(RESULTS, `${JSON.stringify(results, null, 2)}\n`);
+      ratiosAfterOverBefore: BEFORE ? ratios(runs) : null,
+      roundsPlanned: ROUNDS,
+      runs,
+    });
+    // Written after every server run: on a loaded machine a run takes minutes, and a stopped bench keeps
+    // the runs it finished.
+    for (let round = 0; round < ROUNDS; round++) {
+      const order = round % 2 === 0 ? variants : [...variants].reverse();
+      for (const v of order) {
+        runs.push(await serverRun(v, file, work, v.name === "after" && round === 0));
+        writeFileSync(RESULTS, `${JSON.stringify(results(), null, 2)}\n`);
+      }
+    }
     log(`wrote ${RESULTS}`);
-    const errors = [api100, apiInstance, apiWhole].reduce(
-      (n, r) => n + (r.errors ?? 0) + (r.non2xx ?? 0) + (r.timeouts ?? 0),
-      0,
-    );
+    const errors = runs
+      .flatMap((r) => Object.values((r as { apiUnderLoad?: Record<string, unknown> }).apiUnderLoad ?? {}))
+      .filter((x): x is Record<string, number> => typeof x === "object" && x !== null)
+      .reduce((n, r) => n + (r.errors ?? 0) + (r.non2xx ?? 0) + (r.timeouts ?? 0), 0);
     if (errors > 0) {
       log(`${errors} failed requests under load`);
       process.exitCode = 1;
     }
   } finally {
-    if (server && server.exitCode === null) {
-      server.kill("SIGTERM");
-      await new Promise((r) => server!.once("exit", r));
-    }
     rmSync(work, { recursive: true, force: true });
   }
 }

@@ -17,6 +17,8 @@ test.describe("keyboard", () => {
     await sortInstance.focus();
     await page.keyboard.press("Enter");
     await expect(fleetPage.columnHeader("Instance")).toHaveAttribute("aria-sort", "ascending");
+    // The server sorts: the URL changes with the sorted rows.
+    await expect.poll(() => fleetPage.searchParams().get("sort")).toBe("instance");
 
     // Arrow keys move between rows; Enter opens the instance.
     const links = fleetPage.instanceLinks();

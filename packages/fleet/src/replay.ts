@@ -172,7 +172,10 @@ export function decodeReplay(bytes: Uint8Array): ReplayFile {
   let text: string;
   try {
     const gz = bytes.length >= 2 && bytes[0] === 0x1f && bytes[1] === 0x8b;
-    text = Buffer.from(gz ? gunzipSync(bytes) : bytes).toString("utf8");
+    // gunzipSync's Buffer as it is: copying a 10,000-instance recording's JSON costs a second and its size.
+    text = (gz ? gunzipSync(bytes) : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)).toString(
+      "utf8",
+    );
   } catch (err) {
     throw new ReplayFormatError(`not a gzip file that decompresses: ${(err as Error).message}`);
   }
@@ -311,25 +314,48 @@ export class RecordingApi implements PromQueryApi {
 
 // ---- replay ----
 
-/** Implements PromQueryApi from a replay file. */
+/** One recorded instant answer, columnar: the label sets (shared between answers) and the values. */
+interface StoredAnswer {
+  readonly labels: readonly Labels[];
+  readonly values: Float64Array;
+  readonly warnings: readonly string[];
+}
+
+type Labels = Readonly<Record<string, string>>;
+
+/**
+ * Implements PromQueryApi from a replay file. Instant answers are kept columnar with each distinct label
+ * set stored once: a 10,000-instance recording's 1.3 million samples as parsed JSON objects are about
+ * 200 MB of heap that a long-running console would hold for as long as it serves the recording.
+ */
 export class ReplayApi implements PromQueryApi {
-  private readonly instant = new Map<
-    string,
-    { times: number[]; data: VectorSample[][]; warnings: string[][] }
-  >();
+  private readonly instant = new Map<string, { times: number[]; answers: StoredAnswer[] }>();
   private readonly ranges = new Map<string, ReplayFile["range"][number]>();
   readonly meta: ReplayMeta;
 
   constructor(file: ReplayFile) {
     this.meta = file.meta;
+    const labelSets = new Map<string, Labels>();
+    const intern = (labels: Labels): Labels => {
+      let key = "";
+      for (const k in labels) key += `${k}\u0000${labels[k]}\u0001`;
+      const seen = labelSets.get(key);
+      if (seen) return seen;
+      labelSets.set(key, labels);
+      return labels;
+    };
     for (const e of file.instant) {
       const answers = [...e.answers].sort((a, b) => a.time - b.time);
       this.instant.set(e.query, {
         times: answers.map((a) => a.time),
-        data: answers.map((a) =>
-          a.data.map((s) => ({ labels: s.labels, timestamp: a.time, value: fromWire(s.value) })),
-        ),
-        warnings: answers.map((a) => a.warnings ?? []),
+        answers: answers.map((a) => {
+          const values = new Float64Array(a.data.length);
+          const labels = a.data.map((s, i) => {
+            values[i] = fromWire(s.value);
+            return intern(s.labels);
+          });
+          return { labels, values, warnings: a.warnings ?? [] };
+        }),
       });
     }
     for (const e of file.range) this.ranges.set(e.query, e);
@@ -356,7 +382,11 @@ export class ReplayApi implements PromQueryApi {
         expr,
         `time ${iso(opts.time)} is outside the recording (${iso(e.times[0]!)} to ${iso(e.times.at(-1)!)}) for query`,
       );
-    return { data: e.data[i]!.map((s) => ({ ...s, timestamp: t })), warnings: e.warnings[i]! };
+    const a = e.answers[i]!;
+    const data: VectorSample[] = new Array(a.values.length);
+    for (let j = 0; j < data.length; j++)
+      data[j] = { labels: a.labels[j]!, timestamp: t, value: a.values[j]! };
+    return { data, warnings: a.warnings };
   }
 
   async queryRange(

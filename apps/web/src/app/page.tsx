@@ -7,10 +7,10 @@ import { ParamProblems } from "../components/param-problems.js";
 import { CardsSkeleton, TableSkeleton } from "../components/skeletons.js";
 import { StatusBanner } from "../components/status-banner.js";
 import { SummaryCards } from "../components/summary-cards.js";
-import { type FleetQuery, parseFleetQuery } from "../lib/fleet-query.js";
+import { type FleetQuery, parseFleetQuery, parsePageNumber } from "../lib/fleet-query.js";
 import { num, seconds, utc } from "../lib/format.js";
 import { requirePage } from "../server/access.js";
-import { fleetView, tableRows } from "../server/views.js";
+import { clustersOf, fleetView, tablePage } from "../server/views.js";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Fleet" };
@@ -19,7 +19,10 @@ type SearchParams = Promise<Record<string, string | string[] | undefined>>;
 
 export default async function FleetPage({ searchParams }: { searchParams: SearchParams }) {
   if ((await requirePage("/", "/")) === "forbidden") return <Forbidden needed="viewer" />;
-  const { query, problems } = parseFleetQuery(await searchParams);
+  const paging = parsePageNumber(await searchParams);
+  const parsed = parseFleetQuery(paging.rest);
+  const { query } = parsed;
+  const problems = [...paging.problems, ...parsed.problems];
   return (
     <>
       <div className="page-head">
@@ -39,7 +42,7 @@ export default async function FleetPage({ searchParams }: { searchParams: Search
         <SummarySection />
       </Suspense>
       <Suspense fallback={<TableSkeleton />}>
-        <TableSection query={query} />
+        <TableSection query={query} page={paging.page} />
       </Suspense>
     </>
   );
@@ -104,16 +107,21 @@ async function SummarySection() {
   );
 }
 
-async function TableSection({ query }: { query: FleetQuery }) {
+async function TableSection({ query, page }: { query: FleetQuery; page: number }) {
   const v = await fleetView();
   if (v.rows.length === 0) return null;
-  const clusters = [...new Set(v.rows.map((r) => r.cluster).filter((c): c is string => c !== null))].sort();
-  if (query.cluster && !clusters.includes(query.cluster)) clusters.push(query.cluster);
+  const clusters = clustersOf(v.rows);
+  const shown = tablePage(v.rows, query, page);
   return (
     <FleetTable
-      encoded={tableRows(v.rows)}
+      encoded={shown.rows}
+      total={v.rows.length}
+      count={shown.count}
+      page={shown.page}
+      pages={shown.pages}
+      offset={shown.offset}
       initial={query}
-      clusters={clusters}
+      clusters={query.cluster && !clusters.includes(query.cluster) ? [...clusters, query.cluster] : clusters}
       stale={v.status.state === "stale"}
     />
   );

@@ -1,25 +1,25 @@
 "use client";
 /**
- * The fleet table: every instance, sorted, filtered and searched in the browser (the same pure
- * applyFleetQuery the server ran for the first render), the state mirrored into the URL, and only the
- * visible rows in the DOM so 10,000 instances scroll smoothly.
+ * The fleet table: one page of the instances, sorted, filtered and searched on the server (the URL holds
+ * the state: sorting, a filter or the search asks the server for the new first page), so the browser
+ * parses and hydrates PAGE_SIZE rows however large the fleet; only the visible rows are in the DOM.
  */
 import { useVirtualizer } from "@tanstack/react-virtual";
 import { FLAVORS, GATE_STATUSES as GATES, VERDICTS } from "@untorn/vocabulary/words";
 import Link from "next/link";
+import { usePathname, useRouter } from "next/navigation";
 import {
   type Dispatch,
   type KeyboardEvent,
   memo,
   type SetStateAction,
-  useDeferredValue,
   useEffect,
   useMemo,
   useRef,
   useState,
+  useTransition,
 } from "react";
 import {
-  applyFleetQuery,
   DEFAULT_DIR,
   DEFAULT_QUERY,
   type FleetQuery,
@@ -73,17 +73,20 @@ const COLUMNS: readonly Column[] = [
 const Row = memo(function Row({
   row,
   index,
+  offset,
   start,
   stale,
 }: {
   row: TableRow;
+  /** Index on this page; offset + index among the matching rows. */
   index: number;
+  offset: number;
   start: number;
   stale: boolean;
 }) {
   return (
     <tr
-      aria-rowindex={index + 2}
+      aria-rowindex={offset + index + 2}
       data-row-index={index}
       data-stale={stale || undefined}
       className={stale ? "stale" : undefined}
@@ -281,26 +284,51 @@ const Head = memo(function Head({ query, setQuery }: { query: FleetQuery; setQue
   );
 });
 
+/** Milliseconds of quiet typing before the search asks the server. */
+const SEARCH_DEBOUNCE_MS = 250;
+
+const hrefOf = (pathname: string, q: FleetQuery, page: number) => {
+  const p = fleetQueryToParams(q);
+  if (page > 1) p.set("page", String(page));
+  const s = p.toString();
+  return s ? `?${s}` : pathname;
+};
+
 export function FleetTable({
   encoded,
+  total,
+  count,
+  page,
+  pages,
+  offset,
   initial,
   clusters,
   stale = false,
 }: {
-  /** Rows as lib/table-rows.ts encodes them: compact on the wire. */
+  /** The page's rows as lib/table-rows.ts encodes them: compact on the wire. */
   encoded: readonly EncodedRow[];
+  /** Instances in the fleet. */
+  total: number;
+  /** Instances matching the query, over all pages. */
+  count: number;
+  /** 1-based page shown, of `pages`. */
+  page: number;
+  pages: number;
+  /** Index of the page's first row among the matching ones. */
+  offset: number;
   initial: FleetQuery;
   clusters: readonly string[];
   /** Every row comes from the last good snapshot (the source is failing): each is marked. */
   stale?: boolean;
 }) {
-  const rows = useMemo(() => decodeRows(encoded), [encoded]);
+  const visible = useMemo(() => decodeRows(encoded), [encoded]);
+  const router = useRouter();
+  const pathname = usePathname();
+  const [pending, startTransition] = useTransition();
+  // The controls answer at once; the rows follow when the server's page arrives.
   const [query, setQuery] = useState<FleetQuery>(initial);
-  // Typing stays responsive: filtering 10,000 rows renders at lower priority.
-  const deferred = useDeferredValue(query);
-  const visible = useMemo(() => applyFleetQuery(rows, deferred), [rows, deferred]);
   const scrollRef = useRef<HTMLDivElement>(null);
-  const first = useRef(true);
+  const asked = useRef(initial);
   const [ready, setReady] = useState(false);
 
   useEffect(() => {
@@ -310,13 +338,26 @@ export function FleetTable({
   }, []);
 
   useEffect(() => {
-    if (first.current) {
-      first.current = false;
-      return;
-    }
-    const p = fleetQueryToParams(query).toString();
-    window.history.replaceState(null, "", p ? `?${p}` : window.location.pathname);
-  }, [query]);
+    if (query === asked.current) return;
+    const typing = query.q !== asked.current.q;
+    const t = setTimeout(
+      () => {
+        asked.current = query;
+        // A new query starts at its first page.
+        startTransition(() => router.replace(hrefOf(pathname, query, 1), { scroll: false }));
+      },
+      typing ? SEARCH_DEBOUNCE_MS : 0,
+    );
+    return () => clearTimeout(t);
+  }, [query, router, pathname]);
+
+  useEffect(() => {
+    // A new page of rows starts at its top.
+    if (scrollRef.current && encoded) scrollRef.current.scrollTop = 0;
+  }, [encoded]);
+
+  const goPage = (n: number) =>
+    startTransition(() => router.replace(hrefOf(pathname, asked.current, n), { scroll: false }));
 
   const virtualizer = useVirtualizer({
     count: visible.length,
@@ -380,7 +421,7 @@ export function FleetTable({
         data-ready={ready ? "true" : undefined}
         onKeyDown={onRowKey}
       >
-        <table aria-label="Fleet instances" aria-rowcount={visible.length + 1}>
+        <table aria-label="Fleet instances" aria-rowcount={count + 1} aria-busy={pending || undefined}>
           <Head query={query} setQuery={setQuery} />
           <tbody style={{ height: virtualizer.getTotalSize() }}>
             {virtualizer.getVirtualItems().map((item) => (
@@ -388,6 +429,7 @@ export function FleetTable({
                 key={visible[item.index]!.instance}
                 row={visible[item.index]!}
                 index={item.index}
+                offset={offset}
                 stale={stale}
                 start={item.start}
               />
@@ -397,16 +439,31 @@ export function FleetTable({
       </div>
       <div className="table-foot">
         <output aria-live="polite" data-testid="fleet-count">
-          {visible.length === rows.length
-            ? `${num(rows.length)} instances`
-            : `Showing ${num(visible.length)} of ${num(rows.length)} instances`}
+          {pages > 1
+            ? `Showing ${num(offset + 1)}–${num(offset + visible.length)} of ${num(count)}${count === total ? "" : ` matching (${num(total)})`} instances`
+            : count === total
+              ? `${num(total)} instances`
+              : `Showing ${num(count)} of ${num(total)} instances`}
         </output>
         <span>
           Arrow keys move between rows · * share of InnoDB's writes (no device data)
-          {query !== deferred ? " · updating…" : ""}
+          {pending ? " · updating…" : ""}
         </span>
       </div>
-      {visible.length === 0 && (
+      {pages > 1 && (
+        <nav className="pager" aria-label="Pages of instances">
+          <button type="button" onClick={() => goPage(page - 1)} disabled={page <= 1}>
+            Previous
+          </button>
+          <span data-testid="fleet-page">
+            Page {num(page)} of {num(pages)}
+          </span>
+          <button type="button" onClick={() => goPage(page + 1)} disabled={page >= pages}>
+            Next
+          </button>
+        </nav>
+      )}
+      {count === 0 && (
         <p className="empty" role="status">
           No instance matches these filters.{" "}
           <button type="button" onClick={() => setQuery(DEFAULT_QUERY)}>

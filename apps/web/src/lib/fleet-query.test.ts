@@ -3,7 +3,10 @@ import {
   applyFleetQuery,
   DEFAULT_QUERY,
   fleetQueryToParams,
+  PAGE_SIZE,
+  pageBounds,
   parseFleetQuery,
+  parsePageNumber,
   parsePageQuery,
 } from "./fleet-query.js";
 import type { FleetRow } from "./fleet-row.js";
@@ -147,5 +150,40 @@ describe("parsePageQuery", () => {
     const r = parsePageQuery(new URLSearchParams({ limit: v, offset: v }));
     expect(r.page).toEqual({ limit: null, offset: 0 });
     expect(r.problems.map((p) => p.param)).toEqual(["limit", "offset"]);
+  });
+});
+
+describe("parsePageNumber", () => {
+  it("splits the page off, 1 by default, and leaves the rest for parseFleetQuery", () => {
+    const r = parsePageNumber({ page: "3", sort: "gain", q: ["a"] });
+    expect(r.page).toBe(3);
+    expect(r.rest).toEqual({ sort: ["gain"], q: ["a"] });
+    expect(r.problems).toEqual([]);
+    expect(parsePageNumber(new URLSearchParams("sort=gain")).page).toBe(1);
+    expect(parseFleetQuery(r.rest).query.sort).toBe("gain");
+  });
+
+  it.each(["0", "-1", "1e3", "2.5", " 2", "x"])("refuses page=%j and shows page 1", (v) => {
+    const r = parsePageNumber({ page: v });
+    expect(r.page).toBe(1);
+    expect(r.problems.map((p) => p.param)).toEqual(["page"]);
+  });
+
+  it("refuses a repeated page", () => {
+    const r = parsePageNumber(new URLSearchParams("page=2&page=3"));
+    expect(r.page).toBe(1);
+    expect(r.problems[0]?.message).toBe("given more than once");
+  });
+});
+
+describe("pageBounds", () => {
+  it("cuts the matching rows into pages of PAGE_SIZE, the last one short", () => {
+    expect(pageBounds(10_000, 1)).toEqual({ page: 1, pages: 100, offset: 0, end: PAGE_SIZE });
+    expect(pageBounds(250, 3)).toEqual({ page: 3, pages: 3, offset: 200, end: 250 });
+  });
+
+  it("shows the last page for a page past the end, and one empty page for no rows", () => {
+    expect(pageBounds(250, 9)).toEqual({ page: 3, pages: 3, offset: 200, end: 250 });
+    expect(pageBounds(0, 4)).toEqual({ page: 1, pages: 1, offset: 0, end: 0 });
   });
 });

@@ -155,6 +155,62 @@ export function parsePageQuery(raw: URLSearchParams): {
   return { page: out, rest, problems };
 }
 
+/** Rows per page of the fleet page: the browser gets one page of the matching rows, never the whole fleet. */
+export const PAGE_SIZE = 100;
+
+/** The fleet page's `page` parameter (1-based); the read API pages with `limit` and `offset` instead. */
+export const pageNumberSchema = z.coerce
+  .number()
+  .int()
+  .min(1)
+  .max(100_000)
+  .describe("Page of the matching rows, 1-based, PAGE_SIZE rows each (default 1).");
+
+/** Splits the page's `page` parameter off the parameters; the rest is for parseFleetQuery. */
+export function parsePageNumber(raw: RawParams): {
+  page: number;
+  rest: Record<string, string[]>;
+  problems: ParamProblem[];
+} {
+  const rest: Record<string, string[]> = {};
+  const problems: ParamProblem[] = [];
+  let page = 1;
+  for (const [key, values] of entries(raw)) {
+    if (key !== "page") {
+      rest[key] = values;
+      continue;
+    }
+    if (values.length !== 1) {
+      problems.push({ param: key, value: shown(values.join(",")), message: "given more than once" });
+      continue;
+    }
+    // Decimal digits only, as for limit and offset.
+    const r = /^\d{1,6}$/.test(values[0]!)
+      ? pageNumberSchema.safeParse(values[0])
+      : ({ success: false } as const);
+    if (r.success) page = r.data;
+    else
+      problems.push({
+        param: key,
+        value: shown(values[0]!),
+        message: "must be a whole number from 1 to 100000",
+      });
+  }
+  return { page, rest, problems };
+}
+
+/** Where page `page` (1-based) of `count` matching rows starts and ends; a page past the end is the last. */
+export function pageBounds(
+  count: number,
+  page: number,
+  size: number = PAGE_SIZE,
+): { page: number; pages: number; offset: number; end: number } {
+  const pages = Math.max(1, Math.ceil(count / size));
+  const p = Math.min(Math.max(1, Math.floor(page)), pages);
+  const offset = (p - 1) * size;
+  return { page: p, pages, offset, end: Math.min(count, offset + size) };
+}
+
 /**
  * Parses search parameters. Never throws: a bad or unknown parameter becomes a problem (shown to the
  * user or returned as a 400) and the rest of the query still applies.
