@@ -63,6 +63,7 @@ async function FleetMeta() {
           docs/scaling.md
         </span>
       )}
+      {s.clockNote && <span data-testid="clock-notice"> · {s.clockNote}</span>}
       {s.declared && !s.declared.problem && (
         <>
           {" "}

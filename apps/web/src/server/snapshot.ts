@@ -27,6 +27,8 @@ export interface Snapshot {
   readonly queries: number;
   /** Whether the rates came from the recording rules' series (a replay: never), and why not. */
   readonly recordingRules: RecordingRulesUse;
+  /** Why "now" was read in the past (VictoriaMetrics' -search.latencyOffset), or null. */
+  readonly clockNote: string | null;
   /** Facts as measured (with the declared metadata file's facts), before the stored metadata overlay. */
   readonly measured: ReadonlyMap<string, InstanceFacts>;
   readonly merged: ReadonlyMap<string, MergeResult>;
@@ -82,6 +84,7 @@ export function buildSnapshot(input: SnapshotInput, clock: () => number = () => 
     adviseMs: clock() - t0,
     queries: input.fleet.queries,
     recordingRules: input.fleet.recordingRules,
+    clockNote: input.fleet.clockNote ?? null,
     measured,
     merged,
     advice: adviceMap,
