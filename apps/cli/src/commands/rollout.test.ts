@@ -16,9 +16,9 @@ import {
   syntheticReplica,
 } from "@untorn/rollout-runner/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { bufferIo } from "../../test/buffer-io.js";
 import { EXIT } from "../errors.js";
 import { run } from "../program.js";
+import { bufferIo } from "../testing/buffer-io.js";
 
 const END = historyEnd();
 const START = END - 90 * 60;
