@@ -14,12 +14,7 @@ import { ratioOfTotals } from "@untorn/compare/stats/ratio-of-totals";
 import type { MatrixSeries, PromQueryApi, VectorSample } from "@untorn/fleet/api";
 import { buildFleetFacts } from "@untorn/fleet/facts";
 import { applyMetadata, type MetadataByInstance } from "@untorn/fleet/profile";
-import type {
-  BakeSeries,
-  Health,
-  ObservationsInput,
-  ReadBack,
-} from "@untorn/rollout/observations";
+import type { BakeSeries, Health, ObservationsInput, ReadBack } from "@untorn/rollout/observations";
 import type { ActiveRollout } from "@untorn/rollout/plan";
 import type { BakeRequest, NextActions } from "@untorn/rollout/state";
 import { prometheusReplication, type ReplicationSource } from "./replication.js";
