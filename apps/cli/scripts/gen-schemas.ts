@@ -1,4 +1,5 @@
-// Writes docs/schemas/{advise-input,bench-result}.schema.json from the CLI's zod schemas (src/schemas.ts).
+// Writes the CLI's docs/schemas/*.schema.json (advise input, rollout inputs and outputs, hooks, recorded
+// rollouts) from its zod schemas (src/schemas.ts).
 // Run: npm run gen:schemas -w @untorn/cli
 import { writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";

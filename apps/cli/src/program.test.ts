@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { bufferIo } from "../test/buffer-io.js";
 import { describeIssues, EXIT } from "./errors.js";
 import { formatNumber, table } from "./io.js";
 import { run } from "./program.js";
+import { bufferIo } from "./testing/buffer-io.js";
 
 describe("untorn program", () => {
   it("prints help and version with exit 0", async () => {

@@ -9,7 +9,7 @@ export { VERSION };
 export function buildProgram(io: Io = processIo): Command {
   const program = new Command("untorn")
     .description(
-      "Doublewrite buffer profile, advice, before/after comparison and benchmark for MySQL / MariaDB / Percona fleets.",
+      "Doublewrite buffer profile, advice, before/after comparison and staged rollouts for MySQL / MariaDB / Percona fleets.",
     )
     .version(VERSION)
     .option(
@@ -25,7 +25,15 @@ export function buildProgram(io: Io = processIo): Command {
 
 /** Runs the CLI and returns the exit code instead of exiting (tests call this directly). */
 export async function run(argv: readonly string[], io: Io = processIo): Promise<number> {
-  const program = buildProgram(io);
+  return runProgram(buildProgram(io), argv, io);
+}
+
+/**
+ * Parses `argv` with `program` and returns the exit code: usage errors, CliError's code with its
+ * message, anything else as a failure with its stack. Shared with other commands built on this CLI's
+ * plumbing (untorn-bench).
+ */
+export async function runProgram(program: Command, argv: readonly string[], io: Io): Promise<number> {
   try {
     await program.parseAsync([...argv], { from: "user" });
     return EXIT.ok;
@@ -35,10 +43,10 @@ export async function run(argv: readonly string[], io: Io = processIo): Promise<
       return err.exitCode === 0 ? EXIT.ok : EXIT.usage;
     }
     if (err instanceof CliError) {
-      io.err(`untorn: ${err.message}\n`);
+      io.err(`${program.name()}: ${err.message}\n`);
       return err.exitCode;
     }
-    io.err(`untorn: unexpected error: ${(err as Error).stack ?? String(err)}\n`);
+    io.err(`${program.name()}: unexpected error: ${(err as Error).stack ?? String(err)}\n`);
     return EXIT.failure;
   }
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from "vitest";
-import { bufferIo } from "../test/buffer-io.js";
 import { Progress } from "./progress.js";
+import { bufferIo } from "./testing/buffer-io.js";
 
 describe("Progress", () => {
   it("stays silent for steps that finish within the delay", () => {

@@ -1,15 +1,13 @@
 /**
  * JSON Schemas of the CLI's own inputs (docs/schemas/), as pure functions of the zod schemas:
- * `advise --facts` (one InstanceFacts or an array of them), `bench --against` (a bench.json), the
- * rollout inputs and outputs of @untorn/rollout, `rollout reconcile --hooks` and the recorded rollouts
- * a lab recording ships.
+ * `advise --facts` (one InstanceFacts or an array of them), the rollout inputs and outputs of
+ * @untorn/rollout, `rollout reconcile --hooks` and the recorded rollouts a lab recording ships.
  * scripts/gen-schemas.ts writes them; schemas.test.ts fails when the committed copies are stale.
  */
 import { ROLLOUT_SCHEMAS } from "@untorn/rollout/json-schema";
 import { recordedRolloutsFileSchema } from "@untorn/rollout-runner/recorded";
 import { hooksFileSchema } from "@untorn/rollout-runner/runner";
 import { z } from "zod";
-import { BenchResult } from "./bench/result.js";
 
 export const CLI_SCHEMAS = {
   "advise-input.schema.json": () => ({
@@ -22,13 +20,6 @@ export const CLI_SCHEMAS = {
       { $ref: "instance-facts.schema.json" },
       { type: "array", minItems: 1, items: { $ref: "instance-facts.schema.json" } },
     ],
-  }),
-  "bench-result.schema.json": () => ({
-    ...(z.toJSONSchema(BenchResult, { target: "draft-2020-12", io: "input" }) as Record<string, unknown>),
-    $id: "bench-result.schema.json",
-    title: "untorn bench result (bench.json)",
-    description:
-      "What `untorn bench --json` prints and writes to <out>/bench.json; `untorn bench --against` reads it back to measure the other doublewrite setting of an existing server.",
   }),
   ...ROLLOUT_SCHEMAS,
   "rollout-hooks.schema.json": () => ({

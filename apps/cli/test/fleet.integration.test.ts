@@ -27,7 +27,7 @@ import { createThrottledVolume, type ThrottledVolume, throttleAvailable } from "
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { EXIT } from "../src/errors.js";
 import { run } from "../src/program.js";
-import { bufferIo } from "./buffer-io.js";
+import { bufferIo } from "../src/testing/buffer-io.js";
 
 const LOAD = { tables: 4, tableSize: 20_000, threads: 8 };
 const SERVER = { bufferPoolSize: "8M", performanceSchema: true };

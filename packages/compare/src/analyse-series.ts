@@ -2,7 +2,7 @@ import { aggregateBlocks, type Blocks, chooseBlockSeconds } from "./blocks.js";
 import { estimateEffect } from "./estimate-effect.js";
 import type { Direction, MetricSpec, Options } from "./input.js";
 import { judge } from "./judge.js";
-import type { PreparedWindow } from "./prepare-window.js";
+import type { PreparedPair } from "./prepare-window.js";
 import type { Rng } from "./prng.js";
 import { qualityChecks } from "./quality-checks.js";
 import { rawLag1 } from "./raw-lag1.js";
@@ -10,10 +10,7 @@ import type { Design, Flag, SeriesResult } from "./result.js";
 import { seasonalStrata } from "./seasonal-strata.js";
 import type { RatioStratum } from "./stats/ratio-cell.js";
 
-export interface PreparedPair {
-  readonly before: PreparedWindow;
-  readonly after: PreparedWindow;
-}
+export type { PreparedPair };
 
 export interface SeriesAnalysisInput {
   readonly instance: string;

@@ -33,6 +33,12 @@ export interface PreparedWindow {
   readonly coverage: number;
 }
 
+/** The before and after windows of one series. */
+export interface PreparedPair {
+  readonly before: PreparedWindow;
+  readonly after: PreparedWindow;
+}
+
 /**
  * Cleans one window of one series: drops missing and non-finite values, sorts and de-duplicates
  * timestamps, turns counters into rates (dropping the interval of a reset), drops negative values,

@@ -1,5 +1,4 @@
-import type { PreparedPair } from "./analyse-series.js";
-import type { PreparedWindow } from "./prepare-window.js";
+import type { PreparedPair, PreparedWindow } from "./prepare-window.js";
 import { robustLag1Autocorrelation } from "./stats/robust-lag1-autocorrelation.js";
 
 const DAY = 86_400;

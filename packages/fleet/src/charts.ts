@@ -21,6 +21,12 @@ export interface ChartDef {
   readonly splitBy?: string;
 }
 
+/** A chart of one catalog signal, with the signal's title and unit. */
+function signalChart(id: string, signal: SignalId, name: string, splitBy?: string): ChartDef {
+  const { title, unit } = signals[signal];
+  return { id, title, unit, series: [{ name, signal }], ...(splitBy ? { splitBy } : {}) };
+}
+
 export const CHARTS: readonly ChartDef[] = [
   {
     id: "write-path",
@@ -31,37 +37,11 @@ export const CHARTS: readonly ChartDef[] = [
       { name: "data pages flushed", signal: "data_pages_flushed_per_second" },
     ],
   },
-  {
-    id: "fsync-latency",
-    title: signals.file_misc_latency_seconds.title,
-    unit: signals.file_misc_latency_seconds.unit,
-    series: [{ name: "misc latency", signal: "file_misc_latency_seconds" }],
-    splitBy: "class",
-  },
-  {
-    id: "device-write-iops",
-    title: signals.device_write_iops.title,
-    unit: signals.device_write_iops.unit,
-    series: [{ name: "write IOPS", signal: "device_write_iops" }],
-  },
-  {
-    id: "device-utilisation",
-    title: signals.device_utilisation.title,
-    unit: signals.device_utilisation.unit,
-    series: [{ name: "utilisation", signal: "device_utilisation" }],
-  },
-  {
-    id: "transactions",
-    title: signals.transactions_per_second.title,
-    unit: signals.transactions_per_second.unit,
-    series: [{ name: "transactions", signal: "transactions_per_second" }],
-  },
-  {
-    id: "fsyncs",
-    title: signals.fsyncs_per_second.title,
-    unit: signals.fsyncs_per_second.unit,
-    series: [{ name: "fsyncs", signal: "fsyncs_per_second" }],
-  },
+  signalChart("fsync-latency", "file_misc_latency_seconds", "misc latency", "class"),
+  signalChart("device-write-iops", "device_write_iops", "write IOPS"),
+  signalChart("device-utilisation", "device_utilisation", "utilisation"),
+  signalChart("transactions", "transactions_per_second", "transactions"),
+  signalChart("fsyncs", "fsyncs_per_second", "fsyncs"),
 ];
 
 /**
@@ -70,37 +50,11 @@ export const CHARTS: readonly ChartDef[] = [
  * recorded fleet's rollouts can be charted from the replay (record.ts).
  */
 export const ROLLOUT_CHARTS: readonly ChartDef[] = [
-  {
-    id: "write-bytes-per-transaction",
-    title: signals.write_bytes_per_transaction.title,
-    unit: signals.write_bytes_per_transaction.unit,
-    series: [{ name: "write bytes per transaction", signal: "write_bytes_per_transaction" }],
-  },
-  {
-    id: "write-ops-per-transaction",
-    title: signals.write_ops_per_transaction.title,
-    unit: signals.write_ops_per_transaction.unit,
-    series: [{ name: "write ops per transaction", signal: "write_ops_per_transaction" }],
-  },
-  {
-    id: "fsyncs-per-transaction",
-    title: signals.fsyncs_per_transaction.title,
-    unit: signals.fsyncs_per_transaction.unit,
-    series: [{ name: "fsyncs per transaction", signal: "fsyncs_per_transaction" }],
-  },
-  {
-    id: "replication-lag",
-    title: signals.replication_lag_seconds.title,
-    unit: signals.replication_lag_seconds.unit,
-    series: [{ name: "replication lag", signal: "replication_lag_seconds" }],
-  },
-  {
-    id: "doublewrite-mode",
-    title: signals.doublewrite_mode.title,
-    unit: signals.doublewrite_mode.unit,
-    series: [{ name: "doublewrite mode", signal: "doublewrite_mode" }],
-    splitBy: "mode",
-  },
+  signalChart("write-bytes-per-transaction", "write_bytes_per_transaction", "write bytes per transaction"),
+  signalChart("write-ops-per-transaction", "write_ops_per_transaction", "write ops per transaction"),
+  signalChart("fsyncs-per-transaction", "fsyncs_per_transaction", "fsyncs per transaction"),
+  signalChart("replication-lag", "replication_lag_seconds", "replication lag"),
+  signalChart("doublewrite-mode", "doublewrite_mode", "doublewrite mode", "mode"),
 ];
 
 export interface ChartRange {

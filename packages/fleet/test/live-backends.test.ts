@@ -18,7 +18,8 @@ import {
   type Vmalert,
 } from "@untorn/testkit/victoria-metrics";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type FleetProfile, profileFleet, profileInstance } from "../src/profile.js";
+import { type FleetProfile, profileFleet } from "../src/profile.js";
+import { adviceSummary, expectSameInstanceView, leaves } from "./backends.js";
 
 const here = fileURLToPath(new URL(".", import.meta.url));
 const RULES = join(
@@ -88,21 +89,6 @@ afterAll(async () => {
   await db?.destroy();
 });
 
-function leaves(x: unknown, path = "", out = new Map<string, number>()): Map<string, number> {
-  if (typeof x === "number") out.set(path, x);
-  else if (x && typeof x === "object")
-    for (const [k, v] of Object.entries(x)) leaves(v, path ? `${path}.${k}` : k, out);
-  return out;
-}
-
-const summary = (p: FleetProfile) =>
-  p.advice.map((a) => ({
-    instance: a.identity.instance,
-    verdict: a.verdict.verdict,
-    gate: a.safetyGate.status,
-    findings: a.findings.map((f) => `${f.ruleId}:${f.severity}`),
-  }));
-
 const comparedFacts = (p: FleetProfile) =>
   [...leaves(p.facts[0])].filter(([k]) => !UNCOMPARABLE.test(k)).length;
 
@@ -149,19 +135,12 @@ describe("Prometheus and VictoriaMetrics scraping the same live exporter", () =>
       expect(v.recordingRules).toEqual(p.recordingRules);
       expect(v.queries).toBe(p.queries);
       expect(p.facts.map((f) => f.identity.instance)).toEqual([INSTANCE]);
-      expect(summary(v)).toEqual(summary(p));
+      expect(adviceSummary(v)).toEqual(adviceSummary(p));
       compareFacts(p, v, rules ? "recorded" : "raw");
     });
   }
 
   it("gives the same instance view", async () => {
-    const opts = { window: WINDOW, at: at() };
-    const p = await profileInstance(new PromClient({ baseUrl: prom!.url }), INSTANCE, opts);
-    const v = await profileInstance(new PromClient({ baseUrl: vm!.url }), INSTANCE, opts);
-    expect(p.fleet.recordingRules.used).toBe(true);
-    expect(v.fleet.recordingRules.used).toBe(true);
-    expect(v.advice?.verdict.verdict).toBe(p.advice?.verdict.verdict);
-    expect(v.advice?.safetyGate.status).toBe(p.advice?.safetyGate.status);
-    expect(v.advice?.findings.map((f) => f.ruleId)).toEqual(p.advice?.findings.map((f) => f.ruleId));
+    await expectSameInstanceView(prom!.url, vm!.url, INSTANCE, { window: WINDOW, at: at() });
   });
 });

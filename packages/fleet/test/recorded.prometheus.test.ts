@@ -5,7 +5,6 @@
 // Verdicts, safety gates and findings must agree exactly; the facts the recorded series stand in for
 // agree within TOLERANCE (the rules' 5m rates vs the plan's per-step rate window), every other fact
 // exactly (those queries do not change).
-import { mkdirSync, readdirSync, renameSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import { join } from "node:path";
 import { PromClient } from "@untorn/prom/client";
@@ -16,6 +15,7 @@ import { RECORDED_SPEC_IDS, WINDOWED } from "../src/plan.js";
 import { type FleetProfile, profileFleet, profileInstance } from "../src/profile.js";
 import { syntheticFleet, VALUE_RESOLUTION } from "../src/testing/synthetic.js";
 import { backfill, backfillRecordingRules } from "../tools/backfill.js";
+import { adviceSummary, leaves, mergeRuleBlocks } from "./backends.js";
 
 /**
  * Relative agreement of the facts read from recorded series: window averages, and p95s. Below
@@ -51,10 +51,7 @@ beforeAll(async () => {
     join(dir, "rules"),
   );
   await prom.stop();
-  const blocks = readdirSync(r.dir).filter((x) => /^[0-9A-Z]{26}$/.test(x));
-  if (blocks.length === 0) throw new Error(`promtool wrote no recording rule blocks in ${r.dir}`);
-  mkdirSync(b.dir, { recursive: true });
-  for (const x of blocks) renameSync(join(r.dir, x), join(b.dir, x));
+  mergeRuleBlocks(r.dir, b.dir);
   prom = await startPrometheus({ jobs: [], storagePath: b.dir });
   client = new PromClient({ baseUrl: prom.url });
 }, 300_000);
@@ -63,14 +60,6 @@ afterAll(async () => {
   await prom?.stop();
   if (dir) await rm(dir, { recursive: true, force: true });
 });
-
-/** Every numeric leaf of a JSON value by path. */
-function leaves(x: unknown, path = "", out = new Map<string, number>()): Map<string, number> {
-  if (typeof x === "number") out.set(path, x);
-  else if (x && typeof x === "object")
-    for (const [k, v] of Object.entries(x)) leaves(v, path ? `${path}.${k}` : k, out);
-  return out;
-}
 
 /**
  * Every window statistic is read from recorded series (the plan test checks that every windowed spec
@@ -96,15 +85,7 @@ describe("fleet profile over recorded series vs raw series (real prometheus, bac
     expect(rec.queries).toBe(beforeRules.queries); // the probe is sent either way
     expect(rec.facts).toHaveLength(fleet.length);
     expect(RECORDED_SPEC_IDS).toEqual(WINDOWED.map((s) => s.id));
-
-    const summary = (p: FleetProfile) =>
-      p.advice.map((a) => ({
-        instance: a.identity.instance,
-        verdict: a.verdict.verdict,
-        gate: a.safetyGate.status,
-        findings: a.findings.map((f) => `${f.ruleId}:${f.severity}`),
-      }));
-    expect(summary(rec)).toEqual(summary(raw));
+    expect(adviceSummary(rec)).toEqual(adviceSummary(raw));
 
     const worst = { avg: 0, p95: 0, other: 0 };
     let compared = 0;

@@ -5,7 +5,6 @@
 // safety gates and findings must agree; facts within TOLERANCE (MetricsQL's rate() does not extrapolate
 // to the window's edges as Prometheus' does, and reads the sample before the window). Both with and
 // without the recording rules.
-import { mkdirSync, readdirSync, renameSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import { join } from "node:path";
 import { PromClient } from "@untorn/prom/client";
@@ -13,9 +12,10 @@ import { makeTempDir } from "@untorn/testkit/process";
 import { type Prometheus, startPrometheus } from "@untorn/testkit/prometheus";
 import { replayRules, startVictoriaMetrics, type VictoriaMetrics } from "@untorn/testkit/victoria-metrics";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type FleetProfile, profileFleet, profileInstance } from "../src/profile.js";
+import { type FleetProfile, profileFleet } from "../src/profile.js";
 import { syntheticFleet, VALUE_RESOLUTION } from "../src/testing/synthetic.js";
 import { backfill, backfillRecordingRules, importHistory, writeRateRules } from "../tools/backfill.js";
+import { adviceSummary, expectSameInstanceView, leaves, mergeRuleBlocks } from "./backends.js";
 
 /**
  * Relative agreement of every numeric fact between the two backends. A window statistic that differs by
@@ -44,9 +44,7 @@ beforeAll(async () => {
       { start: HISTORY.start, end: HISTORY.end, evalSeconds: HISTORY.stepSeconds },
       join(dir, "rules"),
     );
-    mkdirSync(b.dir, { recursive: true });
-    for (const x of readdirSync(r.dir).filter((f) => /^[0-9A-Z]{26}$/.test(f)))
-      renameSync(join(r.dir, x), join(b.dir, x));
+    mergeRuleBlocks(r.dir, b.dir);
   } finally {
     await first.stop();
   }
@@ -71,21 +69,6 @@ afterAll(async () => {
   await vm?.stop();
   if (dir) await rm(dir, { recursive: true, force: true });
 });
-
-function leaves(x: unknown, path = "", out = new Map<string, number>()): Map<string, number> {
-  if (typeof x === "number") out.set(path, x);
-  else if (x && typeof x === "object")
-    for (const [k, v] of Object.entries(x)) leaves(v, path ? `${path}.${k}` : k, out);
-  return out;
-}
-
-const summary = (p: FleetProfile) =>
-  p.advice.map((a) => ({
-    instance: a.identity.instance,
-    verdict: a.verdict.verdict,
-    gate: a.safetyGate.status,
-    findings: a.findings.map((f) => `${f.ruleId}:${f.severity}`),
-  }));
 
 function compareFacts(a: FleetProfile, b: FleetProfile, label: string): void {
   expect(a.facts.map((f) => f.identity.instance)).toEqual(b.facts.map((f) => f.identity.instance));
@@ -122,18 +105,12 @@ describe("Prometheus and VictoriaMetrics over the same history", () => {
       expect(v.recordingRules.used).toBe(rules);
       expect(v.queries).toBe(p.queries);
       expect(v.facts).toHaveLength(fleet.length);
-      expect(summary(v)).toEqual(summary(p));
+      expect(adviceSummary(v)).toEqual(adviceSummary(p));
       compareFacts(p, v, rules ? "recorded" : "raw");
     });
   }
 
   it("gives the same instance view", async () => {
-    const instance = fleet[2]!.instance;
-    const p = await profileInstance(new PromClient({ baseUrl: prom!.url }), instance, opts);
-    const v = await profileInstance(new PromClient({ baseUrl: vm!.url }), instance, opts);
-    expect(v.fleet.recordingRules.used).toBe(true);
-    expect(v.advice?.verdict.verdict).toBe(p.advice?.verdict.verdict);
-    expect(v.advice?.safetyGate.status).toBe(p.advice?.safetyGate.status);
-    expect(v.advice?.findings.map((f) => f.ruleId)).toEqual(p.advice?.findings.map((f) => f.ruleId));
+    await expectSameInstanceView(prom!.url, vm!.url, fleet[2]!.instance, opts);
   });
 });

@@ -14,27 +14,12 @@ import { ratioOfTotals } from "@untorn/compare/stats/ratio-of-totals";
 import type { MatrixSeries, PromQueryApi, VectorSample } from "@untorn/fleet/api";
 import { buildFleetFacts } from "@untorn/fleet/facts";
 import { applyMetadata, type MetadataByInstance } from "@untorn/fleet/profile";
-import type {
-  BakeSeries,
-  Health,
-  ObservationsInput,
-  ReadBack,
-  Replication,
-} from "@untorn/rollout/observations";
+import type { BakeSeries, Health, ObservationsInput, ReadBack } from "@untorn/rollout/observations";
 import type { ActiveRollout } from "@untorn/rollout/plan";
 import type { BakeRequest, NextActions } from "@untorn/rollout/state";
-import { prometheusReplication } from "./replication.js";
+import { prometheusReplication, type ReplicationSource } from "./replication.js";
 
-/**
- * Replication state per replica (lag, I/O and SQL threads). Injectable; the default,
- * `prometheusReplication` (./replication.ts), reads the catalog's replication signals. An instance
- * nothing reports on is null, which the pre-wave gate does not count as healthy.
- */
-export type ReplicationSource = (
-  api: PromQueryApi,
-  instances: readonly string[],
-  at: number,
-) => Promise<ReadonlyMap<string, Replication | null>>;
+export type { ReplicationSource };
 
 export const noReplication: ReplicationSource = async () => new Map();
 

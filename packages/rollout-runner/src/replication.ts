@@ -6,8 +6,19 @@
  */
 import { oneOf } from "@untorn/catalog/promql";
 import { type SignalId, signal } from "@untorn/catalog/signals";
+import type { PromQueryApi } from "@untorn/fleet/api";
 import type { Replication } from "@untorn/rollout/observations";
-import type { ReplicationSource } from "./observe.js";
+
+/**
+ * Replication state per replica (lag, I/O and SQL threads). Injectable; the default,
+ * `prometheusReplication` below, reads the catalog's replication signals. An instance
+ * nothing reports on is null, which the pre-wave gate does not count as healthy.
+ */
+export type ReplicationSource = (
+  api: PromQueryApi,
+  instances: readonly string[],
+  at: number,
+) => Promise<ReadonlyMap<string, Replication | null>>;
 
 export const prometheusReplication: ReplicationSource = async (api, instances, at) => {
   const out = new Map<string, Replication>();

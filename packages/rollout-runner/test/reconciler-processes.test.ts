@@ -11,32 +11,27 @@ import fs from "node:fs";
 import { rm } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { type SyntheticInstance, syntheticFleet } from "@untorn/fleet/testing/synthetic";
-import { backfill } from "@untorn/fleet/tools/backfill";
-import { PromClient } from "@untorn/prom/client";
+import type { SyntheticInstance } from "@untorn/fleet/testing/synthetic";
 import type { PolicyInput } from "@untorn/rollout/policy";
 import { openStore, type Store } from "@untorn/store/store";
 import { createTestDatabase, type TestDatabase } from "@untorn/store/testing/postgres";
 import { makeTempDir } from "@untorn/testkit/process";
-import { type Prometheus, startPrometheus } from "@untorn/testkit/prometheus";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { candidateFacts } from "../src/observe.js";
 import { createStoredRollout, getRollout, type RunnerDeps, runCommand } from "../src/runner.js";
+import {
+  type HistoryServer,
+  historyEnd,
+  startHistoryPrometheus,
+  syntheticReplica,
+} from "../src/testing/history.js";
 
-const END = Math.floor(Date.now() / 1000 / 60) * 60 - 120;
+const END = historyEnd();
 const START = END - 120 * 60;
 const STEP_AT = END - 90 * 60;
-const base: SyntheticInstance = {
-  ...syntheticFleet(1, 3)[0]!,
-  flavor: "mariadb",
-  version: "10.11.19-MariaDB",
-  flushedPerSecond: 800,
-  transactionsPerSecond: 200,
-  atomicUnitBytes: 16384,
-};
 const FLEET: SyntheticInstance[] = [
-  { ...base, instance: "canary:9105", doublewrite: true, doublewriteOffAt: STEP_AT, restartAt: STEP_AT },
-  { ...base, instance: "control:9105", doublewrite: true },
+  syntheticReplica("canary:9105", { doublewriteOffAt: STEP_AT, restartAt: STEP_AT }),
+  syntheticReplica("control:9105"),
 ];
 const metadata = FLEET.map((f) => [f.instance, { cluster: "orders", role: "replica" as const }] as const);
 /** Rollout seconds per wall second in the reconciler processes and in this test's commands. */
@@ -96,15 +91,14 @@ async function until(what: string, pred: () => boolean, timeoutMs: number, why: 
 }
 
 let dir = "";
-let prom: Prometheus | undefined;
+let history: HistoryServer | undefined;
 let db: TestDatabase | undefined;
 let store: Store;
 const children: ChildProcess[] = [];
 
 beforeAll(async () => {
   dir = await makeTempDir("rollout-reconcilers");
-  const b = await backfill(FLEET, { start: START, end: END, stepSeconds: 15, noise: 0.02, seed: 7 }, dir);
-  prom = await startPrometheus({ jobs: [], storagePath: b.dir });
+  history = await startHistoryPrometheus(FLEET, { start: START, end: END, seed: 7 }, dir);
   db = await createTestDatabase();
   // Migrated here, before the reconcilers open it.
   store = await openStore({ databaseUrl: db.url });
@@ -114,7 +108,7 @@ afterAll(async () => {
   for (const c of children) c.kill("SIGKILL");
   await store?.close();
   await db?.drop();
-  await prom?.stop();
+  await history?.stop();
   if (dir) await rm(dir, { recursive: true, force: true });
 });
 
@@ -138,7 +132,7 @@ setTimeout(() => { fs.appendFileSync(f, "done " + process.ppid + "\\n"); }, ${HO
     const clock = () => t0 + SPEED * (Date.now() / 1000 - wall0);
     const deps = (): RunnerDeps => ({ store, clock });
 
-    const facts = await candidateFacts(new PromClient({ baseUrl: prom!.url }), {
+    const facts = await candidateFacts(history!.api, {
       at: t0,
       metadata: new Map(metadata),
     });
@@ -165,7 +159,7 @@ setTimeout(() => { fs.appendFileSync(f, "done " + process.ppid + "\\n"); }, ${HO
 
     const config = {
       databaseUrl: db!.url,
-      promUrl: prom!.url,
+      promUrl: history!.prom.url,
       hooksFile,
       t0,
       wall0,

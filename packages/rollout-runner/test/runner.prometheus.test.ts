@@ -8,17 +8,14 @@ import { rm } from "node:fs/promises";
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
-import { type SyntheticInstance, syntheticFleet } from "@untorn/fleet/testing/synthetic";
-import { backfill } from "@untorn/fleet/tools/backfill";
+import type { SyntheticInstance } from "@untorn/fleet/testing/synthetic";
 import { PromClient } from "@untorn/prom/client";
-import type { Replication } from "@untorn/rollout/observations";
 import type { PolicyInput } from "@untorn/rollout/policy";
 import { VersionConflictError } from "@untorn/store/errors";
 import { openStore, type Store } from "@untorn/store/store";
 import { makeTempDir } from "@untorn/testkit/process";
-import { type Prometheus, startPrometheus } from "@untorn/testkit/prometheus";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { candidateFacts, fetchReadBacks, type ReplicationSource } from "../src/observe.js";
+import { candidateFacts, fetchReadBacks } from "../src/observe.js";
 import {
   createStoredRollout,
   getRollout,
@@ -27,50 +24,37 @@ import {
   reconcileRollouts,
   runCommand,
 } from "../src/runner.js";
+import {
+  type HistoryServer,
+  healthyReplication,
+  historyEnd,
+  replicaMetadata,
+  startHistoryPrometheus,
+  syntheticReplica,
+  testClock,
+  testPolicy,
+} from "../src/testing/history.js";
 
-const END = Math.floor(Date.now() / 1000 / 60) * 60 - 120;
+const END = historyEnd();
 const START = END - 120 * 60;
-const base: SyntheticInstance = {
-  ...syntheticFleet(1, 3)[0]!,
-  flavor: "mariadb",
-  version: "10.11.19-MariaDB",
-  flushedPerSecond: 800,
-  transactionsPerSecond: 200,
-  atomicUnitBytes: 16384,
-};
 /** When the operator carries out the canary's step: doublewrite goes off, with a restart. */
 const STEP_AT = END - 90 * 60;
 const FLEET: SyntheticInstance[] = [
-  { ...base, instance: "canary:9105", doublewrite: true, doublewriteOffAt: STEP_AT, restartAt: STEP_AT },
-  { ...base, instance: "control:9105", doublewrite: true },
+  syntheticReplica("canary:9105", { doublewriteOffAt: STEP_AT, restartAt: STEP_AT }),
+  syntheticReplica("control:9105"),
   // No atomic write unit and nothing declared: its safety gate is not verified.
-  { ...base, instance: "unverified:9105", doublewrite: true, atomicUnitBytes: 0 },
+  syntheticReplica("unverified:9105", { atomicUnitBytes: 0 }),
 ];
-const metadata = new Map(
-  FLEET.map((f) => [f.instance, { cluster: "orders", role: "replica" as const }] as const),
-);
-const healthy: ReplicationSource = async (_api, instances) =>
-  new Map<string, Replication>(
-    instances.map((i) => [i, { ioRunning: true, sqlRunning: true, lagSeconds: 0 }]),
-  );
-
-const policy: PolicyInput = {
-  warmupSeconds: 0,
-  bakeSeconds: 1200,
-  evaluationIntervalSeconds: 60,
-  verifyConsecutive: 2,
-  includePrimaries: false,
-  maxInstancesPerWave: 1,
-};
+const metadata = replicaMetadata(FLEET, () => "orders");
 
 let dir = "";
-let prom: Prometheus | undefined;
+let history: HistoryServer | undefined;
 let api: PromClient;
 let store: Store;
 let storeDir = "";
-let clock = 0;
+const clock = testClock();
 const logs: string[] = [];
-const deps = (): RunnerDeps => ({ store, clock: () => clock, log: (m) => logs.push(m) });
+const deps = (): RunnerDeps => clock.deps(store, (m) => logs.push(m));
 const alice = { id: "alice", kind: "operator" as const };
 
 async function closedPort(): Promise<number> {
@@ -84,23 +68,22 @@ async function closedPort(): Promise<number> {
 
 beforeAll(async () => {
   dir = await makeTempDir("rollout-runner");
-  const b = await backfill(FLEET, { start: START, end: END, stepSeconds: 15, noise: 0.02, seed: 5 }, dir);
-  prom = await startPrometheus({ jobs: [], storagePath: b.dir });
-  api = new PromClient({ baseUrl: prom.url });
+  history = await startHistoryPrometheus(FLEET, { start: START, end: END }, dir);
+  api = history.api;
   storeDir = fs.mkdtempSync(path.join(os.tmpdir(), "untorn-runner-store-"));
   store = await openStore({ dataDir: path.join(storeDir, "data") });
 }, 180_000);
 
 afterAll(async () => {
   await store?.close();
-  await prom?.stop();
+  await history?.stop();
   if (dir) await rm(dir, { recursive: true, force: true });
   if (storeDir) fs.rmSync(storeDir, { recursive: true, force: true });
 });
 
 async function create(key: string, targets: string[], extra: PolicyInput = {}) {
-  clock = END - 100 * 60;
-  const c = await candidateFacts(api, { at: clock, metadata });
+  clock.now = END - 100 * 60;
+  const c = await candidateFacts(api, { at: clock.now, metadata });
   return createStoredRollout(deps(), {
     type: "create",
     key,
@@ -110,7 +93,7 @@ async function create(key: string, targets: string[], extra: PolicyInput = {}) {
       change: { kind: "doublewrite-off" },
       instances: c.facts,
       targets,
-      policy: { ...policy, ...extra },
+      policy: { ...testPolicy, ...extra },
     },
   });
 }
@@ -194,12 +177,12 @@ describe("a rollout driven by the runner", () => {
     // The same key again: the same rollout, nothing new.
     expect((await create("create-canary-1", ["canary:9105"])).stored.state.id).toBe(id);
 
-    clock = END - 99 * 60;
+    clock.now = END - 99 * 60;
     await runCommand(deps(), id, {
       type: "attest-backup",
       key: "backup-1",
       actor: alice,
-      takenAt: clock - 600,
+      takenAt: clock.now - 600,
     });
     await runCommand(deps(), id, { type: "approve", key: "approve-0", actor: alice, wave: 0 });
 
@@ -210,19 +193,19 @@ describe("a rollout driven by the runner", () => {
       retries: 0,
     });
     const v0 = (await getRollout(deps(), id)).version;
-    clock = END - 98 * 60;
-    const dead = await reconcileRollouts(deps(), { api: down, replication: healthy, metadata });
+    clock.now = END - 98 * 60;
+    const dead = await reconcileRollouts(deps(), { api: down, replication: healthyReplication, metadata });
     expect(dead.rollouts.find((r) => r.id === id)).toMatchObject({ outcome: "observation-failed" });
     expect(dead.rollouts.find((r) => r.id === id)!.error).toContain("retried on the next pass");
     expect((await getRollout(deps(), id)).version).toBe(v0);
 
-    const gate = await reconcileRollouts(deps(), { api, replication: healthy, metadata });
+    const gate = await reconcileRollouts(deps(), { api, replication: healthyReplication, metadata });
     expect(gate.acquired).toBe(true);
     const pass = gate.rollouts.find((r) => r.id === id)!;
     expect(pass.outcome).toBe("advanced");
     expect(pass.events.map((e) => e.type)).toContain("wave-started");
 
-    clock = STEP_AT;
+    clock.now = STEP_AT;
     const applied = await runCommand(deps(), id, {
       type: "step-done",
       key: "done-canary",
@@ -230,12 +213,12 @@ describe("a rollout driven by the runner", () => {
       instance: "canary:9105",
     });
     expect(applied.ok).toBe(true);
-    const appliedAt = clock;
+    const appliedAt = clock.now;
 
     // The doublewrite counters must be flat over the whole rate window (5m) after the restart.
     for (const t of [appliedAt + 60, appliedAt + 360, appliedAt + 420]) {
-      clock = t;
-      await reconcileRollouts(deps(), { api, replication: healthy, metadata });
+      clock.now = t;
+      await reconcileRollouts(deps(), { api, replication: healthyReplication, metadata });
     }
     let s = (await getRollout(deps(), id)).state;
     expect(s.instances.find((i) => i.instance === "canary:9105")!.status).toBe("verified");
@@ -245,13 +228,13 @@ describe("a rollout driven by the runner", () => {
     expect(bakeEnd).toBeGreaterThan(appliedAt);
 
     // Before the bake ends nothing is judged; after it, compare runs against the control.
-    clock = bakeEnd - 30;
-    const early = await reconcileRollouts(deps(), { api, replication: healthy, metadata });
+    clock.now = bakeEnd - 30;
+    const early = await reconcileRollouts(deps(), { api, replication: healthyReplication, metadata });
     const ep = early.rollouts.find((r) => r.id === id)!;
     expect(ep.events).toEqual([]);
     expect(["unchanged", "observed"]).toContain(ep.outcome);
-    clock = bakeEnd + 1;
-    const judged = await reconcileRollouts(deps(), { api, replication: healthy, metadata });
+    clock.now = bakeEnd + 1;
+    const judged = await reconcileRollouts(deps(), { api, replication: healthyReplication, metadata });
     const jp = judged.rollouts.find((r) => r.id === id)!;
     expect(jp.outcome).toBe("advanced");
     expect(jp.queries).toBeGreaterThan(0);
@@ -293,15 +276,15 @@ describe("a rollout driven by the runner", () => {
       applier: { kind: "hook", hook: "apply-doublewrite" },
     });
     const id = stored.state.id;
-    clock = END - 99 * 60;
+    clock.now = END - 99 * 60;
     await runCommand(deps(), id, {
       type: "attest-backup",
       key: "hook-backup",
       actor: alice,
-      takenAt: clock - 60,
+      takenAt: clock.now - 60,
     });
     await runCommand(deps(), id, { type: "approve", key: "hook-approve", actor: alice, wave: 0 });
-    const r = await reconcileRollouts(deps(), { api, replication: healthy, metadata, hooks });
+    const r = await reconcileRollouts(deps(), { api, replication: healthyReplication, metadata, hooks });
     const pass = r.rollouts.find((x) => x.id === id)!;
     expect(pass.hooks).toHaveLength(1);
     expect(pass.hooks[0]!.result).toMatchObject({ ok: true, code: 0, output: "applying to canary:9105\n" });
@@ -312,7 +295,7 @@ describe("a rollout driven by the runner", () => {
     expect(s.events.find((e) => e.type === "hook-result")!.output).toContain("applying to canary:9105");
     expect(s.instances[0]!.status).toBe("applied");
     // Each hook runs once: the next pass finds the step applied and waits for the read-back.
-    const again = await reconcileRollouts(deps(), { api, replication: healthy, metadata, hooks });
+    const again = await reconcileRollouts(deps(), { api, replication: healthyReplication, metadata, hooks });
     expect(again.rollouts.find((x) => x.id === id)!.hooks).toEqual([]);
     await runCommand(deps(), id, { type: "abort", key: "hook-abort", actor: alice, reason: "next case" });
 
@@ -324,11 +307,11 @@ describe("a rollout driven by the runner", () => {
       type: "attest-backup",
       key: "hook2-backup",
       actor: alice,
-      takenAt: clock - 60,
+      takenAt: clock.now - 60,
     });
     await runCommand(deps(), mid, { type: "approve", key: "hook2-approve", actor: alice, wave: 0 });
     const p2 = (
-      await reconcileRollouts(deps(), { api, replication: healthy, metadata, hooks })
+      await reconcileRollouts(deps(), { api, replication: healthyReplication, metadata, hooks })
     ).rollouts.find((x) => x.id === mid)!;
     expect(p2.hooks[0]!.error).toBe(
       "no hook named not-configured is configured on this reconciler (--hooks)",
@@ -341,8 +324,8 @@ describe("a rollout driven by the runner", () => {
 
   it("does nothing while another reconciler holds the lock", async () => {
     const inner = await store.tryExclusive("rollout-reconciler", () =>
-      reconcileRollouts(deps(), { api, replication: healthy, metadata }),
+      reconcileRollouts(deps(), { api, replication: healthyReplication, metadata }),
     );
-    expect(inner).toEqual({ acquired: true, value: { acquired: false, at: clock, rollouts: [] } });
+    expect(inner).toEqual({ acquired: true, value: { acquired: false, at: clock.now, rollouts: [] } });
   });
 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { mysql } from "../test/fixtures.ts";
 import { type Change, changeSchema, stepFor } from "./change.ts";
+import { mysql } from "./testing.ts";
 
 const c = (x: unknown): Change => changeSchema.parse(x);
 

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { mysql, operator } from "../test/fixtures.ts";
 import { commandSchema, createCommandSchema } from "./commands.ts";
 import { observationsSchema } from "./observations.ts";
 import { planInputSchema } from "./plan.ts";
+import { mysql, operator } from "./testing.ts";
 
 const issues = (r: { success: boolean; error?: { issues: { path: PropertyKey[]; message: string }[] } }) =>
   r.success ? [] : r.error!.issues.map((i) => `${i.path.join(".")}: ${i.message}`);

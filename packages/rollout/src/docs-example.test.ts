@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { mysql } from "../test/fixtures.ts";
 import { planInputSchema, planRollout } from "./plan.ts";
+import { mysql } from "./testing.ts";
 
 const doc = readFileSync(new URL("../../../docs/rollout.md", import.meta.url), "utf8");
 

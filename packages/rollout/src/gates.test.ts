@@ -1,10 +1,10 @@
 import type { MetricSummary } from "@untorn/compare/result";
 import { describe, expect, it } from "vitest";
-import { create, mysql, readBack, T0 } from "../test/fixtures.ts";
 import { type Change, changeSchema } from "./change.ts";
 import { combineOutcomes, defaultMetrics, judgeMetric, readBackChecks } from "./gates.ts";
 import type { JudgedMetric } from "./policy.ts";
 import { createRollout, gateReplicas } from "./state.ts";
+import { create, mysql, readBack, T0 } from "./testing.ts";
 
 const summary = (verdict: MetricSummary["verdict"], ratio: number | null): MetricSummary => ({
   metric: "m",

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { mysql } from "../test/fixtures.ts";
 import { planInputSchema, planRollout } from "./plan.ts";
+import { mysql } from "./testing.ts";
 
 const plan = (instances: ReturnType<typeof mysql>[], extra: Record<string, unknown> = {}) =>
   planRollout(planInputSchema.parse({ change: { kind: "doublewrite-off" }, instances, ...extra }));

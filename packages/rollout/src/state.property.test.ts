@@ -1,6 +1,5 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { bakeFor, create, mysql, operator, readBack, T0 } from "../test/fixtures.ts";
 import { type Command, commandSchema } from "./commands.ts";
 import { eventSchema } from "./events.ts";
 import { observationsSchema } from "./observations.ts";
@@ -13,6 +12,7 @@ import {
   reconcile,
   rolloutStateSchema,
 } from "./state.ts";
+import { bakeFor, create, mysql, operator, readBack, T0 } from "./testing.ts";
 
 const verified = new Map(
   ["p1", "r1", "r2", "r3"].map((i) => [i, mysql(i, i === "p1" ? "primary" : "replica")]),

@@ -1,5 +1,4 @@
 import { describe, expect, it } from "vitest";
-import { bakeFor, cmd, create, mysql, operator, readBack, T0 } from "../test/fixtures.ts";
 import { CATCH_UP_SIGNALS } from "./catch-up.ts";
 import { observationsSchema } from "./observations.ts";
 import { buildReport, renderReportMarkdown, reportSchema } from "./report.ts";
@@ -12,6 +11,7 @@ import {
   reconcile,
   rolloutStateSchema,
 } from "./state.ts";
+import { bakeFor, cmd, create, mysql, operator, readBack, T0 } from "./testing.ts";
 
 const fleet = () => [
   mysql("p1", "primary"),

@@ -3,9 +3,9 @@
  * specification of the state machine's command side; docs/rollout.md describes the same rules.
  */
 import { describe, expect, it } from "vitest";
-import { bakeFor, cmd, create, type LooseCommand, mysql, readBack, T0 } from "../test/fixtures.ts";
 import { observationsSchema } from "./observations.ts";
 import { applyCommand, createRollout, nextActions, type RolloutState, reconcile } from "./state.ts";
+import { bakeFor, cmd, create, type LooseCommand, mysql, readBack, T0 } from "./testing.ts";
 
 const fleet = [mysql("p1", "primary"), mysql("r1", "replica"), mysql("r2", "replica")];
 const facts = new Map(fleet.map((f) => [f.identity.instance, f]));

@@ -6,9 +6,9 @@ import { ReplayApi } from "@untorn/fleet/replay";
 import { fakeReplay } from "@untorn/fleet/testing/fake-api";
 import { DB_IDLE, DB_OFF_LOADED, DB_ON_LOADED } from "@untorn/fleet/testing/fixtures";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { bufferIo } from "../../test/buffer-io.js";
 import { EXIT } from "../errors.js";
 import { run } from "../program.js";
+import { bufferIo } from "../testing/buffer-io.js";
 
 const EXAMPLE = join(import.meta.dirname, "../../../../docs/schemas/instance-facts.example.json");
 let dir = "";

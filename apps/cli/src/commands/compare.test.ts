@@ -11,10 +11,10 @@ import type { ComparisonResult } from "@untorn/compare/result";
 import { simulateSeries } from "@untorn/compare/simulate";
 import type { MatrixSeries, PromQueryApi } from "@untorn/fleet/api";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { bufferIo } from "../../test/buffer-io.js";
 import { startFakePrometheus } from "../../test/fake-prometheus.js";
 import { EXIT } from "../errors.js";
 import { run } from "../program.js";
+import { bufferIo } from "../testing/buffer-io.js";
 
 const BEFORE = { start: 1_767_225_600, end: 1_767_229_200 };
 const AFTER = { start: 1_767_232_800, end: 1_767_236_400 };

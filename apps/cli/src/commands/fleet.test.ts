@@ -5,10 +5,10 @@ import { encodeReplay, ReplayApi } from "@untorn/fleet/replay";
 import { fakeReplay } from "@untorn/fleet/testing/fake-api";
 import { DB_DOWN, DB_IDLE, DB_OFF_LOADED, DB_ON_LOADED } from "@untorn/fleet/testing/fixtures";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { bufferIo } from "../../test/buffer-io.js";
 import { type FakePrometheus, startFakePrometheus } from "../../test/fake-prometheus.js";
 import { EXIT } from "../errors.js";
 import { run } from "../program.js";
+import { bufferIo } from "../testing/buffer-io.js";
 
 // Fleet data from a fake replay (testing/fixtures: recorded-looking values, not a recording), served as a
 // replay file and through a Prometheus HTTP facade so the real PromClient path is used too.

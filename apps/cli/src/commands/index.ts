@@ -1,7 +1,6 @@
 import type { Command } from "commander";
 import type { Io } from "../io.js";
 import { registerAdvise } from "./advise.js";
-import { registerBench } from "./bench.js";
 import { registerCompare } from "./compare.js";
 import { registerFleet } from "./fleet.js";
 import { registerInstance } from "./instance.js";
@@ -18,6 +17,5 @@ export const COMMANDS: readonly Register[] = [
   registerAdvise,
   registerRecord,
   registerCompare,
-  registerBench,
   registerRollout,
 ];

@@ -5,9 +5,9 @@ import { encodeReplay } from "@untorn/fleet/replay";
 import { fakeReplay } from "@untorn/fleet/testing/fake-api";
 import { DB_DOWN, DB_IDLE, DB_ON_LOADED } from "@untorn/fleet/testing/fixtures";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { bufferIo } from "../../test/buffer-io.js";
 import { EXIT } from "../errors.js";
 import { run } from "../program.js";
+import { bufferIo } from "../testing/buffer-io.js";
 
 // A fake replay (recorded-looking fixture values) written as a replay file.
 const AT = 1_790_000_000;

@@ -5,10 +5,10 @@ import { decodeReplay, ReplayApi } from "@untorn/fleet/replay";
 import { fakeReplay } from "@untorn/fleet/testing/fake-api";
 import { DB_IDLE, DB_OFF_LOADED, DB_ON_LOADED } from "@untorn/fleet/testing/fixtures";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { bufferIo } from "../../test/buffer-io.js";
 import { type FakePrometheus, startFakePrometheus } from "../../test/fake-prometheus.js";
 import { EXIT } from "../errors.js";
 import { run } from "../program.js";
+import { bufferIo } from "../testing/buffer-io.js";
 
 // `untorn record` against a Prometheus HTTP facade over a fake replay (recorded-looking fixture values):
 // the recording must replay to exactly what the live source answers.

@@ -8,33 +8,29 @@ import net from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { type SyntheticInstance, syntheticFleet } from "@untorn/fleet/testing/synthetic";
-import { backfill } from "@untorn/fleet/tools/backfill";
-import { type Prometheus, startPrometheus } from "@untorn/testkit/prometheus";
+import type { SyntheticInstance } from "@untorn/fleet/testing/synthetic";
+import {
+  type HistoryServer,
+  historyEnd,
+  startHistoryPrometheus,
+  syntheticReplica,
+} from "@untorn/rollout-runner/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { bufferIo } from "../../test/buffer-io.js";
 import { EXIT } from "../errors.js";
 import { run } from "../program.js";
+import { bufferIo } from "../testing/buffer-io.js";
 
-const END = Math.floor(Date.now() / 1000 / 60) * 60 - 120;
+const END = historyEnd();
 const START = END - 90 * 60;
-const base: SyntheticInstance = {
-  ...syntheticFleet(1, 3)[0]!,
-  flavor: "mariadb",
-  version: "10.11.19-MariaDB",
-  flushedPerSecond: 800,
-  transactionsPerSecond: 200,
-  atomicUnitBytes: 16384,
-};
 const FLEET: SyntheticInstance[] = [
-  { ...base, instance: "canary:9105", doublewrite: true },
-  { ...base, instance: "control:9105", doublewrite: true },
-  { ...base, instance: "unverified:9105", doublewrite: true, atomicUnitBytes: 0 },
+  syntheticReplica("canary:9105"),
+  syntheticReplica("control:9105"),
+  syntheticReplica("unverified:9105", { atomicUnitBytes: 0 }),
 ];
 const T0 = END - 60 * 60;
 
 let dir = "";
-let prom: Prometheus | undefined;
+let history: HistoryServer | undefined;
 let metadataFile = "";
 let dataDir = "";
 const env = { USER: "alice" };
@@ -45,7 +41,7 @@ async function cli(args: string[], e: NodeJS.ProcessEnv = env) {
   return { code, out: io.stdout(), err: io.stderr() };
 }
 const store = () => ["--data-dir", dataDir];
-const source = () => ["--prometheus", prom!.url, "--metadata", metadataFile, "--at", String(T0)];
+const source = () => ["--prometheus", history!.prom.url, "--metadata", metadataFile, "--at", String(T0)];
 
 async function closedPort(): Promise<number> {
   return new Promise((resolve) => {
@@ -58,8 +54,7 @@ async function closedPort(): Promise<number> {
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), "untorn-cli-rollout-"));
-  const b = await backfill(FLEET, { start: START, end: END, stepSeconds: 15 }, join(dir, "tsdb"));
-  prom = await startPrometheus({ jobs: [], storagePath: b.dir });
+  history = await startHistoryPrometheus(FLEET, { start: START, end: END, noise: 0 }, dir);
   metadataFile = join(dir, "metadata.json");
   await writeFile(
     metadataFile,
@@ -71,7 +66,7 @@ beforeAll(async () => {
 }, 180_000);
 
 afterAll(async () => {
-  await prom?.stop();
+  await history?.stop();
   if (dir) await rm(dir, { recursive: true, force: true });
 });
 
@@ -201,7 +196,7 @@ describe("untorn rollout", () => {
     const rec = await cli([
       "reconcile",
       "--prometheus",
-      prom!.url,
+      history!.prom.url,
       "--metadata",
       metadataFile,
       "--now",
@@ -329,7 +324,7 @@ describe("untorn rollout", () => {
         "1s",
         "--json",
         "--prometheus",
-        prom!.url,
+        history!.prom.url,
         "--data-dir",
         watchDir,
       ],
@@ -376,7 +371,7 @@ describe("untorn rollout", () => {
       f,
       JSON.stringify({ hooks: { apply: { kind: "command", command: [], timeoutSeconds: -1 } } }),
     );
-    const r = await cli(["reconcile", "--hooks", f, "--prometheus", prom!.url, ...store()]);
+    const r = await cli(["reconcile", "--hooks", f, "--prometheus", history!.prom.url, ...store()]);
     expect(r.code).toBe(EXIT.invalidInput);
     expect(r.err).toContain("hooks.apply.command: needs the program to run");
     expect(r.err).toContain("hooks.apply.timeoutSeconds");

@@ -1,5 +1,5 @@
+import { playedRollout } from "@untorn/rollout/testing";
 import { describe, expect, it } from "vitest";
-import { playedRollout } from "../testing/rollout-fleet.js";
 import {
   againstOf,
   effectText,

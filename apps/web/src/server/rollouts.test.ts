@@ -9,13 +9,13 @@ import os from "node:os";
 import path from "node:path";
 import { encodeReplay } from "@untorn/fleet/replay";
 import { reportSchema } from "@untorn/rollout/report";
+import { cluster, operator, playedRollout } from "@untorn/rollout/testing";
 import { createStoredRollout, runCommand } from "@untorn/rollout-runner/runner";
 import type { Store } from "@untorn/store/store";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { errorSchema, rolloutListResponseSchema, rolloutResponseSchema } from "../lib/api-schema.js";
 import { fakeInstance, HEAVY } from "../testing/fake-fleet.js";
 import { END, smallReplay } from "../testing/fleet-facts.js";
-import { cluster, OPERATOR, playedRollout } from "../testing/rollout-fleet.js";
 import { type Principal, runAs } from "./access.js";
 
 const SUFFIX = ":9105";
@@ -56,7 +56,7 @@ beforeAll(async () => {
   const a = await createStoredRollout(deps, {
     type: "create",
     key: "test-create-a",
-    actor: OPERATOR,
+    actor: operator,
     title: "doublewrite off on c1",
     input,
   });
@@ -64,10 +64,10 @@ beforeAll(async () => {
   await runCommand(deps, activeId, {
     type: "attest-backup",
     key: "test-a-attest",
-    actor: OPERATOR,
+    actor: operator,
     takenAt: t - 600,
   });
-  await runCommand(deps, activeId, { type: "approve", key: "test-a-approve", actor: OPERATOR, wave: 0 });
+  await runCommand(deps, activeId, { type: "approve", key: "test-a-approve", actor: operator, wave: 0 });
   t += 60;
   // Newer, but finished: listed after the active one.
   const b = await createStoredRollout(deps, {

@@ -1,27 +1,27 @@
 import { mkdir, writeFile } from "node:fs/promises";
 import { cpus, release } from "node:os";
 import { join } from "node:path";
-import type { Command } from "commander";
-import { readDiskCounters } from "../bench/device.js";
-import { type BenchExporter, startBenchExporter } from "../bench/exporter.js";
-import { type BenchConfig, type BenchFlags, benchConfig } from "../bench/options.js";
-import { markdownReport, textReport } from "../bench/report.js";
-import { BenchResult, type BenchRun } from "../bench/result.js";
-import { runBench, settingOf } from "../bench/runner.js";
-import { type BenchServer, openExisting, openThrowaway } from "../bench/server.js";
-import { summarise } from "../bench/summary.js";
-import { benchChart } from "../bench/svg.js";
-import { sysbenchRun } from "../bench/sysbench.js";
-import { CliError, EXIT } from "../errors.js";
-import { type Io, readJsonFile } from "../io.js";
-import { Progress } from "../progress.js";
+import { CliError, EXIT } from "@untorn/cli/errors";
+import { type Io, processIo, readJsonFile } from "@untorn/cli/io";
+import { runProgram } from "@untorn/cli/program";
+import { Progress } from "@untorn/cli/progress";
+import { Command } from "commander";
+import { readDiskCounters } from "./device.js";
+import { type BenchExporter, startBenchExporter } from "./exporter.js";
+import { type BenchConfig, type BenchFlags, benchConfig } from "./options.js";
+import { markdownReport, textReport } from "./report.js";
+import { BenchResult, type BenchRun } from "./result.js";
+import { runBench, settingOf } from "./runner.js";
+import { type BenchServer, openExisting, openThrowaway } from "./server.js";
+import { summarise } from "./summary.js";
+import { benchChart } from "./svg.js";
+import { sysbenchRun } from "./sysbench.js";
 
 const collect = (v: string, prev: string[] = []) => [...prev, v];
 
-/** `untorn bench`: sysbench oltp_write_only thread sweep with doublewrite ON and OFF. */
-export function registerBench(program: Command, io: Io): void {
-  program
-    .command("bench")
+/** `untorn-bench`: sysbench oltp_write_only thread sweep with doublewrite ON and OFF. */
+export function buildProgram(io: Io = processIo): Command {
+  return new Command("untorn-bench")
     .description(
       "Measure what doublewrite costs: sysbench oltp_write_only over a thread sweep with doublewrite ON and OFF, repeats across restarts, TPS, p95 latency and write ops, bytes and fsyncs per transaction (docs/bench.md). --throwaway starts and restarts its own MariaDB (optionally on an emulated IOPS-limited volume); an existing server is measured as it is, never reconfigured.",
     )
@@ -66,6 +66,9 @@ export function registerBench(program: Command, io: Io): void {
     .option("--out <dir>", "where bench.json, bench.md and tps.svg go (default ./untorn-bench-<time>)")
     .option("--json", "print the result as JSON instead of the table")
     .option("--quiet", "no progress on stderr")
+    .showHelpAfterError("(run with --help for usage)")
+    .configureOutput({ writeOut: (s) => io.out(s), writeErr: (s) => io.err(s) })
+    .exitOverride()
     .action(async (flags: BenchFlags) => {
       const cfg = benchConfig(flags, io.env);
       // This run's start, not the merged result's (with --against that is the earlier run's).
@@ -96,6 +99,11 @@ export function registerBench(program: Command, io: Io): void {
         );
       }
     });
+}
+
+/** Runs the bench and returns the exit code instead of exiting (tests call this directly). */
+export function run(argv: readonly string[], io: Io = processIo): Promise<number> {
+  return runProgram(buildProgram(io), argv, io);
 }
 
 async function runCommand(cfg: BenchConfig, io: Io, previous: BenchResult | undefined): Promise<BenchResult> {

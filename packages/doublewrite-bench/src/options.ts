@@ -1,9 +1,9 @@
-/** `untorn bench` flags → a validated configuration; every message names the flag. */
+/** `untorn-bench` flags → a validated configuration; every message names the flag. */
 import { userInfo } from "node:os";
+import { CliError, describeIssues, EXIT } from "@untorn/cli/errors";
 import { InvalidDurationError, parseDuration } from "@untorn/prom/duration";
 import type { OptionValue } from "@untorn/testkit/mariadb";
 import { z } from "zod";
-import { CliError, describeIssues, EXIT } from "../errors.js";
 import type { ExistingConfig, ThrowawayConfig } from "./server.js";
 import type { Workload } from "./sysbench.js";
 

@@ -1,6 +1,6 @@
+import { CliError } from "@untorn/cli/errors";
 import type { SysbenchResult } from "@untorn/testkit/sysbench";
 import { describe, expect, it } from "vitest";
-import { CliError } from "../errors.js";
 import { runBench, settingOf } from "./runner.js";
 import type { BenchServer } from "./server.js";
 import type { ServerInfo } from "./server-info.js";

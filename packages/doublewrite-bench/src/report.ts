@@ -1,5 +1,5 @@
 /** The bench result as a terminal table and as Markdown (the layout of docs/reference/iops-metering.md §11). */
-import { formatNumber, table } from "../io.js";
+import { formatNumber, table } from "@untorn/cli/io";
 import type { BenchResult, Change, Group, Range, SummaryMetric, SummaryRow } from "./result.js";
 
 const pct = (x: number) => {
@@ -106,7 +106,7 @@ export function setupLine(r: BenchResult): string {
 
 export function textReport(r: BenchResult): string {
   const { headers, cells } = rows(r);
-  const out = [`untorn bench: ${setupLine(r)}`, "", table(headers, cells).trimEnd()];
+  const out = [`untorn-bench: ${setupLine(r)}`, "", table(headers, cells).trimEnd()];
   if (r.notes.length) out.push("", ...r.notes.map((n) => `note: ${n}`));
   return `${out.join("\n")}\n`;
 }
@@ -116,7 +116,7 @@ const escapeMd = (s: string) => s.replace(/\|/g, "\\|");
 export function markdownReport(r: BenchResult, chartFile?: string): string {
   const { headers, cells } = rows(r);
   const out = [
-    "# Doublewrite ON vs OFF (untorn bench)",
+    "# Doublewrite ON vs OFF (untorn-bench)",
     "",
     escapeMd(setupLine(r)),
     "",

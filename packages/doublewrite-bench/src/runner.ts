@@ -3,8 +3,9 @@
  * restart, a warm-up and one run per thread count; an existing server is measured as it is, repeats
  * back to back. SHOW GLOBAL STATUS and device counters are read around every run.
  */
+
+import { CliError, EXIT } from "@untorn/cli/errors";
 import type { SysbenchResult } from "@untorn/testkit/sysbench";
-import { CliError, EXIT } from "../errors.js";
 import type { DiskCounters } from "./device.js";
 import { pickCounters, type RunSample, runMetrics } from "./measure.js";
 import type { BenchRun, Setting } from "./result.js";
@@ -38,7 +39,7 @@ export function settingOf(mode: string): Setting {
   if (mode === "on" || mode === "detect_and_recover") return "on";
   if (mode === "off") return "off";
   throw new CliError(
-    `innodb_doublewrite is ${mode.toUpperCase()} here: untorn bench compares ON and OFF (DETECT_ONLY writes no page copies, MariaDB's fast skips data-file syncs; docs/reference/mysql.md §1.4, docs/reference/mariadb.md §2.2)`,
+    `innodb_doublewrite is ${mode.toUpperCase()} here: untorn-bench compares ON and OFF (DETECT_ONLY writes no page copies, MariaDB's fast skips data-file syncs; docs/reference/mysql.md §1.4, docs/reference/mariadb.md §2.2)`,
     EXIT.failure,
   );
 }

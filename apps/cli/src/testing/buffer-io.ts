@@ -1,4 +1,4 @@
-import type { Io } from "../src/io.js";
+import type { Io } from "../io.js";
 
 /** An Io that keeps stdout and stderr in memory, for run(argv, io) in tests. */
 export function bufferIo(env: NodeJS.ProcessEnv = {}): Io & { stdout: () => string; stderr: () => string } {

@@ -1,4 +1,4 @@
-/** The saved bench result (bench.json): runs, setup and summary. Read back by `untorn bench --against`. */
+/** The saved bench result (bench.json): runs, setup and summary. Read back by `untorn-bench --against`. */
 import { FLAVORS } from "@untorn/vocabulary/words";
 import { z } from "zod";
 
@@ -119,5 +119,5 @@ export const BenchResult = z
     summary: z.array(SummaryRow),
     notes: z.array(z.string()),
   })
-  .describe("Result of `untorn bench`: sysbench oltp_write_only with doublewrite on and off.");
+  .describe("Result of `untorn-bench`: sysbench oltp_write_only with doublewrite on and off.");
 export type BenchResult = z.infer<typeof BenchResult>;

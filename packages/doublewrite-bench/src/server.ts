@@ -3,10 +3,11 @@
  * doublewrite setting), optionally on an emulated IOPS-limited volume, or an existing server it only
  * measures.
  */
+
+import { CliError, EXIT } from "@untorn/cli/errors";
 import { type MariaDb, type OptionValue, startMariaDb } from "@untorn/testkit/mariadb";
 import { createThrottledVolume, type ThrottledVolume, throttleAvailable } from "@untorn/testkit/throttle";
 import mysql from "mysql2/promise";
-import { CliError, EXIT } from "../errors.js";
 import { deviceOf } from "./device.js";
 import { SERVER_INFO_SQL, type ServerInfo, type ServerInfoRow, serverInfo } from "./server-info.js";
 import { type DbTarget, sysbenchPrepare, type Workload } from "./sysbench.js";

@@ -1,12 +1,12 @@
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { EXIT } from "@untorn/cli/errors";
+import { bufferIo } from "@untorn/cli/testing/buffer-io";
 import { type MariaDb, startMariaDb } from "@untorn/testkit/mariadb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { bufferIo } from "../../test/buffer-io.js";
-import { BenchResult } from "../bench/result.js";
-import { EXIT } from "../errors.js";
-import { run } from "../program.js";
+import { run } from "./program.js";
+import { BenchResult } from "./result.js";
 
 let dir = "";
 let db: MariaDb;
@@ -36,11 +36,11 @@ afterAll(async () => {
 
 async function cli(args: string[], env: NodeJS.ProcessEnv = {}) {
   const io = bufferIo(env);
-  const code = await run(["bench", ...args], io);
+  const code = await run(args, io);
   return { code, out: io.stdout(), err: io.stderr() };
 }
 
-describe("untorn bench on an existing server", () => {
+describe("untorn-bench on an existing server", () => {
   it("measures the current setting only, never flips it, and merges the other setting with --against", async () => {
     const on = await cli(["--socket", db.socket, "--user", "root", ...TINY, "--out", join(dir, "on")]);
     expect(on.code, on.err).toBe(EXIT.ok);
@@ -134,7 +134,7 @@ describe("untorn bench on an existing server", () => {
       join(file, "sub"),
     ]);
     expect(r.code).toBe(EXIT.failure);
-    expect(r.out).toMatch(/^untorn bench: MariaDB/);
+    expect(r.out).toMatch(/^untorn-bench: MariaDB/);
     expect(r.err).toContain(`cannot save the results in ${join(file, "sub")}`);
   }, 60_000);
 

@@ -1,5 +1,5 @@
+import { CliError, EXIT } from "@untorn/cli/errors";
 import { describe, expect, it } from "vitest";
-import { CliError, EXIT } from "../errors.js";
 import { type BenchFlags, benchConfig, parseMeter, parseThreads } from "./options.js";
 
 describe("benchConfig", () => {

@@ -1,4 +1,4 @@
-// The doublewrite lab (docs/reference/iops-metering.md §11), short enough for CI: `untorn bench --throwaway` against real
+// The doublewrite lab (docs/reference/iops-metering.md §11), short enough for CI: `untorn-bench --throwaway` against real
 // mariadbd, with a real Prometheus scraping the untorn-exporter the bench runs beside each server, and
 // `untorn compare` over that Prometheus for the same runs.
 //
@@ -21,15 +21,16 @@
 import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { EXIT } from "@untorn/cli/errors";
+import { run as untorn } from "@untorn/cli/program";
+import { bufferIo } from "@untorn/cli/testing/buffer-io";
 import type { ComparisonResult } from "@untorn/compare/result";
 import { freePort } from "@untorn/testkit/process";
 import { type Prometheus, startPrometheus } from "@untorn/testkit/prometheus";
 import { throttleAvailable } from "@untorn/testkit/throttle";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { BenchResult, type BenchRun } from "../src/bench/result.js";
-import { EXIT } from "../src/errors.js";
 import { run } from "../src/program.js";
-import { bufferIo } from "./buffer-io.js";
+import { BenchResult, type BenchRun } from "../src/result.js";
 
 const unavailable = await throttleAvailable();
 if (unavailable) {
@@ -66,7 +67,6 @@ async function bench(name: "throttled" | "unthrottled", args: string[]): Promise
   const out = join(dir, name);
   const code = await run(
     [
-      "bench",
       "--throwaway",
       "--repeats",
       "2",
@@ -101,7 +101,7 @@ async function compareRuns(
   extra: string[] = [],
 ): Promise<ComparisonResult> {
   const io = bufferIo();
-  const code = await run(
+  const code = await untorn(
     [
       "compare",
       "--instance",

@@ -1,0 +1,2 @@
+import { base } from "../../vitest.base.ts";
+export default base;
