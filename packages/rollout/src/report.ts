@@ -217,7 +217,7 @@ export function renderReportMarkdown(r: Report): string {
   else {
     const lagged = (l: Report["catchUp"][number]["lag"][number]["before"]) =>
       l.samples === 0 ? "no data" : `${Math.round(l.laggingSeconds)} s (max ${l.maxSeconds ?? "–"} s)`;
-    const rate = (x: number | null) => (x === null ? "–" : x.toFixed(0));
+    const perSecond = (x: number | null) => (x === null ? "–" : x.toFixed(0));
     out.push(
       "Apply rate (transactions/s) over the samples where the replica or its control lagged by more than the threshold; judged only where one of them lagged during the bake.",
       "",
@@ -228,7 +228,7 @@ export function renderReportMarkdown(r: Report): string {
       const [t, ...controls] = c.lag;
       const ctl = controls[0];
       out.push(
-        `| ${c.wave} | ${c.instance} | ${c.role} | ${t ? `${lagged(t.before)} → ${lagged(t.after)}` : "–"} | ${ctl ? `${lagged(ctl.before)} → ${lagged(ctl.after)}` : "–"} | ${t ? `${rate(t.before.applyRateWhileLagging)} → ${rate(t.after.applyRateWhileLagging)}` : "–"} (${ctl ? `${rate(ctl.before.applyRateWhileLagging)} → ${rate(ctl.after.applyRateWhileLagging)}` : "–"}) | ${ratio(c.ratio)} | ${ratio(c.ciLow)} … ${ratio(c.ciHigh)} | ${c.verdict} | **${c.outcome}** |`,
+        `| ${c.wave} | ${c.instance} | ${c.role} | ${t ? `${lagged(t.before)} → ${lagged(t.after)}` : "–"} | ${ctl ? `${lagged(ctl.before)} → ${lagged(ctl.after)}` : "–"} | ${t ? `${perSecond(t.before.applyRateWhileLagging)} → ${perSecond(t.after.applyRateWhileLagging)}` : "–"} (${ctl ? `${perSecond(ctl.before.applyRateWhileLagging)} → ${perSecond(ctl.after.applyRateWhileLagging)}` : "–"}) | ${ratio(c.ratio)} | ${ratio(c.ciLow)} … ${ratio(c.ciHigh)} | ${c.verdict} | **${c.outcome}** |`,
       );
     }
     for (const c of r.catchUp)
