@@ -296,9 +296,8 @@ if (arg && formArg && fileArg) {
   // UNTORN_COMPARE_BENCH_DIR keeps the input files there (to profile one path by hand:
   // node --cpu-prof dist/tools/bench.js <scenario> <path> <file>).
   const keep = process.env["UNTORN_COMPARE_BENCH_DIR"];
-  const dir = keep
-    ? (mkdirSync(keep, { recursive: true }), keep)
-    : mkdtempSync(join(tmpdir(), "untorn-compare-bench-"));
+  if (keep) mkdirSync(keep, { recursive: true });
+  const dir = keep ? keep : mkdtempSync(join(tmpdir(), "untorn-compare-bench-"));
   const files = new Map<string, { file: string; samples: number; slots: number }>();
   for (const s of chosen) {
     for (const form of FORMS) {
