@@ -250,7 +250,7 @@ describe("untorn rollout", () => {
 
     const list = await cli(["list", "--status", "paused", ...store()]);
     expect(list.out).toContain(id);
-  }, 120_000);
+  }, 300_000);
 
   const ID = "0b7b1d2c-3e4f-4c8e-9a51-7d4e3b6a1f0c";
   it.each([
@@ -295,9 +295,10 @@ describe("untorn rollout", () => {
     [["reconcile", "--watch", "--at", "1700000000"], EXIT.usage, "--watch runs on the wall clock: --at"],
   ])("rollout %j exits %i: %s", async (args, code, message) => {
     const r = await cli([...args, ...(args[0] === "plan" ? [] : store())]);
-    expect(r.code).toBe(code);
     expect(r.err).toContain(message);
-  });
+    expect(r.code).toBe(code);
+    // The first case may create the durable store (migrations, fsyncs): over 30 s on a loaded machine.
+  }, 120_000);
 
   it("refuses an unknown target and a missing actor with what to do", async () => {
     const t = await cli(["plan", "--change", "doublewrite-off", "--targets", "nope:9105", ...source()]);
