@@ -60,7 +60,9 @@ export async function startWebServer(
         await res.arrayBuffer();
         return res.ok;
       },
-      { timeoutMs: 30_000, intervalMs: 200, detail: () => proc.tail() },
+      // Global setup starts seven consoles at once on a machine other test runs share: a production
+      // server's first answer can take a minute there (a dead server still fails at once, above).
+      { timeoutMs: 120_000, intervalMs: 200, detail: () => proc.tail() },
     );
   } catch (err) {
     await proc.stop(2000);

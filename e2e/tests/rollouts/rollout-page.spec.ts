@@ -74,9 +74,18 @@ test("a judged wave's comparison is read against the control, and inconclusive i
   );
 });
 
-test("an unknown or malformed rollout id shows the not-found page, not an error", async ({ page }) => {
-  for (const path of ["/rollouts/00000000-0000-4000-8000-000000000000", "/rollouts/not-a-rollout"]) {
-    await page.goto(path);
+test("an unknown or malformed rollout id answers HTTP 404 with the not-found page, not an error", async ({
+  page,
+}) => {
+  for (const path of [
+    "/rollouts/00000000-0000-4000-8000-000000000000",
+    "/rollouts/00000000-0000-4000-8000-000000000000/report",
+    "/rollouts/not-a-rollout",
+    "/rollouts/not-a-rollout/report",
+  ]) {
+    const res = await page.goto(path);
+    // The status, not only the words: no loading skeleton streams a 200 before the lookup.
+    expect(res?.status(), path).toBe(404);
     await expect(page.getByRole("heading", { level: 1, name: "Not found" })).toBeVisible();
     // (Next.js's route announcer is an alert outside main.)
     await expect(page.getByRole("main").getByRole("alert")).toHaveCount(0);

@@ -35,7 +35,8 @@ async function createAccount(baseURL: string, page: Page, role: "operator" | "vi
   await form.getByLabel(/^Password/).fill(PASSWORD);
   await form.getByLabel("Role").selectOption(role);
   await form.getByRole("button", { name: "Create user" }).click();
-  await expect(form.getByRole("status")).toHaveText(`Created ${name} (${role}).`);
+  // A Server Action that hashes a password (scrypt) on a loaded machine: more than the default 10 s.
+  await expect(form.getByRole("status")).toHaveText(`Created ${name} (${role}).`, { timeout: 30_000 });
   return name;
 }
 
@@ -81,7 +82,7 @@ export const test = base.extend<object, { rolloutServer: WebServer; accounts: Ac
       await ctx.close();
       await use({ operator, viewer });
     },
-    { scope: "worker", timeout: 60_000 },
+    { scope: "worker", timeout: 120_000 },
   ],
   baseURL: async ({ rolloutServer }, use) => use(rolloutServer.url),
 });

@@ -265,16 +265,133 @@ async function commitTransition(
 }
 
 /**
+ * Commands the runner records on its own: the reconciler's bookkeeping (a read-back counted, a gate
+ * re-checked) and hooks. None of them is a person's decision.
+ */
+export const AUTOMATIC_COMMANDS: ReadonlySet<string> = new Set(["reconcile", "hook-started", "hook-result"]);
+
+/** A person's command on a rollout, as a conflicting writer should hear of it. */
+export interface PersonChange {
+  actor: string;
+  at: Date;
+  /** The command, e.g. `pause`, `approve`. */
+  action: string;
+  /** The rollout's version it produced. */
+  version: number;
+  /** What the timeline says of it (e.g. "Paused: lag on orders."), when found. */
+  message: string | null;
+}
+
+/**
+ * The store's conflict with the person behind it: `changedBy` names the last person who changed the
+ * rollout and what they did, not the reconciler's or a hook's later bookkeeping (kept in
+ * `lastWriter`). `personSince` says whether a person acted after the caller's version at all.
+ */
+export class RolloutConflictError extends VersionConflictError {
+  constructor(
+    base: VersionConflictError,
+    readonly lastPerson: PersonChange | null,
+    readonly personSince: boolean,
+    readonly lastWriter = base.changedBy,
+  ) {
+    super(
+      base.entity,
+      base.id,
+      base.expectedVersion,
+      base.actualVersion,
+      base.actualState,
+      lastPerson ? { actor: lastPerson.actor, at: lastPerson.at, action: lastPerson.action } : base.changedBy,
+    );
+  }
+}
+
+/** Who, of the people, last changed rollout `id`, and whether anyone did after `expectedVersion`. */
+async function personBehind(
+  deps: RunnerDeps,
+  id: string,
+  expectedVersion: number,
+): Promise<{ last: PersonChange | null; since: boolean }> {
+  const rows = await deps.store.listAudit({ entity: "rollout", entityId: id, limit: 1000 });
+  const versionOf = (r: (typeof rows)[number]) => {
+    const v = (r.details as { version?: unknown }).version;
+    return typeof v === "number" ? v : null;
+  };
+  const commandOf = (r: (typeof rows)[number]) => r.action.replace(/^rollout\./, "");
+  // Newest first; rows without a version are not commits (e.g. a deletion's or a gate override's).
+  const commits = rows.filter((r) => r.action.startsWith("rollout.") && versionOf(r) !== null);
+  const people = commits.filter((r) => !AUTOMATIC_COMMANDS.has(commandOf(r)));
+  const since = people.some((r) => versionOf(r)! > expectedVersion);
+  const row = people[0];
+  if (!row) return { last: null, since };
+  const state = await getRollout(deps, id).then(
+    (x) => x.state,
+    () => null,
+  );
+  const event = state?.events.filter((e) => e.actor.kind === "operator" && e.actor.id === row.actor).at(-1);
+  return {
+    last: {
+      actor: row.actor,
+      at: row.at,
+      action: commandOf(row),
+      version: versionOf(row)!,
+      message: event?.message ?? null,
+    },
+    since,
+  };
+}
+
+async function explainConflict(deps: RunnerDeps, id: string, e: VersionConflictError): Promise<Error> {
+  try {
+    const p = await personBehind(deps, id, e.expectedVersion);
+    return new RolloutConflictError(e, p.last, p.since);
+  } catch {
+    // The audit could not be read: the store's own conflict, which names the last writer, still holds.
+    return e;
+  }
+}
+
+/**
  * One command on a stored rollout. `expectedVersion` (what the caller last saw) turns any change
- * since into a VersionConflictError naming who made it; without it the command applies to the
- * current state, which the core validates. A refused command is recorded (its key and event) and
- * returned with `ok: false`.
+ * since into a RolloutConflictError naming the last person who changed it; without it the command
+ * applies to the current state, which the core validates. With `expectedStatus` too, changes since
+ * that only the reconciler and hooks made (their bookkeeping) are no conflict while the rollout's
+ * status is still the one the caller saw: the command applies to the current state. A refused command
+ * is recorded (its key and event) and returned with `ok: false`.
  */
 export async function runCommand(
   deps: RunnerDeps,
   id: string,
   input: CommandInput,
-  opts: { expectedVersion?: number } = {},
+  opts: { expectedVersion?: number; expectedStatus?: string } = {},
+): Promise<CommandOutcome> {
+  try {
+    return await runCommandAt(deps, id, input, opts.expectedVersion);
+  } catch (err) {
+    if (!(err instanceof VersionConflictError) || err.entity !== "rollout") throw err;
+    const told = await explainConflict(deps, id, err);
+    if (
+      told instanceof RolloutConflictError &&
+      !told.personSince &&
+      opts.expectedStatus !== undefined &&
+      told.actualState === opts.expectedStatus
+    ) {
+      try {
+        return await runCommandAt(deps, id, input, told.actualVersion);
+      } catch (again) {
+        if (again instanceof VersionConflictError && again.entity === "rollout")
+          throw await explainConflict(deps, id, again);
+        throw again;
+      }
+    }
+    throw told;
+  }
+}
+
+async function runCommandAt(
+  deps: RunnerDeps,
+  id: string,
+  input: CommandInput,
+  expectedVersion: number | undefined,
 ): Promise<CommandOutcome> {
   const cmd: Command = commandSchema.parse(input);
   const cur = await getRollout(deps, id);
@@ -286,7 +403,7 @@ export async function runCommand(
   const c = await commitTransition(
     deps,
     id,
-    opts.expectedVersion ?? cur.version,
+    expectedVersion ?? cur.version,
     cmd.actor.id,
     cmd.type,
     t,

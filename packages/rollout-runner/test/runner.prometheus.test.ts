@@ -19,6 +19,7 @@ import { candidateFacts, fetchReadBacks } from "../src/observe.js";
 import {
   createStoredRollout,
   getRollout,
+  RolloutConflictError,
   RolloutTargetsRefusedError,
   type RunnerDeps,
   reconcileRollouts,
@@ -158,6 +159,44 @@ describe("a rollout driven by the runner", () => {
     expect(e).toBeInstanceOf(VersionConflictError);
     expect((e as Error).message).toMatch(/was changed by bob at .* \(pause\)/);
     expect((await getRollout(deps(), id)).state.status).toBe("paused");
+    // The reconciler's bookkeeping after bob's pause: the conflict still names bob and his pause.
+    const row = (await store.getRollout(id))!;
+    await store.commitRollout({
+      id,
+      expectedVersion: row.version,
+      actor: "reconciler",
+      command: "reconcile",
+      state: row.state,
+      document: row.document,
+      events: [],
+    });
+    const late = await runCommand(
+      deps(),
+      id,
+      { type: "abort", key: "abort-dave", actor: { id: "dave", kind: "operator" }, reason: "late" },
+      { expectedVersion: v, expectedStatus: "active" },
+    ).catch((x: Error) => x);
+    expect(late).toBeInstanceOf(RolloutConflictError);
+    const c = late as RolloutConflictError;
+    expect(c.changedBy?.actor).toBe("bob");
+    expect(c.lastPerson).toMatchObject({ actor: "bob", action: "pause", message: "Paused: change freeze" });
+    expect(c.lastWriter?.actor).toBe("reconciler");
+    expect(c.personSince).toBe(true);
+    // Seen after bob's pause, only the reconciler's bookkeeping is newer: no conflict while it is paused.
+    const resumed = await runCommand(
+      deps(),
+      id,
+      { type: "resume", key: "resume-dave", actor: { id: "dave", kind: "operator" } },
+      { expectedVersion: row.version, expectedStatus: "paused" },
+    );
+    expect(resumed).toMatchObject({ ok: true, replayed: false });
+    expect(resumed.state.status).toBe("active");
+    await runCommand(deps(), id, {
+      type: "pause",
+      key: "pause-dave",
+      actor: { id: "dave", kind: "operator" },
+      reason: "back as it was",
+    });
     // Carol reloads and decides again: her abort applies to the paused rollout and frees the canary.
     const again = await runCommand(deps(), id, {
       type: "abort",

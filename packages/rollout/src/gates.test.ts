@@ -1,7 +1,7 @@
 import type { MetricSummary } from "@untorn/compare/result";
 import { describe, expect, it } from "vitest";
 import { type Change, changeSchema } from "./change.ts";
-import { combineOutcomes, defaultMetrics, judgeMetric, readBackChecks } from "./gates.ts";
+import { combineOutcomes, defaultMetrics, describeFinding, judgeMetric, readBackChecks } from "./gates.ts";
 import type { JudgedMetric } from "./policy.ts";
 import { createRollout, gateReplicas } from "./state.ts";
 import { create, mysql, readBack, T0 } from "./testing.ts";
@@ -109,6 +109,28 @@ describe("judgeMetric", () => {
     ["informative never fails", m("informative", "efficiency"), summary("regressed", 2), "pass"],
   ] as const)("%s", (_n, metric, s, outcome) => {
     expect(judgeMetric(metric, s).outcome).toBe(outcome);
+  });
+
+  it("the criterion says what is required, the finding what was found: neither borrows the other's words", () => {
+    const any = judgeMetric(m("expected", "efficiency"), summary("inconclusive", 0.97));
+    expect(any.criterion).toBe("significantly lower (by any amount)");
+    expect(
+      judgeMetric(m("expected", "efficiency", { minChange: 0.1 }), summary("improved", 0.8)).criterion,
+    ).toBe("significantly lower, by at least 10%");
+    expect(judgeMetric(m("guardrail", "throughput"), summary("unchanged", 1)).criterion).toBe(
+      "no drop beyond 5% (ruled out by the interval)",
+    );
+    // 0.97 with the fixture's ±5% interval: 7.9% lower to 1.8% higher, which is not significant.
+    expect(describeFinding(any)).toBe(
+      "3% lower (interval 7.9% lower to 1.8% higher), not significant (inconclusive)",
+    );
+    expect(describeFinding(summary("improved", 0.6))).toBe(
+      "40% lower (interval 43% lower to 37% lower), significant",
+    );
+    expect(describeFinding(summary("unchanged", 1))).toBe(
+      "no change (interval 5% lower to 5% higher), no significant change",
+    );
+    expect(describeFinding(summary("no_data", null))).toBe("no data");
   });
 
   it("combineOutcomes: the worst wins, nothing is no-data", () => {

@@ -335,7 +335,41 @@ function metricSpec(m: JudgedMetric): MetricSpec {
   return { id: m.metric, kind: m.kind };
 }
 
-/** One metric's judgement from compare's per-metric summary. */
+const pct = (x: number) => `${Math.round(x * 1000) / 10}%`;
+
+/** A ratio as a change in words: 0.95 → "5% lower", 1.2 → "20% higher". */
+function change(r: number): string {
+  if (r === 1) return "no change";
+  return r < 1 ? `${pct(1 - r)} lower` : `${pct(r - 1)} higher`;
+}
+
+/** What compare's verdict says about the effect's significance (not what the criterion asks). */
+const SIGNIFICANCE: Record<string, string> = {
+  improved: "significant",
+  regressed: "significant",
+  changed: "significant",
+  unchanged: "no significant change",
+  inconclusive: "not significant (inconclusive)",
+  no_data: "no data",
+};
+
+/**
+ * What the comparison found for one metric, in words: the effect, its interval and its significance,
+ * e.g. "3.2% lower (interval 5.1% lower to 1.0% lower), significant".
+ */
+export function describeFinding(
+  s: { ratio: number | null; ciLow: number | null; ciHigh: number | null; verdict: string } | undefined,
+): string {
+  if (!s || s.ratio === null || s.verdict === "no_data") return "no data";
+  const interval =
+    s.ciLow !== null && s.ciHigh !== null ? ` (interval ${change(s.ciLow)} to ${change(s.ciHigh)})` : "";
+  return `${change(s.ratio)}${interval}, ${SIGNIFICANCE[s.verdict] ?? s.verdict}`;
+}
+
+/**
+ * One metric's judgement from compare's per-metric summary. `criterion` says what was required;
+ * describeFinding says what was found.
+ */
 export function judgeMetric(m: JudgedMetric, s: MetricSummary | undefined): MetricJudgement {
   const base = {
     metric: m.metric,
@@ -345,13 +379,12 @@ export function judgeMetric(m: JudgedMetric, s: MetricSummary | undefined): Metr
     ciHigh: s?.ciHigh ?? null,
     verdict: s?.verdict ?? "no_data",
   };
-  const pct = (x: number) => `${Math.round(x * 1000) / 10}%`;
   if (!s || s.verdict === "no_data" || s.ratio === null)
     return { ...base, outcome: "no-data", criterion: "data present (a missing metric is never a pass)" };
   if (m.role === "guardrail") {
     const higherBetter = m.kind === "throughput";
     const beyond = higherBetter ? s.ratio < 1 - m.margin : s.ratio > 1 + m.margin;
-    const criterion = `no regression beyond ${pct(m.margin)} (ruled out by the interval)`;
+    const criterion = `no ${higherBetter ? "drop" : "rise"} beyond ${pct(m.margin)} (ruled out by the interval)`;
     if (s.verdict === "regressed" && beyond) return { ...base, outcome: "fail", criterion };
     // Non-inferiority: a pass needs the interval's bad end within the margin, so a regression beyond
     // it is ruled out at the comparison's (simultaneous) level. compare's own verdict is no guide
@@ -365,7 +398,11 @@ export function judgeMetric(m: JudgedMetric, s: MetricSummary | undefined): Metr
   }
   if (m.role === "expected") {
     const dir = m.expect ?? "decrease";
-    const criterion = `${dir === "decrease" ? "lower" : "higher"} by at least ${pct(m.minChange)} (significant)`;
+    const way = dir === "decrease" ? "lower" : "higher";
+    const criterion =
+      m.minChange > 0
+        ? `significantly ${way}, by at least ${pct(m.minChange)}`
+        : `significantly ${way} (by any amount)`;
     if (s.verdict === "inconclusive" || s.verdict === "changed")
       return { ...base, outcome: "inconclusive", criterion };
     const moved = dir === "decrease" ? s.ratio < 1 : s.ratio > 1;
@@ -381,7 +418,7 @@ export function judgeMetric(m: JudgedMetric, s: MetricSummary | undefined): Metr
   return {
     ...base,
     outcome: s.verdict === "inconclusive" ? "inconclusive" : "pass",
-    criterion: "informative only",
+    criterion: "none (informative only)",
   };
 }
 
@@ -469,7 +506,7 @@ export function judgeBake(input: JudgeInput): GateResult {
       j.criterion,
       j.ratio === null
         ? "no data"
-        : `ratio ${j.ratio.toFixed(3)} [${j.ciLow?.toFixed(3) ?? "?"}, ${j.ciHigh?.toFixed(3) ?? "?"}] (${j.verdict})`,
+        : `${describeFinding(j)}: ratio ${j.ratio.toFixed(3)} [${j.ciLow?.toFixed(3) ?? "?"}, ${j.ciHigh?.toFixed(3) ?? "?"}] (${j.verdict})`,
       `${j.metric} (${j.role}): ${j.outcome}`,
       { metric: j.metric },
     ),
@@ -514,7 +551,10 @@ export function judgeBake(input: JudgeInput): GateResult {
       outcome === "pass"
         ? `Every criterion met (${result.overall.designs.join(", ")}).`
         : bad
-            .map((j) => `${j.metric}: ${j.outcome} (${j.criterion}; ratio ${j.ratio?.toFixed(3) ?? "none"})`)
+            .map(
+              (j) =>
+                `${j.metric}: ${j.outcome} (required: ${j.criterion}; found: ${describeFinding(j)}${j.ratio === null ? "" : `, ratio ${j.ratio.toFixed(3)}`})`,
+            )
             .join("; "),
     checks,
     judgement,

@@ -1,5 +1,6 @@
 import type { SafetyGate } from "@untorn/advisor/gate";
 import { GateBadge } from "./badges.js";
+import { CheckTable } from "./check-table.js";
 import { Cited } from "./cited.js";
 
 const CHECK: Record<string, string> = {
@@ -55,43 +56,35 @@ export function GateSection({ gate }: { gate: SafetyGate }) {
       )}
       <details>
         <summary>All checks ({gate.checks.length})</summary>
-        <div className="table-scroll">
-          <table className="data" aria-label="Safety gate checks">
-            <thead>
-              <tr>
-                <th scope="col">Path</th>
-                <th scope="col">Check</th>
-                <th scope="col">Status</th>
-                <th scope="col">Detail</th>
-              </tr>
-            </thead>
-            <tbody>
-              {gate.checks.map((c) => (
-                <tr key={`${c.path}-${c.id}`}>
-                  <td>{PATHS[c.path] ?? c.path}</td>
-                  <th scope="row">
-                    {c.label}
-                    {!c.blocking && <span className="subtle"> (advisory)</span>}
-                  </th>
-                  <td>
-                    <span className={`badge ${CHECK[c.status] ?? ""}`}>{c.status}</span>
-                  </td>
-                  <td>
-                    <Cited text={c.detail} />
-                    {c.fix && (
-                      <div className="subtle">
-                        Fix: <Cited text={c.fix} />
-                      </div>
-                    )}
-                    <div className="subtle">
-                      <Cited text={c.source} />
-                    </div>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <CheckTable
+          label="Safety gate checks"
+          columns={["Path", "Check", "Status", "Detail"]}
+          headAt={1}
+          rows={gate.checks.map((c) => ({
+            key: `${c.path}-${c.id}`,
+            cells: [
+              PATHS[c.path] ?? c.path,
+              <>
+                {c.label}
+                {!c.blocking && <span className="subtle"> (advisory)</span>}
+              </>,
+              <span key="status" className={`badge ${CHECK[c.status] ?? ""}`}>
+                {c.status}
+              </span>,
+              <>
+                <Cited text={c.detail} />
+                {c.fix && (
+                  <div className="subtle">
+                    Fix: <Cited text={c.fix} />
+                  </div>
+                )}
+                <div className="subtle">
+                  <Cited text={c.source} />
+                </div>
+              </>,
+            ],
+          }))}
+        />
       </details>
     </section>
   );

@@ -17,8 +17,37 @@ interface Loop {
   intervalMs: number;
 }
 
-// One per process even when a dev server reloads this module.
-const shared = globalThis as { __untornReconciler?: Loop };
+/** What the reconciler's last pass did with one rollout, for its page. */
+export interface PassNote {
+  /** Wall clock, Unix seconds. */
+  readonly at: number;
+  /** The runner's outcome (e.g. `observation-failed`), or `pass-failed` when the whole pass failed. */
+  readonly outcome: string;
+  /** Why it could not move the rollout, or null. */
+  readonly error: string | null;
+}
+
+// One per process even when a dev server reloads this module; the pages read the notes from here too.
+const shared = globalThis as {
+  __untornReconciler?: Loop;
+  __untornReconcilerNotes?: { byRollout: Map<string, PassNote>; pass: PassNote | null };
+};
+
+function notes() {
+  shared.__untornReconcilerNotes ??= { byRollout: new Map(), pass: null };
+  return shared.__untornReconcilerNotes;
+}
+
+/**
+ * The last pass's note on rollout `id`: its own outcome, or the failure of the whole pass when that
+ * came later; null when no pass has looked at it in this process (or the reconciler is off).
+ */
+export function lastPassOf(id: string): PassNote | null {
+  const n = notes();
+  const own = n.byRollout.get(id) ?? null;
+  if (n.pass && (!own || n.pass.at > own.at)) return n.pass;
+  return own;
+}
 
 const log = (m: string) => console.log(`untorn: reconciler: ${m}`);
 
@@ -30,12 +59,17 @@ export async function reconcileOnce(e: Env = env()): Promise<void> {
     const deps = await runnerDeps(e);
     const r = await reconcileRollouts(deps, { api: src.api, metadata: await declarations(e) });
     if (!r.acquired) return;
+    const n = notes();
+    const at = Date.now() / 1000;
+    n.pass = null;
     for (const p of r.rollouts) {
+      n.byRollout.set(p.id, { at, outcome: p.outcome, error: p.error ?? null });
       for (const ev of p.events) log(`${p.id}: ${ev.type}: ${ev.message}`);
       if (p.error) log(`${p.id}: ${p.outcome}: ${p.error}`);
     }
   } catch (err) {
     log(`pass failed, retried on the next one: ${(err as Error).message}`);
+    notes().pass = { at: Date.now() / 1000, outcome: "pass-failed", error: (err as Error).message };
   }
 }
 

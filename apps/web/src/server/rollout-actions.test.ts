@@ -140,24 +140,36 @@ describe("createRollout", () => {
       abortRollout(ROLLOUT_IDLE, form({ id, version: String(v), key: "k-abort-0001", reason: "no" })),
     );
     expect(stale).toMatchObject({ status: "error", conflict: true });
-    expect(stale.message).toMatch(/changed by olga \(operator\) at .* UTC \(pause\): it is now paused/);
+    expect(stale.message).toMatch(
+      /changed by olga \(operator\) at .* UTC \(pause: Paused: lag\): it is now paused/,
+    );
     expect((await stored(id)).state.status).toBe("paused");
   });
 
+  /** A reconciler pass's bookkeeping, committed as the runner's reconcile does (same document). */
+  async function reconcilerBookkeeping(rolloutId: string) {
+    const { metadataStore } = await import("./data.js");
+    const store = await metadataStore();
+    const row = (await store.getRollout(rolloutId))!;
+    await store.commitRollout({
+      id: rolloutId,
+      expectedVersion: row.version,
+      actor: "reconciler",
+      command: "reconcile",
+      state: row.state,
+      document: row.document,
+      events: [],
+    });
+  }
+
   it("a change by the reconciler alone is no conflict while the status the page showed holds", async () => {
     const { resumeRollout } = await import("./rollout-actions.js");
-    const { runnerDeps } = await import("./rollout-deps.js");
-    const { runCommand } = await import("@untorn/rollout-runner/runner");
     const seen = await stored(id);
     expect(seen.state.status).toBe("paused");
-    // The reconciler's bookkeeping moves the version on.
-    await runCommand(await runnerDeps(), id, {
-      type: "attest-backup",
-      key: "k-reconciler-0001",
-      actor: { id: "reconciler", kind: "system" },
-      takenAt: Date.UTC(2020, 0, 1) / 1000,
-    });
+    await reconcilerBookkeeping(id);
     expect((await stored(id)).version).toBeGreaterThan(seen.version);
+    // The page showed another status: a conflict, naming the last person (olga's pause), not the
+    // reconciler whose bookkeeping came after it.
     const shownActive = await runAs(olga, () =>
       resumeRollout(
         ROLLOUT_IDLE,
@@ -165,7 +177,8 @@ describe("createRollout", () => {
       ),
     );
     expect(shownActive).toMatchObject({ status: "error", conflict: true });
-    expect(shownActive.message).toMatch(/changed by reconciler/);
+    expect(shownActive.message).toMatch(/changed by olga \(operator\) at .* UTC \(pause: Paused: lag\)/);
+    expect(shownActive.message).not.toMatch(/reconciler/);
     const shownPaused = await runAs(olga, () =>
       resumeRollout(
         ROLLOUT_IDLE,
@@ -173,6 +186,29 @@ describe("createRollout", () => {
       ),
     );
     expect(shownPaused).toMatchObject({ status: "done" });
+    expect((await stored(id)).state.status).toBe("active");
+  });
+
+  it("a person's change stays a conflict even when the status holds and the reconciler wrote last", async () => {
+    const { approveWave, pauseRollout } = await import("./rollout-actions.js");
+    const seen = await stored(id);
+    expect(seen.state.status).toBe("active");
+    const approved = await runAs(olga, () =>
+      approveWave(
+        ROLLOUT_IDLE,
+        form({ id, version: String(seen.version), key: "k-approve-0001", wave: "0", status: "active" }),
+      ),
+    );
+    expect(approved).toMatchObject({ status: "done" });
+    await reconcilerBookkeeping(id);
+    const stale = await runAs(otto, () =>
+      pauseRollout(
+        ROLLOUT_IDLE,
+        form({ id, version: String(seen.version), key: "k-pause-0002", reason: "stale", status: "active" }),
+      ),
+    );
+    expect(stale).toMatchObject({ status: "error", conflict: true });
+    expect(stale.message).toMatch(/changed by olga \(operator\) at .* UTC \(approve: /);
     expect((await stored(id)).state.status).toBe("active");
   });
 

@@ -40,6 +40,7 @@ const iso = (d: Date) => `${d.toISOString().slice(0, 19).replace("T", " ")} UTC`
 function explain(err: unknown): RolloutFormState | null {
   const e = err as Error & {
     changedBy?: { actor: string; at: Date; action: string | null };
+    lastPerson?: { actor: string; at: Date; action: string; message: string | null } | null;
     actualState?: string;
     actualVersion?: number;
     refusal?: { code: string; message: string };
@@ -47,9 +48,14 @@ function explain(err: unknown): RolloutFormState | null {
   };
   switch (e.name) {
     case "VersionConflictError": {
-      const by = e.changedBy
-        ? `changed by ${e.changedBy.actor} at ${iso(e.changedBy.at)}${e.changedBy.action ? ` (${e.changedBy.action})` : ""}`
-        : "changed by someone else";
+      // The last person who changed it and what they did; the reconciler's bookkeeping after them is
+      // no one's decision, so it is named only when no person ever changed the rollout.
+      const p = e.lastPerson;
+      const by = p
+        ? `changed by ${p.actor} at ${iso(p.at)} (${p.message ? `${p.action}: ${p.message}` : p.action})`
+        : e.changedBy
+          ? `changed by ${e.changedBy.actor} at ${iso(e.changedBy.at)}${e.changedBy.action ? ` (${e.changedBy.action})` : ""}`
+          : "changed by someone else";
       return {
         ...failed(
           `Not applied: this rollout was ${by}: it is now ${e.actualState ?? "in another state"} (version ${e.actualVersion ?? "?"}). Reload to see it, then decide again.`,
@@ -176,28 +182,13 @@ async function command(
   let message: string;
   try {
     const deps = await runnerDeps();
-    const o = await runCommand(deps, v.id, cmd, { expectedVersion: v.version }).catch(
-      async (err: unknown) => {
-        // The reconciler's own bookkeeping (a read-back counted, a gate re-checked) bumps the version
-        // every pass; it is no other person's decision. When only the reconciler changed the rollout and
-        // its status is still the one the page showed, the command goes to the current state, which the
-        // engine validates. Any person's change, or a new status, stays a conflict.
-        const e = err as {
-          name?: string;
-          changedBy?: { actor: string };
-          actualState?: string;
-          actualVersion?: number;
-        };
-        if (
-          e.name === "VersionConflictError" &&
-          e.changedBy?.actor === "reconciler" &&
-          e.actualVersion !== undefined &&
-          (v.status === undefined || e.actualState === v.status)
-        )
-          return runCommand(deps, v.id, cmd, { expectedVersion: e.actualVersion });
-        throw err;
-      },
-    );
+    // The reconciler's own bookkeeping (a read-back counted, a gate re-checked) bumps the version every
+    // pass; it is no person's decision. With the status the page showed, the runner lets the command
+    // through such changes only; any person's change since, or a new status, stays a conflict.
+    const o = await runCommand(deps, v.id, cmd, {
+      expectedVersion: v.version,
+      ...(v.status !== undefined ? { expectedStatus: v.status } : {}),
+    });
     if (o.refusal) return failed(`Refused by the engine (${o.refusal.code}): ${o.refusal.message}`);
     message = o.replayed
       ? "Already done: this form was submitted before, nothing was applied twice."

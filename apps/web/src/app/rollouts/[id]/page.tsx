@@ -24,6 +24,7 @@ import {
 } from "../../../lib/rollout-view.js";
 import { requirePage } from "../../../server/access.js";
 import { getSourceInfo } from "../../../server/data.js";
+import { lastPassOf } from "../../../server/reconciler.js";
 import {
   changeText,
   getRolloutView,
@@ -82,6 +83,7 @@ export default async function RolloutPage({ params }: { params: Params }) {
   const gated = s.events.flatMap((e) => (e.gate ? [{ seq: e.seq, gate: e.gate }] : []));
   const lastGate = lastGateOf(s.events);
   const source = getSourceInfo();
+  const pass = isActiveStatus(s.status) ? lastPassOf(s.id) : null;
   return (
     <>
       <div className="page-head">
@@ -118,6 +120,20 @@ export default async function RolloutPage({ params }: { params: Params }) {
         <div className="banner banner-info" role="status" data-testid="recorded-note">
           <strong>Recorded data.</strong> Charts and read-backs on this console come from a recording made{" "}
           {utc(source.recordedAt)}, not from a live Prometheus; the rollout itself is read from the store.
+        </div>
+      )}
+      {pass?.error && (
+        <div className="banner banner-warn" role="status" data-testid="reconciler-problem">
+          <p>
+            <strong>The reconciler could not move this rollout on its last pass ({utc(pass.at)}).</strong> Its
+            gates wait: nothing was recorded, and it tries again on its next pass.
+            {source.kind === "recorded"
+              ? " On recorded data it can read only what the recording holds; what a gate asks beyond that is answered by a live Prometheus."
+              : ""}
+          </p>
+          <p>
+            <code>{pass.error}</code>
+          </p>
         </div>
       )}
       {s.pause && (

@@ -1,6 +1,7 @@
 import type { Metadata } from "next";
 import Link from "next/link";
 import { notFound } from "next/navigation";
+import { CheckTable } from "../../../../components/check-table.js";
 import { Forbidden } from "../../../../components/forbidden.js";
 import { OutcomeBadge, RolloutStatusBadge } from "../../../../components/rollout/badges.js";
 import { RolloutStoreProblem } from "../../../../components/rollout/store-problem.js";
@@ -156,32 +157,22 @@ export default async function ReportPage({ params }: { params: Params }) {
       {rep.gates.length === 0 ? (
         <p>No gate decided yet.</p>
       ) : (
-        <table className="data">
-          <thead>
-            <tr>
-              <th scope="col">Time</th>
-              <th scope="col">Gate</th>
-              <th scope="col">Wave</th>
-              <th scope="col">Instance</th>
-              <th scope="col">Outcome</th>
-              <th scope="col">Summary</th>
-            </tr>
-          </thead>
-          <tbody>
-            {rep.gates.map((g) => (
-              <tr key={`${g.at}-${g.gate}-${g.wave}-${g.instance ?? ""}-${g.summary}`}>
-                <td>{utc(g.at)}</td>
-                <td>{g.gate}</td>
-                <td>{g.wave}</td>
-                <td>{g.instance ?? "–"}</td>
-                <td>
-                  <OutcomeBadge outcome={g.outcome} />
-                </td>
-                <td>{g.summary}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+        <CheckTable
+          label="Gate decisions"
+          columns={["Time", "Gate", "Wave", "Instance", "Outcome", "Summary"]}
+          headAt={-1}
+          rows={rep.gates.map((g) => ({
+            key: `${g.at}-${g.gate}-${g.wave}-${g.instance ?? ""}-${g.summary}`,
+            cells: [
+              utc(g.at),
+              g.gate,
+              g.wave,
+              g.instance ?? "–",
+              <OutcomeBadge key="outcome" outcome={g.outcome} />,
+              g.summary,
+            ],
+          }))}
+        />
       )}
 
       <h2>Effect per wave and metric</h2>

@@ -1,0 +1,35 @@
+import { notFound } from "next/navigation";
+import type { ReactNode } from "react";
+import { allows, PAGES } from "../../../lib/permissions.js";
+import { AccessError, currentPrincipal } from "../../../server/access.js";
+import { getRolloutView, RolloutStoreError, rolloutIdSchema } from "../../../server/rollouts.js";
+
+/**
+ * Answers an unknown rollout with HTTP 404: this layout runs before the segment's loading boundary
+ * (loading.tsx), whose streamed skeleton would otherwise commit a 200 before the page finds nothing.
+ * Only for a signed-in reader of rollouts, so nobody else learns which ids exist; the pages themselves
+ * redirect to the sign-in or answer "forbidden" as before.
+ */
+export default async function RolloutLayout({
+  children,
+  params,
+}: {
+  children: ReactNode;
+  params: Promise<{ id: string }>;
+}) {
+  const { id: raw } = await params;
+  const who = await currentPrincipal().catch((err: unknown) => {
+    if (err instanceof AccessError) return null;
+    throw err;
+  });
+  if (!who || !allows(who.role, PAGES["/rollouts/[id]"])) return children;
+  const id = rolloutIdSchema.safeParse(raw);
+  if (!id.success) notFound();
+  const found = await getRolloutView(id.data).catch((err: unknown) => {
+    // The page shows the store's problem in words.
+    if (err instanceof RolloutStoreError) return null;
+    throw err;
+  });
+  if (found?.kind === "not-found") notFound();
+  return children;
+}
