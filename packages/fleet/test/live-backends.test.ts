@@ -52,13 +52,12 @@ const TOLERANCE = 0.1;
  * (victoria-metrics.test.ts) compares them on identical samples instead.
  * - Gauges of a bursty live load (checkpoint age, dirty pages, pending fsyncs, I/Os in flight): each
  *   backend samples different instants; a 2 min window's p95 moved by up to 3x between them.
- * - The data file class: untorn-exporter reports it as file_summary_by_event_name less the
- *   file_summary_by_instance rows of ibdata / ibtmp / undo, read by two statements; under write load the
- *   difference can dip between them, and Prometheus' rate() counts every dip as a counter reset (adding
- *   the whole value) where MetricsQL does not: Prometheus read 1.4-3.3x VictoriaMetrics' rate here.
- *   An exporter defect, reported; not a backend difference to tolerate.
+ *
+ * The data file class is compared like every other rate: untorn-exporter keeps it from stepping back
+ * (docs/exporter.md, "The data file class"); before that, Prometheus read it 1.4-3.3x VictoriaMetrics'
+ * rate here, every dip being a counter reset to Prometheus' rate() and not to MetricsQL's.
  */
-const UNCOMPARABLE = /^workload\.(gauges\.|device\.ioInProgress\.|fileIo\.data\.)/;
+const UNCOMPARABLE = /^workload\.(gauges\.|device\.ioInProgress\.)/;
 
 let db: MariaDb | undefined;
 let untorn: RunningExporter | undefined;
