@@ -5,7 +5,7 @@
  */
 import type { Capabilities } from "@untorn/vocabulary/capabilities";
 import type { GatePath } from "@untorn/vocabulary/words";
-import type { InstanceFacts } from "../facts.js";
+import type { FactPath, InstanceFacts } from "../facts.js";
 
 /**
  * unknown: a fact is missing (collect it); not-established: the facts are known but docs/reference does not
@@ -40,7 +40,7 @@ export interface GateCheckMeta {
   /** What passes, for the docs. */
   readonly passesWhen: string;
   /** Fact paths the check reads. */
-  readonly needs: readonly string[];
+  readonly needs: readonly FactPath[];
   /** docs/reference section(s) or upstream URL. */
   readonly source: string;
 }

@@ -5,7 +5,7 @@
  * them; docs/advisor.md's indicator table is generated from the metas.
  */
 import type { Capabilities } from "@untorn/vocabulary/capabilities";
-import type { InstanceFacts, WindowStat } from "../facts.js";
+import type { FactPath, FactPathNote, InstanceFacts, WindowStat } from "../facts.js";
 
 export type Unit =
   | "ratio"
@@ -88,7 +88,7 @@ export interface IndicatorGroupMeta {
   readonly title: string;
   readonly indicators: readonly IndicatorMeta[];
   /** Fact paths the group reads. */
-  readonly needs: readonly string[];
+  readonly needs: readonly FactPath[];
   /** Indicators of earlier groups the group reads. */
   readonly uses: readonly IndicatorId[];
   /** docs/reference section(s) or upstream URL; empty when the formulas are plain counter arithmetic. */
@@ -120,12 +120,15 @@ export function defineIndicatorGroup(group: IndicatorGroup): IndicatorGroup {
 }
 
 /** A windowed input and the fact path it came from. */
-export type Input = { readonly path: string; readonly stat: WindowStat | null | undefined };
-/** A scalar input and the fact path it came from. */
-export type Scalar = { readonly path: string; readonly value: number | null | undefined };
+export type Input = { readonly path: FactPath; readonly stat: WindowStat | null | undefined };
+/** A scalar input and the fact path it came from (with a remark when no fact can be named). */
+export type Scalar = { readonly path: FactPath | FactPathNote; readonly value: number | null | undefined };
 
-export const S = (path: string, stat: WindowStat | null | undefined): Input => ({ path, stat });
-export const V = (path: string, value: number | null | undefined): Scalar => ({ path, value });
+export const S = (path: FactPath, stat: WindowStat | null | undefined): Input => ({ path, stat });
+export const V = (path: FactPath | FactPathNote, value: number | null | undefined): Scalar => ({
+  path,
+  value,
+});
 
 export const avgOf = (s: WindowStat | null | undefined) => (s == null ? null : s.avg);
 export const p95Of = (s: WindowStat | null | undefined) => (s == null ? null : (s.p95 ?? s.max ?? null));

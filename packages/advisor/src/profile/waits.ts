@@ -2,6 +2,7 @@
  * Where InnoDB waits on the write path: free pages, the redo log buffer, the checkpoint age, the
  * doublewrite batch and mutex, pending fsyncs (docs/reference/status-counters.md §4).
  */
+import type { FactPath } from "../facts.js";
 import { avgOf, defineIndicatorGroup, div, indicatorsOf, p95Of, S, V } from "./indicator.js";
 
 const meta = {
@@ -55,7 +56,7 @@ export const waits = defineIndicatorGroup({
     const put = indicatorsOf(meta);
     const r = facts.workload?.rates;
     const g = facts.workload?.gauges;
-    const rate = (path: string, stat: Parameters<typeof S>[1]) => {
+    const rate = (path: FactPath, stat: Parameters<typeof S>[1]) => {
       const input = S(path, stat);
       return { inputs: [input], value: avgOf(input.stat), peak: p95Of(input.stat) };
     };
