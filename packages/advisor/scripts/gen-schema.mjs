@@ -1,4 +1,4 @@
-// Regenerates docs/schemas/instance-facts.schema.json, the example facts file and the fact-source table
+// Regenerates docs/schemas/instance-facts.schema.json, the example facts file and the generated tables
 // in docs/advisor.md from the compiled sources (npm run gen:schema compiles them to dist/gen first).
 import { readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
@@ -17,4 +17,4 @@ write("docs/schemas/instance-facts.schema.json", renderInstanceFactsSchema());
 write("docs/schemas/instance-facts.example.json", renderExampleFacts());
 const doc = join(root, "docs/advisor.md");
 writeFileSync(doc, renderAdvisorDoc(readFileSync(doc, "utf8")));
-console.log("updated docs/advisor.md (fact sources)");
+console.log("updated docs/advisor.md (indicators, gate checks, rules, fact sources)");

@@ -5,11 +5,13 @@
  * docs/advisor.md's mapping table is generated from it (npm run gen:schema -w @untorn/advisor).
  */
 
+import type { FactPath } from "./facts.js";
+
 export type FactSourceKind = "exporter" | "store" | "query";
 
 export interface FactSource {
   /** Dotted path in InstanceFacts; `*` stands for a file class. */
-  readonly field: string;
+  readonly field: FactPath;
   readonly kind: FactSourceKind;
   /** untorn-exporter metric name (without label matchers), or null. */
   readonly metric: string | null;
@@ -21,14 +23,14 @@ const RATE = "counter: window rate as avg, per-step rates for p50/p95/p99/max";
 const GAUGE = "gauge: window avg, p50/p95/p99/max over steps";
 const LAST = "gauge: last value in the window";
 
-const x = (field: string, metric: string, how: string): FactSource => ({
+const x = (field: FactPath, metric: string, how: string): FactSource => ({
   field,
   kind: "exporter",
   metric,
   how,
 });
-const store = (field: string, how: string): FactSource => ({ field, kind: "store", metric: null, how });
-const query = (field: string, how: string): FactSource => ({ field, kind: "query", metric: null, how });
+const store = (field: FactPath, how: string): FactSource => ({ field, kind: "store", metric: null, how });
+const query = (field: FactPath, how: string): FactSource => ({ field, kind: "query", metric: null, how });
 
 export const FACT_SOURCES: readonly FactSource[] = [
   query("schemaVersion", "always 1"),

@@ -316,3 +316,28 @@ export function parseInstanceFacts(input: unknown): InstanceFacts {
 export function safeParseInstanceFacts(input: unknown) {
   return instanceFactsSchema.safeParse(input);
 }
+
+type Depth = [never, 0, 1, 2, 3, 4];
+
+/**
+ * Dotted paths into T, every level included: a WindowStat, an array or a scalar ends a path. D bounds the
+ * recursion (InstanceFacts is four levels deep).
+ */
+type PathsOf<T, D extends number = 5> = [D] extends [never]
+  ? never
+  : T extends WindowStat | readonly unknown[]
+    ? never
+    : T extends object
+      ? { [K in keyof T & string]-?: K | `${K}.${PathsOf<NonNullable<T[K]>, Depth[D]>}` }[keyof T & string]
+      : never;
+
+/**
+ * A path of a fact in InstanceFacts, e.g. "workload.rates.dblwrPagesWritten" or "storage.atomicWrite",
+ * with `*` standing for any file class under workload.fileIo. Fact sources, the needs of rules, gate
+ * checks and indicator groups, and the inputs of indicators name facts by it, so a misspelt or moved
+ * path fails typecheck instead of silently reporting nothing.
+ */
+export type FactPath = PathsOf<InstanceFacts> | `workload.fileIo.*.${keyof FileClassIo & string}`;
+
+/** A fact path with a remark for the reader, e.g. "workload.fileIo (no doublewrite instrument)". */
+export type FactPathNote = `${FactPath} (${string})`;

@@ -9,7 +9,7 @@
 import type { Capabilities } from "@untorn/vocabulary/capabilities";
 import { formatVersion, parseServerVersion } from "@untorn/vocabulary/server-version";
 import { protection } from "./config-state.js";
-import type { InstanceFacts } from "./facts.js";
+import type { FactPath, InstanceFacts } from "./facts.js";
 
 export const INPUT_WARNING_CODES = ["contradicted", "ignored", "overridden"] as const;
 export type InputWarningCode = (typeof INPUT_WARNING_CODES)[number];
@@ -25,7 +25,7 @@ const FLAVOR_NAMES = { mysql: "MySQL", mariadb: "MariaDB", percona: "Percona Ser
 
 export function inputWarnings(facts: InstanceFacts, caps: Capabilities): InputWarning[] {
   const out: InputWarning[] = [];
-  const add = (code: InputWarningCode, path: string, message: string) => out.push({ code, path, message });
+  const add = (code: InputWarningCode, path: FactPath, message: string) => out.push({ code, path, message });
   const { server, config, platform, storage } = facts;
   const name = `${FLAVOR_NAMES[caps.flavor]} ${formatVersion(caps.version)}`;
 

@@ -6,7 +6,7 @@
 import type { Capabilities } from "@untorn/vocabulary/capabilities";
 import { SEVERITIES, type Severity } from "@untorn/vocabulary/words";
 import type { z } from "zod";
-import type { InstanceFacts } from "./facts.js";
+import type { FactPath, InstanceFacts } from "./facts.js";
 import type { GainEstimate } from "./gain.js";
 import type { GateStatus, SafetyGate } from "./gate.js";
 import type { IndicatorId, Profile, Unit } from "./profile.js";
@@ -94,7 +94,7 @@ export interface RuleMeta<O> {
   readonly description: string;
   readonly docs: string;
   /** What the rule reads: fact paths and profile indicators. */
-  readonly needs: { readonly facts: readonly string[]; readonly indicators: readonly IndicatorId[] };
+  readonly needs: { readonly facts: readonly FactPath[]; readonly indicators: readonly IndicatorId[] };
   /** Options schema with defaults; `{}` must parse. */
   readonly options: z.ZodType<O>;
 }

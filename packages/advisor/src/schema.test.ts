@@ -4,7 +4,17 @@ import { describe, expect, it } from "vitest";
 import { advise } from "./advise.js";
 import { parseInstanceFacts } from "./facts.js";
 import { renderExampleFacts } from "./fixtures/example.js";
-import { instanceFactsJsonSchema, renderAdvisorDoc, renderInstanceFactsSchema } from "./schema.js";
+import { gateChecks } from "./gate-checks.js";
+import { INDICATOR_IDS } from "./profile.js";
+import { rules } from "./rules.js";
+import {
+  ADVISOR_DOC_BLOCKS,
+  beginMarker,
+  endMarker,
+  instanceFactsJsonSchema,
+  renderAdvisorDoc,
+  renderInstanceFactsSchema,
+} from "./schema.js";
 
 const root = join(import.meta.dirname, "../../..");
 const read = (rel: string) => readFileSync(join(root, rel), "utf8");
@@ -19,9 +29,37 @@ describe("generated artefacts are current", () => {
     expect(read("docs/schemas/instance-facts.example.json"), REGEN).toBe(renderExampleFacts());
   });
 
-  it("the fact-source table in docs/advisor.md", () => {
+  it("the indicator, gate-check, rule and fact-source tables in docs/advisor.md", () => {
     const doc = read("docs/advisor.md");
     expect(doc, REGEN).toBe(renderAdvisorDoc(doc));
+  });
+});
+
+describe("docs/advisor.md tables come from the registries that run", () => {
+  const doc = read("docs/advisor.md");
+  const block = (name: string) => doc.slice(doc.indexOf(beginMarker(name)), doc.indexOf(endMarker(name)));
+
+  it("a stale table is detected: a row removed from the committed copy is put back", () => {
+    for (const { name } of ADVISOR_DOC_BLOCKS) {
+      const rows = block(name)
+        .split("\n")
+        .filter((l) => l.startsWith("|"))
+        .slice(2);
+      const stale = doc.replace(`${rows[rows.length - 1]}\n`, "");
+      expect(stale, name).not.toBe(doc);
+      expect(renderAdvisorDoc(stale), name).toBe(doc);
+    }
+  });
+
+  it("lists every registered gate check, indicator and rule", () => {
+    for (const c of gateChecks) expect(block("gate-checks")).toContain(`\`${c.meta.id}\`: ${c.meta.title}`);
+    for (const id of INDICATOR_IDS) expect(block("indicators")).toContain(`| \`${id}\` |`);
+    for (const r of rules) expect(block("rules")).toContain(`[${r.meta.id}](rules/${r.meta.id}.md)`);
+  });
+
+  it.each(ADVISOR_DOC_BLOCKS.map((b) => b.name))("refuses a doc without the %s markers", (name) => {
+    const without = doc.replace(beginMarker(name), "");
+    expect(() => renderAdvisorDoc(without)).toThrow(new RegExp(`${name} markers`));
   });
 });
 
