@@ -1,5 +1,6 @@
 // A Prometheus HTTP API in front of any PromQueryApi (usually a ReplayApi over a fake replay), for CLI
-// tests that go through the real PromClient and HTTP: /api/v1/query and /api/v1/query_range only.
+// tests that go through the real PromClient and HTTP: /api/v1/query, /api/v1/query_range and the
+// buildinfo a Prometheus gives (the client asks it once to tell Prometheus from VictoriaMetrics).
 import { createServer, type Server } from "node:http";
 import type { PromQueryApi } from "@untorn/fleet/api";
 
@@ -55,6 +56,9 @@ export async function startFakePrometheus(api: PromQueryApi): Promise<FakePromet
               })),
             },
           });
+        } else if (url.pathname === "/api/v1/status/buildinfo") {
+          // As Prometheus answers it, so the client takes this for Prometheus (no query delay).
+          send(200, { status: "success", data: { version: "2.45.0", revision: "fake" } });
         } else send(404, { status: "error", errorType: "not_found", error: `no ${url.pathname} here` });
       } catch (err) {
         send(422, { status: "error", errorType: "execution", error: (err as Error).message });

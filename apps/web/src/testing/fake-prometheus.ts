@@ -9,7 +9,7 @@ import type { PromQueryApi } from "@untorn/fleet/api";
 
 export interface FakePrometheus {
   readonly url: string;
-  /** Requests answered so far. */
+  /** PromQL requests (/api/v1/query, /api/v1/query_range) answered so far. */
   readonly requests: () => number;
   /** Delay every answer by this many ms from now on. */
   setDelay(ms: number): void;
@@ -32,7 +32,6 @@ export async function startFakePrometheus(api: PromQueryApi): Promise<FakePromet
   let count = 0;
   let delay = 0;
   const server = http.createServer(async (req, res) => {
-    count++;
     const send = (status: number, payload: unknown) => {
       res.writeHead(status, { "content-type": "application/json" });
       res.end(JSON.stringify(payload));
@@ -42,6 +41,7 @@ export async function startFakePrometheus(api: PromQueryApi): Promise<FakePromet
       const path = new URL(req.url ?? "/", "http://x").pathname;
       const form = await body(req);
       const query = form.get("query") ?? "";
+      if (path === "/api/v1/query" || path === "/api/v1/query_range") count++;
       if (path === "/api/v1/query") {
         const time = Number(form.get("time") ?? Date.now() / 1000);
         const a = await api.queryVector(query, { time });
@@ -66,6 +66,9 @@ export async function startFakePrometheus(api: PromQueryApi): Promise<FakePromet
             result: a.data.map((s) => ({ metric: s.labels, values: s.points.map(([t, v]) => [t, wire(v)]) })),
           },
         });
+      } else if (path === "/api/v1/status/buildinfo") {
+        // As Prometheus answers it, so the client takes this for Prometheus (no query delay).
+        send(200, { status: "success", data: { version: "2.45.0", revision: "fake" } });
       } else if (path === "/-/ready") {
         res.writeHead(200).end("Prometheus Server is Ready.");
       } else send(404, { status: "error", errorType: "not_found", error: `no ${path}` });
