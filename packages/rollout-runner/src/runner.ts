@@ -364,28 +364,28 @@ export async function runCommand(
   input: CommandInput,
   opts: { expectedVersion?: number; expectedStatus?: string } = {},
 ): Promise<CommandOutcome> {
-  try {
-    return await runCommandAt(deps, id, input, opts.expectedVersion);
-  } catch (err) {
-    if (!(err instanceof VersionConflictError) || err.entity !== "rollout") throw err;
-    const told = await explainConflict(deps, id, err);
-    if (
-      told instanceof RolloutConflictError &&
-      !told.personSince &&
-      opts.expectedStatus !== undefined &&
-      told.actualState === opts.expectedStatus
-    ) {
-      try {
-        return await runCommandAt(deps, id, input, told.actualVersion);
-      } catch (again) {
-        if (again instanceof VersionConflictError && again.entity === "rollout")
-          throw await explainConflict(deps, id, again);
-        throw again;
-      }
+  // A reconciler that writes its bookkeeping every few seconds can land between this command's read and
+  // its write more than once: go through such changes a few times before calling it a conflict.
+  let expected = opts.expectedVersion;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await runCommandAt(deps, id, input, expected);
+    } catch (err) {
+      if (!(err instanceof VersionConflictError) || err.entity !== "rollout") throw err;
+      const told = await explainConflict(deps, id, err);
+      const bookkeepingOnly =
+        told instanceof RolloutConflictError &&
+        !told.personSince &&
+        opts.expectedStatus !== undefined &&
+        told.actualState === opts.expectedStatus;
+      if (!bookkeepingOnly || attempt >= BOOKKEEPING_RETRIES) throw told;
+      expected = told.actualVersion;
     }
-    throw told;
   }
 }
+
+/** How many times a command goes through the reconciler's and hooks' changes before it is a conflict. */
+const BOOKKEEPING_RETRIES = 5;
 
 async function runCommandAt(
   deps: RunnerDeps,
