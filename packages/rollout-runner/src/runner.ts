@@ -313,7 +313,7 @@ async function personBehind(
 ): Promise<{ last: PersonChange | null; since: boolean }> {
   const rows = await deps.store.listAudit({ entity: "rollout", entityId: id, limit: 1000 });
   const versionOf = (r: (typeof rows)[number]) => {
-    const v = (r.details as { version?: unknown }).version;
+    const v = (r.details as { version?: unknown } | null | undefined)?.version;
     return typeof v === "number" ? v : null;
   };
   const commandOf = (r: (typeof rows)[number]) => r.action.replace(/^rollout\./, "");
@@ -345,8 +345,10 @@ async function explainConflict(deps: RunnerDeps, id: string, e: VersionConflictE
     const p = await personBehind(deps, id, e.expectedVersion);
     return new RolloutConflictError(e, p.last, p.since);
   } catch {
-    // The audit could not be read: the store's own conflict, which names the last writer, still holds.
-    return e;
+    // The audit could not be read: the store's own conflict names the last writer; when that was the
+    // reconciler or a hook, no person is known to have acted since.
+    const action = e.changedBy?.action ?? null;
+    return new RolloutConflictError(e, null, action === null || !AUTOMATIC_COMMANDS.has(action));
   }
 }
 
