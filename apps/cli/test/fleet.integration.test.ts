@@ -155,9 +155,11 @@ describe("untorn fleet against real servers", () => {
     const byName = Object.fromEntries(rows.map((r) => [r.instance, r]));
     expect(rows.map((r) => r.instance).sort()).toEqual(["db-idle", "db-off", "db-on"]);
     expect(byName["db-idle"]!.verdict).toBe("not-write-bound");
-    // Every flushed page goes through the doublewrite buffer on db-on, none on db-off.
-    expect(byName["db-on"]!.amplification).toBeGreaterThan(0.8);
-    expect(byName["db-on"]!.amplification).toBeLessThan(1.2);
+    // Every flushed page goes through the doublewrite buffer on db-on, none on db-off. Two counters'
+    // rates over a 30 s window on a loaded machine read 0.77 once (each counter's last scrape falls at
+    // another moment of a bursty flush), hence the band; db-off's 0 is exact.
+    expect(byName["db-on"]!.amplification).toBeGreaterThan(0.6);
+    expect(byName["db-on"]!.amplification).toBeLessThan(1.4);
     expect(byName["db-off"]!.amplification).toBe(0);
     expect(j.atRisk.map((r: { instance: string }) => r.instance)).toEqual(["db-off"]);
     expect(j.exporters["db-off"]).toEqual({ untorn: true, mysqldExporter: true });
