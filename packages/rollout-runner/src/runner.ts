@@ -373,7 +373,7 @@ export async function runCommand(
     try {
       return await runCommandAt(deps, id, input, expected);
     } catch (err) {
-      if (!(err instanceof VersionConflictError) || err.entity !== "rollout") throw err;
+      if (!isRolloutConflict(err)) throw err;
       const told = await explainConflict(deps, id, err);
       const bookkeepingOnly =
         told instanceof RolloutConflictError &&
@@ -384,6 +384,18 @@ export async function runCommand(
       expected = told.actualVersion;
     }
   }
+}
+
+/**
+ * A store conflict on a rollout, told by its name: a bundler (the console's) can load the store's
+ * module twice, and then `instanceof` fails on an error from the other copy.
+ */
+function isRolloutConflict(err: unknown): err is VersionConflictError {
+  return (
+    err instanceof Error &&
+    err.name === "VersionConflictError" &&
+    (err as Partial<VersionConflictError>).entity === "rollout"
+  );
 }
 
 /** How many times a command goes through the reconciler's and hooks' changes before it is a conflict. */
@@ -619,7 +631,7 @@ async function reconcileOne(
     pass.wakeAt = nextActions(last, now(deps)).wakeAt;
     pass.outcome = pass.events.length > 0 ? "advanced" : changed ? "observed" : "unchanged";
   } catch (e) {
-    if (e instanceof VersionConflictError) {
+    if (e instanceof Error && e.name === "VersionConflictError") {
       pass.outcome = "conflict";
       pass.error = `${e.message}; retried on the next pass`;
     } else throw e;
