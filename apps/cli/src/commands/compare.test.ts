@@ -1,8 +1,6 @@
-import { spawn } from "node:child_process";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { re } from "@untorn/catalog/promql";
 import { type SignalId, signals } from "@untorn/catalog/signals";
 import type { ComparisonInputJson, ExplicitWindow } from "@untorn/compare/input";
@@ -15,6 +13,7 @@ import { startFakePrometheus } from "../../test/fake-prometheus.js";
 import { EXIT } from "../errors.js";
 import { run } from "../program.js";
 import { bufferIo } from "../testing/buffer-io.js";
+import { spawnCli } from "../testing/spawn-cli.js";
 
 const BEFORE = { start: 1_767_225_600, end: 1_767_229_200 };
 const AFTER = { start: 1_767_232_800, end: 1_767_236_400 };
@@ -153,36 +152,15 @@ describe("untorn compare --input", () => {
   });
 
   it("reads the input from stdin with --input - (a CLI process, end to end)", async () => {
-    const proc = spawn(
-      process.execPath,
-      [
-        "--conditions=@untorn/source",
-        "--import",
-        "tsx",
-        fileURLToPath(new URL("../main.ts", import.meta.url)),
-        "compare",
-        "--input",
-        "-",
-        "--json",
-      ],
-      { stdio: ["pipe", "pipe", "pipe"] },
-    );
-    let out = "";
-    let err = "";
-    proc.stdout.on("data", (d: Buffer) => {
-      out += d.toString();
-    });
-    proc.stderr.on("data", (d: Buffer) => {
-      err += d.toString();
-    });
+    const { proc, out, err, closed } = spawnCli(["compare", "--input", "-", "--json"]);
     // In chunks, as a pipe delivers them.
     const text = JSON.stringify(syntheticInput());
-    for (let i = 0; i < text.length; i += 4096) proc.stdin.write(text.slice(i, i + 4096));
-    proc.stdin.end();
-    const code = await new Promise<number | null>((resolve) => proc.on("close", resolve));
-    expect(err).toBe("");
+    for (let i = 0; i < text.length; i += 4096) proc.stdin?.write(text.slice(i, i + 4096));
+    proc.stdin?.end();
+    const code = await closed;
+    expect(err()).toBe("");
     expect(code).toBe(0);
-    const fromStdin = JSON.parse(out) as ComparisonResult;
+    const fromStdin = JSON.parse(out()) as ComparisonResult;
     const file = join(dir, "stdin-same.json");
     await writeFile(file, text);
     const fromFile = JSON.parse((await cli(["--input", file, "--json"])).out) as ComparisonResult;

@@ -2,12 +2,10 @@
 // Prometheus serving synthetic untorn-exporter history backfilled with promtool. The synthetic
 // history has no replication series, so the CLI's pre-wave gate reports "no replication data" and
 // waits: the whole gated flow is covered in packages/rollout-runner (replication injected, and live).
-import { spawn } from "node:child_process";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import net from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import type { SyntheticInstance } from "@untorn/fleet/testing/synthetic";
 import {
   type HistoryServer,
@@ -19,6 +17,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { EXIT } from "../errors.js";
 import { run } from "../program.js";
 import { bufferIo } from "../testing/buffer-io.js";
+import { spawnCli } from "../testing/spawn-cli.js";
 
 const END = historyEnd();
 const START = END - 90 * 60;
@@ -319,13 +318,8 @@ describe("untorn rollout", () => {
 
   it("reconcile --watch: one JSON line per pass until SIGTERM, which finishes the pass and exits 0", async () => {
     const watchDir = join(dir, "watch-store");
-    const proc = spawn(
-      process.execPath,
+    const { proc, out, err, closed } = spawnCli(
       [
-        "--conditions=@untorn/source",
-        "--import",
-        "tsx",
-        fileURLToPath(new URL("../main.ts", import.meta.url)),
         "rollout",
         "reconcile",
         "--watch",
@@ -337,31 +331,23 @@ describe("untorn rollout", () => {
         "--data-dir",
         watchDir,
       ],
-      { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, USER: "alice" } },
+      { ...process.env, USER: "alice" },
     );
-    let out = "";
-    let err = "";
-    proc.stdout.on("data", (d: Buffer) => {
-      out += d.toString();
-    });
-    proc.stderr.on("data", (d: Buffer) => {
-      err += d.toString();
-    });
-    const exited = new Promise<number | null>((resolve) => proc.on("exit", (code) => resolve(code)));
+    proc.stdin?.end();
     try {
       // Generous: starting tsx and opening a durable PGlite store takes over a minute on a loaded machine.
       const deadline = Date.now() + 150_000;
-      while (out.split("\n").filter(Boolean).length < 2) {
-        expect(proc.exitCode, err).toBeNull();
-        expect(Date.now(), `two passes in time; stderr: ${err}`).toBeLessThan(deadline);
+      while (out().split("\n").filter(Boolean).length < 2) {
+        expect(proc.exitCode, err()).toBeNull();
+        expect(Date.now(), `two passes in time; stderr: ${err()}`).toBeLessThan(deadline);
         await new Promise((r) => setTimeout(r, 100));
       }
       proc.kill("SIGTERM");
-      expect(await exited, err).toBe(0);
+      expect(await closed, err()).toBe(0);
     } finally {
       proc.kill("SIGKILL");
     }
-    const passes = out
+    const passes = out()
       .split("\n")
       .filter(Boolean)
       .map((l) => JSON.parse(l));
@@ -370,8 +356,8 @@ describe("untorn rollout", () => {
       expect(p).toMatchObject({ pass: i + 1, acquired: true, rollouts: [] });
       expect(Date.parse(p.startedAt)).not.toBeNaN();
     });
-    expect(err).toContain("SIGTERM: stopping after the pass in flight");
-    expect(err).toMatch(/stopped after \d+ pass\(es\), 0 failed/);
+    expect(err()).toContain("SIGTERM: stopping after the pass in flight");
+    expect(err()).toMatch(/stopped after \d+ pass\(es\), 0 failed/);
   }, 200_000);
 
   it("validates a hooks file field by field", async () => {
