@@ -1,17 +1,8 @@
+// Cross-group checks of the whole profile; each indicator group has its own table test in src/profile/.
 import { describe, expect, it } from "vitest";
 import { capabilitiesFor } from "./capabilities.js";
 import type { InstanceFacts } from "./facts.js";
-import {
-  ebsTwp,
-  facts,
-  load,
-  mariadb1011,
-  mysql84,
-  mysql8035,
-  st,
-  virtio,
-  without,
-} from "./fixtures/build.js";
+import { facts, load, mariadb1011, mysql84, mysql8035, virtio, without } from "./fixtures/build.js";
 import { buildProfile } from "./profile.js";
 
 const profile = (f: InstanceFacts) => buildProfile(f, capabilitiesFor(f));
@@ -88,11 +79,6 @@ describe("buildProfile", () => {
     expect(profile(on84).indicators.batchCapacityPages.value).toBe(128);
   });
 
-  it("does not assume the legacy area's size for other page sizes", () => {
-    const f8k = facts("d", mariadb1011, { config: { pageSizeBytes: 8192 } });
-    expect(profile(f8k).indicators.batchCapacityPages.value).toBeNull();
-  });
-
   it("marks missing inputs as missing, never 0", () => {
     const gone = without(f, "workload.device", "workload.rates.dblwrWrites");
     const q = profile(gone).indicators;
@@ -108,56 +94,5 @@ describe("buildProfile", () => {
     expect(q.amplification.value).toBeNull();
     expect(q.amplification.missing).toEqual([]);
     expect(q.amplification.note).toMatch(/denominator was 0/);
-  });
-
-  it("computes the doublewrite share of file I/O wait only where the instrument exists (docs/reference/performance-schema.md §5.1)", () => {
-    const io = {
-      workload: {
-        fileIo: {
-          doublewrite: { writeSecondsPerSecond: st(0.2), miscSecondsPerSecond: st(0.1) },
-          data: { writeSecondsPerSecond: st(0.4), miscSecondsPerSecond: st(0.2) },
-          redo: { writeSecondsPerSecond: st(0.1) },
-        },
-      },
-    };
-    expect(
-      profile(facts("f", mysql8035, load({ flushed: 10, doublewrite: true, txn: 1 }), io)).indicators
-        .dblwrShareOfFileIoWait.value,
-    ).toBeCloseTo(0.3);
-    const maria = profile(facts("g", mariadb1011, load({ flushed: 10, doublewrite: true, txn: 1 }), io))
-      .indicators.dblwrShareOfFileIoWait;
-    expect(maria.value).toBeNull();
-    expect(maria.note).toMatch(/system_tablespace/);
-  });
-
-  it("meters IOPS against the limit in the provider's units", () => {
-    // EBS counts up to 256 KiB as one I/O: 10 writes of 2 MiB are 80 units.
-    const f2 = facts("h", mysql8035, ebsTwp, {
-      workload: {
-        windowSeconds: 3600,
-        device: {
-          writeIops: { avg: 10 },
-          writeBytesPerSecond: { avg: 10 * 2097152 },
-          readIops: { avg: 0 },
-          readBytesPerSecond: { avg: 0 },
-        },
-      },
-    });
-    expect(profile(f2).indicators.iopsLimitShare.value).toBeCloseTo(80 / 3000);
-  });
-
-  it("falls back to the redo capacity for the checkpoint age share", () => {
-    const f3 = facts(
-      "i",
-      mysql8035,
-      { config: { redoLogCapacityBytes: 1000 } },
-      {
-        workload: { windowSeconds: 3600, gauges: { checkpointAgeBytes: { avg: 600, p95: 800 } } },
-      },
-    );
-    const c = profile(f3).indicators.checkpointAgeShare;
-    expect(c.value).toBeCloseTo(0.6);
-    expect(c.peak).toBeCloseTo(0.8);
-    expect(c.basis).toMatch(/redo log capacity/);
   });
 });
