@@ -3,7 +3,7 @@ import type { Advice } from "@untorn/advisor/advise";
 import type { FleetRanking } from "@untorn/advisor/fleet";
 import type { IndicatorId } from "@untorn/advisor/profile";
 import type { Finding } from "@untorn/advisor/rule";
-import type { FleetRow } from "@untorn/fleet/profile";
+import type { RankedFleetRow } from "@untorn/fleet/row";
 import { formatNumber, table } from "./io.js";
 
 export const pct = (x: number | null | undefined): string =>
@@ -18,7 +18,7 @@ function range(low: number, high: number): string {
 const clip = (s: string, n: number) => (s.length > n ? `${s.slice(0, n - 1)}…` : s);
 
 /** The ranked fleet table: expected benefit × confidence first. */
-export function fleetTable(rows: readonly FleetRow[]): string {
+export function fleetTable(rows: readonly RankedFleetRow[]): string {
   if (rows.length === 0) return "(no instances)\n";
   return table(
     ["#", "instance", "verdict", "conf", "score", "ampl", "dblwr/dev", "gate", "top finding"],
@@ -26,7 +26,7 @@ export function fleetTable(rows: readonly FleetRow[]): string {
       r.rank,
       r.instance,
       r.verdict,
-      pct(r.verdictConfidence),
+      pct(r.confidence),
       r.score,
       r.amplification === null ? "-" : r.amplification.toFixed(2),
       pct(r.dblwrShareOfDeviceWrites),

@@ -1,13 +1,21 @@
 /**
- * JSON Schemas of the CLI's own inputs (docs/schemas/), as pure functions of the zod schemas:
- * `advise --facts` (one InstanceFacts or an array of them), the rollout inputs and outputs of
+ * JSON Schemas of the CLI's own inputs and outputs (docs/schemas/), as pure functions of the zod schemas:
+ * `advise --facts` (one InstanceFacts or an array of them), the fleet table's row and summary that
+ * `fleet --json` and `advise --json` print (@untorn/fleet/row), the rollout inputs and outputs of
  * @untorn/rollout, `rollout reconcile --hooks` and the recorded rollouts a lab recording ships.
  * scripts/gen-schemas.ts writes them; schemas.test.ts fails when the committed copies are stale.
  */
+import { fleetSummarySchema, rankedFleetRowSchema } from "@untorn/fleet/row";
 import { ROLLOUT_SCHEMAS } from "@untorn/rollout/json-schema";
 import { recordedRolloutsFileSchema } from "@untorn/rollout-runner/recorded";
 import { hooksFileSchema } from "@untorn/rollout-runner/runner";
 import { z } from "zod";
+
+/** A schema nested under $defs: the dialect is the document's. */
+function withoutDialect(s: Record<string, unknown>): Record<string, unknown> {
+  const { $schema: _, ...rest } = s;
+  return rest;
+}
 
 export const CLI_SCHEMAS = {
   "advise-input.schema.json": () => ({
@@ -20,6 +28,15 @@ export const CLI_SCHEMAS = {
       { $ref: "instance-facts.schema.json" },
       { type: "array", minItems: 1, items: { $ref: "instance-facts.schema.json" } },
     ],
+  }),
+  "fleet-row.schema.json": () => ({
+    $schema: "https://json-schema.org/draft/2020-12/schema",
+    $id: "fleet-row.schema.json",
+    title: "untorn fleet --json: rows[] and summary",
+    description:
+      "One element of `rows` in the output of `untorn fleet --json` and `untorn advise --json` (an array of facts): the fleet table's row the web app shows too (api-fleet.schema.json, there with exporters and stale), with the advisor ranking's detail. $defs.summary is the output's `summary`.",
+    ...(z.toJSONSchema(rankedFleetRowSchema, { target: "draft-2020-12" }) as Record<string, unknown>),
+    $defs: { summary: withoutDialect(z.toJSONSchema(fleetSummarySchema, { target: "draft-2020-12" })) },
   }),
   ...ROLLOUT_SCHEMAS,
   "rollout-hooks.schema.json": () => ({

@@ -1,11 +1,11 @@
 /**
- * The fleet profile: facts for every instance, the advisor's result for each, and the ranking by expected
- * benefit × confidence. What the `untorn fleet` table and the web app's fleet page show.
+ * The fleet profile: facts for every instance, the advisor's result for each, the ranking by expected
+ * benefit × confidence, and the fleet table's rows and summary (rows.ts, the builder the web app's
+ * snapshot uses too). What `untorn fleet` and `untorn advise` show.
  */
 import { type Advice, advise } from "@untorn/advisor/advise";
 import type { InstanceFacts } from "@untorn/advisor/facts";
-import { type FleetItem, type FleetRanking, rankFleet } from "@untorn/advisor/fleet";
-import type { Severity } from "@untorn/advisor/rule";
+import type { FleetRanking } from "@untorn/advisor/fleet";
 import type { PromQueryApi } from "./api.js";
 import {
   buildFleetFacts,
@@ -15,6 +15,8 @@ import {
   type SkippedInstance,
 } from "./facts.js";
 import { type DeclaredMetadata, mergeMetadata } from "./metadata.js";
+import type { FleetSummary, RankedFleetRow } from "./row.js";
+import { rankedRows, rankRows } from "./rows.js";
 
 /** Declarations by instance label (a metadata file, or the web app's store). */
 export type MetadataByInstance = ReadonlyMap<string, DeclaredMetadata>;
@@ -47,26 +49,14 @@ export function applyMetadata(
   return { facts: out, declared, warnings };
 }
 
-export interface FleetRow extends FleetItem {
-  /** Doublewrite pages ÷ data pages flushed (≈1 with doublewrite on, 0 off); null when unknown. */
-  readonly amplification: number | null;
-  /** Doublewrite bytes ÷ bytes the datadir's device wrote; null when unknown. */
-  readonly dblwrShareOfDeviceWrites: number | null;
-  /** The most severe finding (the advisor sorts them), or null when there is none. */
-  readonly topFinding: {
-    readonly ruleId: string;
-    readonly title: string;
-    readonly severity: Severity;
-  } | null;
-}
-
 export interface FleetProfile extends FleetFacts {
   /** Fact paths each instance took from the declared metadata. */
   readonly declared: Declarations["declared"];
   readonly advice: readonly Advice[];
   readonly ranking: FleetRanking;
-  /** ranking.items with the table's extra columns, in rank order. */
-  readonly rows: readonly FleetRow[];
+  /** The fleet table's rows (row.ts) with the ranking's detail, in rank order. */
+  readonly rows: readonly RankedFleetRow[];
+  readonly summary: FleetSummary;
 }
 
 /** Advice for each instance; one the advisor fails on is reported as skipped instead of failing the fleet. */
@@ -83,31 +73,28 @@ export function adviseAll(facts: readonly InstanceFacts[]): { advice: Advice[]; 
   return { advice, failed };
 }
 
-/** Joins the ranking with the indicators and findings the table shows. */
-export function fleetRows(ranking: FleetRanking, advice: readonly Advice[]): FleetRow[] {
-  const byInstance = new Map(advice.map((a) => [a.identity.instance, a]));
-  return ranking.items.map((item) => {
-    const a = byInstance.get(item.instance);
-    const top = a?.findings[0];
-    return {
-      ...item,
-      amplification: a?.profile.indicators.amplification.value ?? null,
-      dblwrShareOfDeviceWrites: a?.profile.indicators.dblwrShareOfDeviceWriteBytes.value ?? null,
-      topFinding: top ? { ruleId: top.ruleId, title: top.title, severity: top.severity } : null,
-    };
-  });
-}
-
 /** Profiles a set of facts (offline: `untorn advise` over a file, or facts built elsewhere). */
-export function profileFacts(facts: readonly InstanceFacts[]): {
+export function profileFacts(
+  facts: readonly InstanceFacts[],
+  skipped = 0,
+): {
   advice: Advice[];
   ranking: FleetRanking;
-  rows: FleetRow[];
+  rows: RankedFleetRow[];
+  summary: FleetSummary;
   failed: SkippedInstance[];
 } {
   const { advice, failed } = adviseAll(facts);
-  const ranking = rankFleet(advice);
-  return { advice, ranking, rows: fleetRows(ranking, advice), failed };
+  const byInstance = new Map(advice.map((a) => [a.identity.instance, a]));
+  const factsByInstance = new Map(facts.map((f) => [f.identity.instance, f]));
+  const r = rankRows(byInstance, factsByInstance, skipped + failed.length);
+  return {
+    advice,
+    ranking: r.ranking,
+    rows: rankedRows(r.rows, r.ranking, byInstance),
+    summary: r.summary,
+    failed,
+  };
 }
 
 /**
@@ -126,7 +113,7 @@ export async function profileFleet(
   ]);
   const m = applyMetadata(fleet.facts, metadata, found);
   opts.onAdvising?.(m.facts.length);
-  const { advice, ranking, rows, failed } = profileFacts(m.facts);
+  const { advice, ranking, rows, summary, failed } = profileFacts(m.facts, fleet.skipped.length);
   return {
     ...fleet,
     facts: m.facts,
@@ -136,6 +123,7 @@ export async function profileFleet(
     advice,
     ranking,
     rows,
+    summary,
   };
 }
 

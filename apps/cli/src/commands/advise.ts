@@ -36,7 +36,7 @@ export function registerAdvise(program: Command, io: Io): void {
       const p = profileFacts(facts);
       if (flags.json) {
         io.out(
-          `${JSON.stringify({ rows: p.rows, atRisk: p.ranking.atRisk, counts: p.ranking.counts, advice: p.advice, failed: p.failed }, null, 2)}\n`,
+          `${JSON.stringify({ rows: p.rows, summary: p.summary, atRisk: p.ranking.atRisk, counts: p.ranking.counts, advice: p.advice, failed: p.failed }, null, 2)}\n`,
         );
         return;
       }

@@ -2,6 +2,7 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { encodeReplay, ReplayApi } from "@untorn/fleet/replay";
+import { fleetSummarySchema, rankedFleetRowSchema } from "@untorn/fleet/row";
 import { fakeReplay } from "@untorn/fleet/testing/fake-api";
 import { DB_DOWN, DB_IDLE, DB_OFF_LOADED, DB_ON_LOADED } from "@untorn/fleet/testing/fixtures";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -59,6 +60,19 @@ describe("untorn fleet", () => {
     expect(blocked.length).toBeGreaterThan(0);
     for (const r of blocked)
       expect(out).toMatch(new RegExp(`WAITING ${r.instance} \\(gate \\w+\\): .+; first verify: `));
+  });
+
+  it("--json rows and summary are the fleet table's (docs/schemas/fleet-row.schema.json)", async () => {
+    const io = bufferIo();
+    expect(await run(["fleet", "--replay", replayFile, "--json"], io)).toBe(EXIT.ok);
+    const j = JSON.parse(io.stdout());
+    for (const r of j.rows) expect(rankedFleetRowSchema.parse(r)).toEqual(r);
+    expect(fleetSummarySchema.parse(j.summary)).toMatchObject({ instances: 3, skipped: 1 });
+    // The ranking's fields the output had before the shared row are still there.
+    expect(Object.keys(j.rows[0])).toEqual(
+      expect.arrayContaining(["verdictConfidence", "opportunity", "score", "blocked", "topFinding"]),
+    );
+    expect(j.rows[0].dblwrShareOfDeviceWrites).toBe(j.rows[0].dblwrShare);
   });
 
   it("--json gives the rows, counts and the constant query count", async () => {

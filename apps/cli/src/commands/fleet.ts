@@ -72,6 +72,7 @@ export function registerFleet(program: Command, io: Io): void {
               recordingRules: profile.recordingRules,
               clockNote: profile.clockNote,
               rows: profile.rows,
+              summary: profile.summary,
               atRisk: profile.ranking.atRisk,
               counts: profile.ranking.counts,
               skipped: profile.skipped,

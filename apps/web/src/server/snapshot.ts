@@ -1,18 +1,19 @@
 /**
  * A fleet snapshot: the facts read at one evaluation time, the stored metadata overlaid on them, the
- * advisor's result per instance, the ranking, the table rows and the summary. Building one is pure
+ * advisor's result per instance, the ranking, the table rows and the summary (@untorn/fleet/rows, the
+ * builder the CLI uses too; the web adds each row's exporters and stale flag). Building one is pure
  * given the fleet facts and the metadata (tested without Prometheus or a store); revising one instance
  * after a metadata change re-advises that instance only.
  */
 import type { Advice } from "@untorn/advisor/advise";
 import type { InstanceFacts } from "@untorn/advisor/facts";
-import { type FleetRanking, rankFleet } from "@untorn/advisor/fleet";
+import type { FleetRanking } from "@untorn/advisor/fleet";
 import type { ExporterPresence, FleetFacts, RecordingRulesUse, SkippedInstance } from "@untorn/fleet/facts";
 import { type MergeResult, mergeMetadata } from "@untorn/fleet/metadata";
 import { adviseAll } from "@untorn/fleet/profile";
+import { rankRows } from "@untorn/fleet/rows";
 import type { InstanceMetadata } from "@untorn/store/store";
 import type { FleetRow, FleetSummary } from "../lib/fleet-row.js";
-import { buildRows, buildSummary } from "./rows.js";
 
 export interface Snapshot {
   /** Evaluation time, Unix seconds. */
@@ -107,11 +108,16 @@ function rank(
   exporters: Readonly<Record<string, ExporterPresence>>,
   skipped: number,
 ): { ranking: FleetRanking; rows: FleetRow[]; summary: FleetSummary } {
-  const ranking = rankFleet([...advice.values()]);
   const facts = new Map([...merged].map(([k, m]) => [k, m.facts]));
-  const rows = buildRows({ ranking, advice, facts, exporters, stale: false });
-  return { ranking, rows, summary: buildSummary(rows, advice, ranking, skipped) };
+  const { ranking, rows, summary } = rankRows(advice, facts, skipped);
+  return {
+    ranking,
+    rows: rows.map((r) => ({ ...r, exporters: exporters[r.instance] ?? NO_EXPORTER, stale: false })),
+    summary,
+  };
 }
+
+const NO_EXPORTER: ExporterPresence = { untorn: false, mysqldExporter: false };
 
 /** The snapshot with one instance's metadata replaced (or removed) and that instance re-advised. */
 export function reviseSnapshot(snap: Snapshot, instance: string, meta: InstanceMetadata | null): Snapshot {
