@@ -22,6 +22,7 @@ import type { ActiveRollout } from "@untorn/rollout/plan";
 import { planRollout } from "@untorn/rollout/plan";
 import {
   applyCommand,
+  canonicalJson,
   createRollout,
   FINAL_STATUSES,
   nextActions,
@@ -615,8 +616,10 @@ async function reconcileOne(
     }
     const t = reconcile(cur.state, observations as Parameters<typeof reconcile>[1], t0);
     // Some progress has no event (a first matching read-back counts towards verifyConsecutive):
-    // it is stored too, or the next pass would start over.
-    const changed = t.events.length > 0 || JSON.stringify(t.state) !== JSON.stringify(cur.state);
+    // it is stored too, or the next pass would start over. Compared by content, keys sorted: the
+    // stored document's key order (jsonb's, then the schema's) is no change, and a pass that changes
+    // nothing must not commit (a new version every pass turns every person's command into a conflict).
+    const changed = t.events.length > 0 || canonicalJson(t.state) !== canonicalJson(cur.state);
     let after: StoredRollout = cur;
     if (changed) {
       const c = await commitTransition(deps, id, cur.version, "reconciler", "reconcile", t);

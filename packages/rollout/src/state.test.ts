@@ -7,6 +7,7 @@ import {
   type BakeRequest,
   createRollout,
   nextActions,
+  parseRolloutState,
   type RolloutState,
   reconcile,
   rolloutStateSchema,
@@ -253,6 +254,28 @@ describe("pre-wave gate", () => {
     const r = reconcile(a, observationsSchema.parse({ health: health(1), activeRollouts: [] }), T0 + 1);
     expect(r.state.waves[0]!.phase).toBe("pending");
     expect(r.events[0]!.gate!.checks.find((c) => c.id === "backup")!.outcome).toBe("fail");
+  });
+});
+
+describe("a reconcile that observes nothing new", () => {
+  // As the runner reads a rollout: stored as JSON (jsonb) and parsed with the schema.
+  const stored = (s: RolloutState) => parseRolloutState(JSON.parse(JSON.stringify(s)));
+  const none = observationsSchema.parse({});
+  const created = stored(createRollout(create(fleet(), {}, { kind: "flush-method", method: "fsync" }), T0));
+  const approved = stored(
+    ok(ok(created, { type: "attest-backup", takenAt: T0 - 60 }, T0), { type: "approve", wave: 0 }, T0),
+  );
+
+  it.each([
+    ["created, waiting for its approval", created],
+    ["approved, its pre-wave gate failing on no health data", approved],
+  ])("%s: the second pass serializes exactly as its input, key order included", (_name, s) => {
+    const first = stored(reconcile(s, none, T0 + 10).state);
+    const second = reconcile(first, none, T0 + 20);
+    expect(second.events).toHaveLength(0);
+    // The runner commits when this string changes: a pass that changes nothing must not.
+    expect(JSON.stringify(second.state)).toBe(JSON.stringify(first));
+    expect(Object.keys(second.state)).toEqual(Object.keys(first));
   });
 });
 

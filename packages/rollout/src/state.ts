@@ -190,9 +190,10 @@ class Draft {
     state: RolloutState,
     readonly now: number,
   ) {
-    // The plan and appended events are never mutated: share them, copy the rest.
+    // The plan and appended events are never mutated: share them, copy the rest. Spreading `state`
+    // first keeps its key order, so a transition that changes nothing serializes as its input did.
     const { events, plan, ...rest } = state;
-    this.s = { ...structuredClone(rest), plan, events: [...events] };
+    this.s = { ...state, ...structuredClone(rest), plan, events: [...events] };
   }
   emit(e: Omit<RolloutEvent, "seq" | "at"> & { at?: number }): void {
     const event = { ...e, at: e.at ?? this.now, seq: this.s.events.length + 1 } as RolloutEvent;

@@ -12,7 +12,9 @@ import { ROLLOUT_IDLE } from "../lib/rollout-fields.js";
 import { smallReplay } from "../testing/fleet-facts.js";
 import { type Principal, runAs } from "./access.js";
 
-vi.mock("next/cache", () => ({ revalidatePath: () => undefined }));
+/** Paths the actions asked Next.js to render again (what the browser's page then shows). */
+const revalidated = vi.hoisted(() => [] as string[]);
+vi.mock("next/cache", () => ({ revalidatePath: (p: string) => void revalidated.push(p) }));
 class Redirected extends Error {
   constructor(readonly to: string) {
     super(`redirect ${to}`);
@@ -223,6 +225,31 @@ describe("createRollout", () => {
     );
     expect(r.status).toBe("error");
     expect(r.message).toMatch(/^Refused by the engine \(wave-not-applying\)/);
+  });
+
+  it("renders the page again after a refusal, whose record is a new version: the next command from it applies", async () => {
+    const { markStepDone, pauseRollout } = await import("./rollout-actions.js");
+    const s = await stored(id);
+    revalidated.length = 0;
+    const r = await runAs(olga, () =>
+      markStepDone(
+        ROLLOUT_IDLE,
+        form({ id, version: String(s.version), key: "k-step-0002", instance: "db-heavy-atomic:9105" }),
+      ),
+    );
+    expect(r.message).toMatch(/^Refused by the engine/);
+    const after = await stored(id);
+    expect(after.version).toBeGreaterThan(s.version);
+    expect(revalidated).toContain(`/rollouts/${encodeURIComponent(id)}`);
+    // The page rendered again carries the new version: the operator's pause applies.
+    const p = await runAs(olga, () =>
+      pauseRollout(
+        ROLLOUT_IDLE,
+        form({ id, version: String(after.version), key: "k-pause-0003", reason: "x", status: "active" }),
+      ),
+    );
+    expect(p).toMatchObject({ status: "done" });
+    expect((await stored(id)).state.status).toBe("paused");
   });
 
   it("a missing rollout and a malformed form say so", async () => {

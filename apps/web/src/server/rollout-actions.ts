@@ -179,29 +179,37 @@ async function command(
     status?: string;
   };
   const cmd = build(v, { key: v.key, actor: { id: actorOf(who), kind: "operator" } });
-  let message: string;
+  let result: RolloutFormState;
   try {
     const deps = await runnerDeps();
-    // The reconciler's own bookkeeping (a read-back counted, a gate re-checked) bumps the version every
-    // pass; it is no person's decision. With the status the page showed, the runner lets the command
-    // through such changes only; any person's change since, or a new status, stays a conflict.
+    // The reconciler's own bookkeeping (a read-back counted, a gate re-checked) is no person's
+    // decision. With the status the page showed, the runner lets the command through such changes
+    // only; any person's change since, or a new status, stays a conflict.
     const o = await runCommand(deps, v.id, cmd, {
       expectedVersion: v.version,
       ...(v.status !== undefined ? { expectedStatus: v.status } : {}),
     });
-    if (o.refusal) return failed(`Refused by the engine (${o.refusal.code}): ${o.refusal.message}`);
-    message = o.replayed
-      ? "Already done: this form was submitted before, nothing was applied twice."
-      : `${done(v)} (now ${o.state.status}, version ${o.version}).`;
+    result = o.refusal
+      ? failed(`Refused by the engine (${o.refusal.code}): ${o.refusal.message}`)
+      : {
+          status: "done",
+          message: o.replayed
+            ? "Already done: this form was submitted before, nothing was applied twice."
+            : `${done(v)} (now ${o.state.status}, version ${o.version}).`,
+          fieldErrors: {},
+        };
   } catch (err) {
     const told = explain(err);
     if (told) return told;
     throw err;
   }
-  kickReconciler();
+  if (result.status !== "error") kickReconciler();
+  // A refusal is recorded too (its key and event: a new version): the page is rendered again either
+  // way, or its other forms would still carry the old version and the operator's next command (a
+  // pause after a refused step) would be a conflict with their own refusal.
   revalidatePath(`/rollouts/${encodeURIComponent(v.id)}`);
   revalidatePath("/rollouts");
-  return { status: "done", message, fieldErrors: {} };
+  return result;
 }
 
 const withNote = (v: Record<string, unknown>) => (v.note ? { note: String(v.note) } : {});
