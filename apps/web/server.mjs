@@ -9,8 +9,9 @@
  * Everything else (CSP nonce, security headers, configuration checks) happens inside Next as with
  * `next start`: src/proxy.ts, next.config.ts, src/instrumentation.ts.
  */
+import { existsSync } from "node:fs";
 import { createServer } from "node:http";
-import { dirname } from "node:path";
+import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import next from "next";
 
@@ -30,12 +31,28 @@ if (!/^\d{1,5}$/.test(portText) || Number(portText) < 1 || Number(portText) > 65
 }
 const port = Number(portText);
 
-// Read by the app (src/lib/server-info.ts): where it listens, and that the peer header is this server's.
-globalThis[Symbol.for("untorn.server")] = Object.freeze({ host, port, peerHeader: PEER_HEADER });
+// Nothing listens before src/instrumentation.ts has checked the configuration, the store and the bind
+// address (it exits 1 when they are refused): Next may run that hook after prepare() resolved.
+const dir = dirname(fileURLToPath(import.meta.url));
+let startedUp = () => {};
+const checked = existsSync(join(dir, ".next", "server", "instrumentation.js"))
+  ? new Promise((resolve) => {
+      startedUp = (failure) => resolve(failure ?? null);
+    })
+  : Promise.resolve(null);
 
-const app = next({ dev: false, dir: dirname(fileURLToPath(import.meta.url)), hostname: host, port });
+// Read by the app (src/lib/server-info.ts): where it listens, that the peer header is this server's, and
+// the call that lets it listen.
+globalThis[Symbol.for("untorn.server")] = Object.freeze({ host, port, peerHeader: PEER_HEADER, startedUp });
+
+const app = next({ dev: false, dir, hostname: host, port });
 const handle = app.getRequestHandler();
 await app.prepare();
+const failure = await checked;
+if (failure) {
+  console.error(`untorn: refusing to start, ${failure}`);
+  process.exit(1);
+}
 
 const server = createServer((req, res) => {
   for (const name of Object.keys(req.headers)) if (internal(name)) delete req.headers[name];

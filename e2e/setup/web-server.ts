@@ -21,13 +21,16 @@ export function webDir(): string {
   return join(repoRoot(), "apps", "web");
 }
 
-/** server.mjs as the package's start script runs it, on `port` (a free one by default). */
-export async function startWebServer(
+/**
+ * server.mjs as the package's start script runs it, on `port` (a free one by default), without waiting
+ * for it to answer: for a spec that expects it to refuse to start. Its log is `web-<name>.log` in workDir.
+ */
+export async function spawnWebServer(
   name: string,
   env: Record<string, string>,
   workDir: string,
   port?: number,
-): Promise<WebServer> {
+): Promise<{ readonly process: ManagedProcess; readonly url: string; readonly dataDir: string }> {
   const dir = webDir();
   if (!existsSync(join(dir, ".next", "BUILD_ID")))
     throw new Error(`${dir}/.next is missing: build the console first (npm run build -w @untorn/web)`);
@@ -50,7 +53,17 @@ export async function startWebServer(
       ...env,
     },
   });
-  const url = `http://127.0.0.1:${p}`;
+  return { process: proc, url: `http://127.0.0.1:${p}`, dataDir };
+}
+
+/** server.mjs as the package's start script runs it, on `port` (a free one by default), once it answers. */
+export async function startWebServer(
+  name: string,
+  env: Record<string, string>,
+  workDir: string,
+  port?: number,
+): Promise<WebServer> {
+  const { process: proc, url, dataDir } = await spawnWebServer(name, env, workDir, port);
   try {
     await waitFor(
       `web console "${name}" on ${url}`,

@@ -7,6 +7,17 @@
  * background, so the first visitor does not wait for a 10,000-instance replay to load.
  */
 export async function register(): Promise<void> {
+  const { serverInfo } = await import("./lib/server-info.js");
+  try {
+    await startUp();
+  } catch (err) {
+    serverInfo()?.startedUp?.(`the start-up checks failed: ${(err as Error).message}`);
+    throw err;
+  }
+  serverInfo()?.startedUp?.();
+}
+
+async function startUp(): Promise<void> {
   const { env, EnvError, bindHost, isLoopback } = await import("./env.js");
   let e: ReturnType<typeof env>;
   try {
@@ -46,8 +57,10 @@ export async function register(): Promise<void> {
     const store = await getStore(e);
     const hadUsers = (await store.countUsers()) > 0;
     if (!hadUsers && !e.UNTORN_ADMIN_PASSWORD && !isLoopback(host)) {
+      const { serverInfo } = await import("./lib/server-info.js");
+      const setting = serverInfo() ? "UNTORN_HOST" : "next start --hostname";
       console.error(
-        `untorn: refusing to listen on ${host} with no account configured: set UNTORN_ADMIN_PASSWORD (or listen on 127.0.0.1 with UNTORN_HOST)`,
+        `untorn: refusing to start, ${setting}=${host}: a non-loopback address needs an account to sign in with and the store has none; set UNTORN_ADMIN_PASSWORD (the first admin's password) or listen on 127.0.0.1`,
       );
       process.exit(1);
     }

@@ -4,6 +4,7 @@
  * the rules (src/rules.ts). A second hand-written table could drift; these cannot.
  */
 import { gateChecks } from "./gate-checks.js";
+import type { IndicatorMeta } from "./profile/indicator.js";
 import { indicatorGroups } from "./profile-groups.js";
 import { rules } from "./rules.js";
 
@@ -37,11 +38,14 @@ export function gateChecksMarkdown(): string {
   ].join("\n");
 }
 
+/** The formula, and its remark (a correction, the versions it needs) after a semicolon. */
+const formulaCell = (i: IndicatorMeta) => cell(i.remark ? `${i.formula}; ${i.remark}` : i.formula);
+
 /** One row per indicator, grouped as the profile builds them. */
 export function indicatorsMarkdown(): string {
   const rows = indicatorGroups.flatMap(({ meta: g }) =>
     g.indicators.map((i) =>
-      [code(i.id), cell(i.label), i.unit, cell(i.formula), code(g.id), source(g.source)].join(" | "),
+      [code(i.id), cell(i.label), i.unit, formulaCell(i), code(g.id), source(g.source)].join(" | "),
     ),
   );
   return [

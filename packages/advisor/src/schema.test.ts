@@ -6,6 +6,7 @@ import { parseInstanceFacts } from "./facts.js";
 import { renderExampleFacts } from "./fixtures/example.js";
 import { gateChecks } from "./gate-checks.js";
 import { INDICATOR_IDS } from "./profile.js";
+import { indicatorGroups } from "./profile-groups.js";
 import { rules } from "./rules.js";
 import {
   ADVISOR_DOC_BLOCKS,
@@ -55,6 +56,16 @@ describe("docs/advisor.md tables come from the registries that run", () => {
     for (const c of gateChecks) expect(block("gate-checks")).toContain(`\`${c.meta.id}\`: ${c.meta.title}`);
     for (const id of INDICATOR_IDS) expect(block("indicators")).toContain(`| \`${id}\` |`);
     for (const r of rules) expect(block("rules")).toContain(`[${r.meta.id}](rules/${r.meta.id}.md)`);
+  });
+
+  it("prints an indicator's remark after its formula: the MDEV-31124 correction, the 8.0.20+ instrument", () => {
+    const remarked = indicatorGroups.flatMap((g) => g.meta.indicators.filter((i) => i.remark));
+    expect(remarked.map((i) => i.id)).toEqual(
+      expect.arrayContaining(["dblwrShareOfInnodbWriteBytes", "dblwrShareOfFileIoWait"]),
+    );
+    for (const i of remarked) expect(block("indicators")).toContain(`| ${i.formula}; ${i.remark} |`);
+    expect(block("indicators")).toMatch(/\| `dblwrShareOfInnodbWriteBytes` \|[^\n]*MDEV-31124 correction/);
+    expect(block("indicators")).toMatch(/\| `dblwrShareOfFileIoWait` \|[^\n]*8\.0\.20\+ only/);
   });
 
   it.each(ADVISOR_DOC_BLOCKS.map((b) => b.name))("refuses a doc without the %s markers", (name) => {

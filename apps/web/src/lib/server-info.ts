@@ -7,6 +7,11 @@ export interface ServerInfo {
   readonly host: string;
   readonly port: number;
   readonly peerHeader: string;
+  /**
+   * Called by src/instrumentation.ts when its start-up checks are done, with the reason when they
+   * failed: server.mjs listens only after this (Next can run the hook after its prepare() resolved).
+   */
+  readonly startedUp?: (failure?: string) => void;
 }
 
 export const serverInfo = (): ServerInfo | undefined =>

@@ -16,41 +16,18 @@ import {
   PAGES,
   type PageName,
   ROUTES,
-  type Role,
   type RouteName,
   TOKEN_ROUTES,
 } from "../lib/permissions.js";
 import { foreignOrigin } from "../lib/request-checks.js";
 import { peerAddress } from "../lib/server-info.js";
 import { jsonError } from "./http.js";
+import { AccessError, actorOf, type Principal } from "./principal.js";
 import { proxyPrincipal } from "./proxy-auth.js";
 import { getStore } from "./store.js";
 import { failedCredential, throttledAttempt, throttledFor } from "./throttle.js";
 
-export interface Principal {
-  /** Username, or `viewer-token` for UNTORN_VIEWER_TOKEN. */
-  readonly name: string;
-  readonly role: Role;
-  readonly via: "session" | "api-token" | "viewer-token" | "auth-proxy";
-  readonly userId?: string;
-  /** sha256 of the session cookie (logout deletes it). */
-  readonly sessionHash?: string;
-}
-
-/** How a principal is written in the audit log and `updatedBy`. */
-export const actorOf = (p: Principal) => `${p.name} (${p.role})`;
-
-export class AccessError extends Error {
-  override name = "AccessError";
-  constructor(
-    readonly status: 401 | 403 | 429,
-    message: string,
-    /** Seconds, with 429. */
-    readonly retryAfter?: number,
-  ) {
-    super(message);
-  }
-}
+export { AccessError, actorOf, type Principal };
 
 export const SESSION_COOKIE = "untorn_session";
 export const sha256 = (s: string) => createHash("sha256").update(s, "utf8").digest("hex");

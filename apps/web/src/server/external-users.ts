@@ -9,7 +9,7 @@ import "server-only";
 import type { User } from "@untorn/store/schema";
 import type { Env } from "../env.js";
 import type { Role } from "../lib/permissions.js";
-import { AccessError } from "./access.js";
+import { AccessError } from "./principal.js";
 import { getStore } from "./store.js";
 
 export type ExternalSource = "oidc" | "auth-proxy";

@@ -8,8 +8,8 @@ import "server-only";
 import type { Env } from "../env.js";
 import { roleFor, splitGroups } from "../lib/role-map.js";
 import { peerAddress } from "../lib/server-info.js";
-import { AccessError, type Principal } from "./access.js";
 import { externalUser } from "./external-users.js";
+import { AccessError, type Principal } from "./principal.js";
 
 export async function proxyPrincipal(e: Env, h: Headers): Promise<Principal | null> {
   const userHeader = e.UNTORN_PROXY_USER_HEADER;

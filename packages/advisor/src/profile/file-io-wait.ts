@@ -14,6 +14,7 @@ const meta = {
       label: "Doublewrite share of file I/O wait",
       unit: "ratio",
       formula: "(write + misc seconds of the doublewrite class) / (write + misc seconds of all file classes)",
+      remark: "MySQL/Percona 8.0.20+ only",
     },
   ],
   needs: ["workload.fileIo", "config.perfSchemaEnabled", "server.version"],

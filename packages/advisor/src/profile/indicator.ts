@@ -80,6 +80,11 @@ export interface IndicatorMeta {
   readonly unit: Unit;
   /** The formula: the indicator's `basis` unless the build names the variant it used. */
   readonly formula: string;
+  /**
+   * What the formula's reader must know beside it (a correction applied on some releases, the versions
+   * it needs); printed after the formula in docs/advisor.md, not part of `basis`.
+   */
+  readonly remark?: string;
 }
 
 export interface IndicatorGroupMeta {

@@ -20,12 +20,15 @@ const meta = {
       label: "InnoDB data bytes written",
       unit: "bytes/s",
       formula: "Innodb_data_written/s (doublewrite included)",
+      remark:
+        "MDEV-31124 correction on affected MariaDB: + (innodb_page_size - 1) x Innodb_dblwr_pages_written",
     },
     {
       id: "dblwrShareOfInnodbWriteBytes",
       label: "Doublewrite share of InnoDB write bytes",
       unit: "ratio",
       formula: "doublewrite bytes / Innodb_data_written",
+      remark: "MDEV-31124 correction on affected MariaDB",
     },
     {
       id: "dblwrShareOfWriteOps",
