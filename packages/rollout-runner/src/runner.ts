@@ -329,7 +329,7 @@ async function personBehind(
     const v = details(r).version;
     return typeof v === "number" ? v : null;
   };
-  // Marked by the runner since refusals are told apart; the status stays with a refusal either way.
+  // Refusals recorded before the runner marked them carry no `refused`: they count as changes, as before.
   const refusedOf = (r: (typeof rows)[number]) =>
     details(r).refused === true && details(r).from === details(r).to;
   const commandOf = (r: (typeof rows)[number]) => r.action.replace(/^rollout\./, "");
