@@ -260,6 +260,8 @@ async function commitTransition(
     waves: t.state.waves as unknown as JsonObject[],
     events: storeEvents(t.events),
     outcome: t.ok ? { ok: true } : { ok: false, code: t.refusal.code, message: t.refusal.message },
+    // In the audit row: a refusal changed nothing a person decided on (see personBehind).
+    refused: !t.ok,
   });
   if (!r.replayed) await annotateAll(deps, id, t.events);
   return { version: r.version, replayed: r.replayed };
@@ -285,14 +287,17 @@ export interface PersonChange {
 
 /**
  * The store's conflict with the person behind it: `changedBy` names the last person who changed the
- * rollout and what they did, not the reconciler's or a hook's later bookkeeping (kept in
- * `lastWriter`). `personSince` says whether a person acted after the caller's version at all.
+ * rollout and what they did, not the reconciler's or a hook's later bookkeeping nor a command the
+ * engine refused (the last writer is kept in `lastWriter`). `personSince` says whether a person
+ * changed it after the caller's version at all; `refusalsOnlySince`, whether every commit since was a
+ * refused command (the status is then the one the caller saw).
  */
 export class RolloutConflictError extends VersionConflictError {
   constructor(
     base: VersionConflictError,
     readonly lastPerson: PersonChange | null,
     readonly personSince: boolean,
+    readonly refusalsOnlySince = false,
     readonly lastWriter = base.changedBy,
   ) {
     super(
@@ -306,29 +311,43 @@ export class RolloutConflictError extends VersionConflictError {
   }
 }
 
-/** Who, of the people, last changed rollout `id`, and whether anyone did after `expectedVersion`. */
+/**
+ * Who, of the people, last changed rollout `id`, whether anyone did after `expectedVersion`, and
+ * whether every commit after it was a refused command. A command the engine refused is recorded (its
+ * key and a `command-refused` event: a new version) but changes nothing anyone decided on: like the
+ * reconciler's bookkeeping, it is no person's change here.
+ */
 async function personBehind(
   deps: RunnerDeps,
   id: string,
   expectedVersion: number,
-): Promise<{ last: PersonChange | null; since: boolean }> {
+): Promise<{ last: PersonChange | null; since: boolean; refusalsOnlySince: boolean }> {
   const rows = await deps.store.listAudit({ entity: "rollout", entityId: id, limit: 1000 });
+  const details = (r: (typeof rows)[number]) =>
+    (r.details ?? {}) as { version?: unknown; refused?: unknown; from?: unknown; to?: unknown };
   const versionOf = (r: (typeof rows)[number]) => {
-    const v = (r.details as { version?: unknown } | null | undefined)?.version;
+    const v = details(r).version;
     return typeof v === "number" ? v : null;
   };
+  // Refusals recorded before the runner marked them carry no `refused`: they count as changes, as before.
+  const refusedOf = (r: (typeof rows)[number]) =>
+    details(r).refused === true && details(r).from === details(r).to;
   const commandOf = (r: (typeof rows)[number]) => r.action.replace(/^rollout\./, "");
   // Newest first; rows without a version are not commits (e.g. a deletion's or a gate override's).
   const commits = rows.filter((r) => r.action.startsWith("rollout.") && versionOf(r) !== null);
-  const people = commits.filter((r) => !AUTOMATIC_COMMANDS.has(commandOf(r)));
+  const newer = commits.filter((r) => versionOf(r)! > expectedVersion);
+  const people = commits.filter((r) => !AUTOMATIC_COMMANDS.has(commandOf(r)) && !refusedOf(r));
   const since = people.some((r) => versionOf(r)! > expectedVersion);
+  const refusalsOnlySince = newer.length > 0 && newer.every(refusedOf);
   const row = people[0];
-  if (!row) return { last: null, since };
+  if (!row) return { last: null, since, refusalsOnlySince };
   const state = await getRollout(deps, id).then(
     (x) => x.state,
     () => null,
   );
-  const event = state?.events.filter((e) => e.actor.kind === "operator" && e.actor.id === row.actor).at(-1);
+  const event = state?.events
+    .filter((e) => e.actor.kind === "operator" && e.actor.id === row.actor && e.type !== "command-refused")
+    .at(-1);
   return {
     last: {
       actor: row.actor,
@@ -338,13 +357,14 @@ async function personBehind(
       message: event?.message ?? null,
     },
     since,
+    refusalsOnlySince,
   };
 }
 
 async function explainConflict(deps: RunnerDeps, id: string, e: VersionConflictError): Promise<Error> {
   try {
     const p = await personBehind(deps, id, e.expectedVersion);
-    return new RolloutConflictError(e, p.last, p.since);
+    return new RolloutConflictError(e, p.last, p.since, p.refusalsOnlySince);
   } catch {
     // The audit could not be read: the store's own conflict names the last writer; when that was the
     // reconciler or a hook, no person is known to have acted since.
@@ -354,12 +374,13 @@ async function explainConflict(deps: RunnerDeps, id: string, e: VersionConflictE
 }
 
 /**
- * One command on a stored rollout. `expectedVersion` (what the caller last saw) turns any change
- * since into a RolloutConflictError naming the last person who changed it; without it the command
- * applies to the current state, which the core validates. With `expectedStatus` too, changes since
- * that only the reconciler and hooks made (their bookkeeping) are no conflict while the rollout's
- * status is still the one the caller saw: the command applies to the current state. A refused command
- * is recorded (its key and event) and returned with `ok: false`.
+ * One command on a stored rollout. `expectedVersion` (what the caller last saw) turns any person's
+ * change since into a RolloutConflictError naming the last person who changed it and what they did;
+ * without it the command applies to the current state, which the core validates. Commands the engine
+ * refused since (recorded: their key and event) are no change: when they are all there is, the command
+ * applies to the current state. With `expectedStatus` too, the reconciler's and hooks' bookkeeping
+ * since is no conflict either while the rollout's status is still the one the caller saw. A refused
+ * command is recorded and returned with `ok: false`.
  */
 export async function runCommand(
   deps: RunnerDeps,
@@ -379,8 +400,8 @@ export async function runCommand(
       const bookkeepingOnly =
         told instanceof RolloutConflictError &&
         !told.personSince &&
-        opts.expectedStatus !== undefined &&
-        told.actualState === opts.expectedStatus;
+        (told.refusalsOnlySince ||
+          (opts.expectedStatus !== undefined && told.actualState === opts.expectedStatus));
       if (!bookkeepingOnly || attempt >= BOOKKEEPING_RETRIES) throw told;
       expected = told.actualVersion;
     }
@@ -399,7 +420,7 @@ function isRolloutConflict(err: unknown): err is VersionConflictError {
   );
 }
 
-/** How many times a command goes through the reconciler's and hooks' changes before it is a conflict. */
+/** How many times a command goes through bookkeeping and refusals before it is a conflict. */
 const BOOKKEEPING_RETRIES = 5;
 
 async function runCommandAt(

@@ -11,6 +11,7 @@ import {
   NotFoundError,
   StoreError,
   StoreQueryError,
+  StoreValidationError,
   VersionConflictError,
 } from "./errors.js";
 import { type Db, rootMessage } from "./migrate.js";
@@ -530,6 +531,14 @@ export function createRepository(db: Db): StoreOps {
           }
         }
         if (cur.version !== v.expectedVersion) throw await conflict(tx, cur, v.expectedVersion);
+        if (v.refused && v.state !== cur.state) {
+          throw new StoreValidationError("commitRollout", [
+            {
+              path: "refused",
+              message: `a refused command leaves the status as it is (${cur.state}), but the commit sets ${v.state}`,
+            },
+          ]);
+        }
         const [row] = await tx
           .update(rollouts)
           .set({
@@ -578,6 +587,7 @@ export function createRepository(db: Db): StoreOps {
           to: r.state,
           version: r.version,
           events: events.length,
+          ...(v.refused === undefined ? {} : { refused: v.refused }),
         });
         return { rollout: r, events, replayed: false, outcome, version: r.version };
       });

@@ -74,6 +74,60 @@ describe.each(BACKENDS)("rollout commands on %s", (kind) => {
     expect(audit[0]).toMatchObject({ actor: "bob", action: "rollout.approve", details: { version: 2 } });
   });
 
+  it("marks a refused command in its audit row, and refuses a 'refused' commit that changes the status", async () => {
+    const r = await create();
+    const refused = await store.commitRollout({
+      id: r.id,
+      expectedVersion: 1,
+      actor: "bob",
+      command: "step-done",
+      idempotencyKey: uniq("key-step"),
+      state: "draft",
+      document: { phase: "draft", refusals: 1 },
+      events: [{ type: "command-refused", evidence: { code: "wave-not-applying" } }],
+      outcome: { ok: false, code: "wave-not-applying" },
+      refused: true,
+    });
+    expect(refused.version).toBe(2);
+    const [audit] = await store.listAudit({ entity: "rollout", entityId: r.id });
+    expect(audit).toMatchObject({
+      action: "rollout.step-done",
+      details: { from: "draft", to: "draft", version: 2, refused: true },
+    });
+    const applied = await store.commitRollout({
+      id: r.id,
+      expectedVersion: 2,
+      actor: "bob",
+      command: "pause",
+      state: "paused",
+      document: { phase: "paused" },
+      events: [{ type: "paused" }],
+      refused: false,
+    });
+    expect(applied.version).toBe(3);
+    expect((await store.listAudit({ entity: "rollout", entityId: r.id }))[0]!.details).toMatchObject({
+      refused: false,
+      version: 3,
+    });
+    const bad = await rejection(
+      store.commitRollout({
+        id: r.id,
+        expectedVersion: 3,
+        actor: "bob",
+        command: "resume",
+        state: "running",
+        document: { phase: "running" },
+        events: [],
+        refused: true,
+      }),
+    );
+    expect(bad).toBeInstanceOf(StoreValidationError);
+    expect(bad.message).toContain(
+      "a refused command leaves the status as it is (paused), but the commit sets running",
+    );
+    expect((await store.getRollout(r.id))!).toMatchObject({ version: 3, state: "paused" });
+  });
+
   it("creates with the caller's id and first events", async () => {
     const id = "7d4e3b6a-1f0c-4c8e-9a51-0b7b1d2c3e4f";
     const at = new Date("2026-11-24T09:00:00Z");

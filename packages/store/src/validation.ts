@@ -241,6 +241,11 @@ export const commitRolloutInput = z
     events: z.array(rolloutEventInput).max(10_000),
     /** Returned as is to a retry with the same key. */
     outcome: jsonObject.optional(),
+    /**
+     * The command was refused (by the rollout engine): only its refusal and key are recorded, the
+     * status stays. Kept in the audit row's details, so a conflict can tell a refusal from a change.
+     */
+    refused: z.boolean().optional(),
   })
   .strict();
 export type CommitRolloutInput = z.input<typeof commitRolloutInput>;

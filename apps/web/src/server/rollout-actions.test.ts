@@ -252,6 +252,51 @@ describe("createRollout", () => {
     expect((await stored(id)).state.status).toBe("paused");
   });
 
+  it("another operator's refusal since the page was rendered is no conflict; a person's change still is, named", async () => {
+    const { markStepDone, resumeRollout, pauseRollout, abortRollout } = await import("./rollout-actions.js");
+    const seen = await stored(id);
+    expect(seen.state.status).toBe("paused");
+    const step = (key: string, version: number) =>
+      form({ id, version: String(version), key, instance: "db-heavy-atomic:9105", status: "paused" });
+    const refused = await runAs(olga, () => markStepDone(ROLLOUT_IDLE, step("k-step-0003", seen.version)));
+    expect(refused.message).toMatch(/^Refused by the engine/);
+    expect((await stored(id)).version).toBeGreaterThan(seen.version);
+    // Otto's page still carries the version before olga's refusal: his resume applies.
+    const resumed = await runAs(otto, () =>
+      resumeRollout(
+        ROLLOUT_IDLE,
+        form({ id, version: String(seen.version), key: "k-resume-0003", status: "paused" }),
+      ),
+    );
+    expect(resumed).toMatchObject({ status: "done" });
+    expect((await stored(id)).state.status).toBe("active");
+
+    const shown = await stored(id);
+    const paused = await runAs(olga, () =>
+      pauseRollout(
+        ROLLOUT_IDLE,
+        form({ id, version: String(shown.version), key: "k-pause-0004", reason: "again", status: "active" }),
+      ),
+    );
+    expect(paused).toMatchObject({ status: "done" });
+    // Otto's step from another tab, rendered after the pause, is refused (recorded); then his abort from
+    // the page rendered before it: the conflict names olga's pause, not his refusal that came last.
+    const tab = (await stored(id)).version;
+    const ottoStep = await runAs(otto, () => markStepDone(ROLLOUT_IDLE, step("k-step-0004", tab)));
+    expect(ottoStep.message).toMatch(/^Refused by the engine/);
+    const stale = await runAs(otto, () =>
+      abortRollout(
+        ROLLOUT_IDLE,
+        form({ id, version: String(shown.version), key: "k-abort-0002", reason: "x", status: "active" }),
+      ),
+    );
+    expect(stale).toMatchObject({ status: "error", conflict: true });
+    expect(stale.message).toMatch(
+      /changed by olga \(operator\) at .* UTC \(pause: Paused: again\): it is now paused/,
+    );
+    expect((await stored(id)).state.status).toBe("paused");
+  });
+
   it("a missing rollout and a malformed form say so", async () => {
     const { resumeRollout } = await import("./rollout-actions.js");
     const missing = await runAs(olga, () =>

@@ -182,9 +182,10 @@ async function command(
   let result: RolloutFormState;
   try {
     const deps = await runnerDeps();
-    // The reconciler's own bookkeeping (a read-back counted, a gate re-checked) is no person's
-    // decision. With the status the page showed, the runner lets the command through such changes
-    // only; any person's change since, or a new status, stays a conflict.
+    // The reconciler's own bookkeeping (a read-back counted, a gate re-checked) and commands the
+    // engine refused are no person's decision. With the status the page showed, the runner lets the
+    // command through such changes only (through refusals alone, always); any person's change since,
+    // or a new status, stays a conflict.
     const o = await runCommand(deps, v.id, cmd, {
       expectedVersion: v.version,
       ...(v.status !== undefined ? { expectedStatus: v.status } : {}),
@@ -205,8 +206,8 @@ async function command(
   }
   if (result.status !== "error") kickReconciler();
   // A refusal is recorded too (its key and event: a new version): the page is rendered again either
-  // way, or its other forms would still carry the old version and the operator's next command (a
-  // pause after a refused step) would be a conflict with their own refusal.
+  // way, so it shows the refusal on the timeline and its forms carry the version now (a command from
+  // the version before a refusal is applied too: the runner tells a refusal from a change).
   revalidatePath(`/rollouts/${encodeURIComponent(v.id)}`);
   revalidatePath("/rollouts");
   return result;
