@@ -58,6 +58,15 @@ const TOLERANCE = 0.1;
  * rate here, every dip being a counter reset to Prometheus' rate() and not to MetricsQL's.
  */
 const UNCOMPARABLE = /^workload\.(gauges\.|device\.ioInProgress\.)/;
+/**
+ * Compared on the raw path only: free-page waits come in rare bursts (an 8 MiB buffer pool under
+ * sysbench), so a window average or p95 of their recorded 5m rate depends on the instants at which the
+ * rules were evaluated, and Prometheus' rule evaluation and vmalert's run independently (on a loaded
+ * machine each skips or delays different evaluations). Once 15% apart (0.72 vs 0.83 waits/s) while every
+ * steady rate agreed within 1%; the raw path evaluates both backends' subqueries at the same instants
+ * and keeps comparing it.
+ */
+const UNCOMPARABLE_RECORDED = /^workload\.rates\.bufferPoolWaitFree\./;
 
 let db: MariaDb | undefined;
 let untorn: RunningExporter | undefined;
@@ -91,6 +100,9 @@ afterAll(async () => {
 const comparedFacts = (p: FleetProfile) =>
   [...leaves(p.facts[0])].filter(([k]) => !UNCOMPARABLE.test(k)).length;
 
+const uncomparable = (path: string, label: string) =>
+  UNCOMPARABLE.test(path) || (label === "recorded" && UNCOMPARABLE_RECORDED.test(path));
+
 function compareFacts(a: FleetProfile, b: FleetProfile, label: string): void {
   expect(b.facts.map((f) => f.identity.instance)).toEqual(a.facts.map((f) => f.identity.instance));
   const off: string[] = [];
@@ -104,7 +116,7 @@ function compareFacts(a: FleetProfile, b: FleetProfile, label: string): void {
       const w = y.get(path)!;
       if (v === w) continue;
       const rel = Math.abs(v - w) / Math.max(Math.abs(v), Math.abs(w));
-      if (UNCOMPARABLE.test(path)) {
+      if (uncomparable(path, label)) {
         skipped.push(`${path} ${rel.toFixed(2)}`);
         continue;
       }
