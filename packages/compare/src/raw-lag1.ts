@@ -21,14 +21,29 @@ export function rawLag1(treated: PreparedPair, controls: readonly PreparedPair[]
   return separate.length > 0 ? Math.max(...separate) : Number.NaN;
 }
 
+const scratch = {
+  xs: new Float64Array(0),
+  ys: new Float64Array(0),
+  residual: new Float64Array(0),
+  keep: new Uint8Array(0),
+  hours: new Uint8Array(0),
+};
+
 function lag1Of(pair: PreparedPair, controls: readonly PreparedPair[]): number {
   const total = pair.before.t.length + pair.after.t.length;
-  const xs = new Float64Array(total);
-  const ys = new Float64Array(total);
   const longest = Math.max(pair.before.t.length, pair.after.t.length);
-  const residual = new Float64Array(longest);
-  const keep = new Uint8Array(longest);
-  const hours = new Uint8Array(longest);
+  // Working arrays, reused across calls: each is written before it is read (keep is cleared per
+  // window; xs and ys are read up to the pairs written).
+  if (scratch.xs.length < total) {
+    scratch.xs = new Float64Array(total);
+    scratch.ys = new Float64Array(total);
+  }
+  if (scratch.residual.length < longest) {
+    scratch.residual = new Float64Array(longest);
+    scratch.keep = new Uint8Array(longest);
+    scratch.hours = new Uint8Array(longest);
+  }
+  const { xs, ys, residual, keep, hours } = scratch;
   const sumX = new Float64Array(24);
   const sumC = new Float64Array(24);
   const count = new Float64Array(24);

@@ -7,6 +7,7 @@
 // schema validates as before. What it returns is what JSON.parse returns, but for those arrays.
 // No I/O here: the caller hands over the bytes chunk by chunk (the CLI reads a file or stdin in 1 MiB
 // chunks, so neither the file nor a string of it is ever held whole).
+import { decimalResult, decimalToDouble, scanDecimal } from "./decimal-to-double.js";
 import { parseComparisonInput } from "./input.js";
 
 /** Malformed JSON, or a sample array holding something other than numbers (and null in `v`). */
@@ -48,74 +49,14 @@ function trim(a: Float64Array, n: number): Float64Array {
   return n === a.length ? a : a.slice(0, n);
 }
 
-/** Where scanNumber stopped: the index after the number, or −1 (malformed, or at the text's end). */
-let scanned = -1;
-
-/**
- * A well-formed JSON number at s[i], by the same rules as Reader.number (exact integer and one
- * correctly rounded operation, else Number() of the token); sets `scanned`. No error reporting: the
- * careful path reads again whatever this declines.
- */
-function scanNumber(s: string, i: number): number {
-  const start = i;
-  let c = s.charCodeAt(i);
-  const negative = c === 0x2d;
-  if (negative) c = s.charCodeAt(++i);
-  let m = 0;
-  let scale = 0;
-  if (c === 0x30) c = s.charCodeAt(++i);
-  else if (c >= 0x31 && c <= 0x39) {
-    do {
-      m = m * 10 + (c - 0x30);
-      c = s.charCodeAt(++i);
-    } while (c >= 0x30 && c <= 0x39);
-  } else {
-    scanned = -1;
-    return 0;
-  }
-  if (c === 0x2e) {
-    c = s.charCodeAt(++i);
-    if (!(c >= 0x30 && c <= 0x39)) {
-      scanned = -1;
-      return 0;
-    }
-    do {
-      m = m * 10 + (c - 0x30);
-      scale--;
-      c = s.charCodeAt(++i);
-    } while (c >= 0x30 && c <= 0x39);
-  }
-  let plain = true;
-  if (c === 0x65 || c === 0x45) {
-    plain = false;
-    c = s.charCodeAt(++i);
-    if (c === 0x2b || c === 0x2d) c = s.charCodeAt(++i);
-    if (!(c >= 0x30 && c <= 0x39)) {
-      scanned = -1;
-      return 0;
-    }
-    do c = s.charCodeAt(++i);
-    while (c >= 0x30 && c <= 0x39);
-  }
-  // At the text's end the number may go on in the next chunk (charCodeAt past the end is NaN).
-  if (i >= s.length) {
-    scanned = -1;
-    return 0;
-  }
-  scanned = i;
-  if (plain && m <= 9007199254740991 && scale >= -22) {
-    const x = scale === 0 ? m : m / POW10[-scale]!;
-    return negative ? -x : x;
-  }
-  return Number(s.slice(start, i));
-}
-
 class Reader {
   /** Unread input, one byte per char (latin1): charCodeAt is the byte. */
   private s = "";
   private p = 0;
   private consumed = 0;
   private done = false;
+  /** Where the unread bytes and the next chunk are joined (reused). */
+  private joined: Buffer = Buffer.alloc(0);
   private readonly path: (string | number)[] = [];
 
   constructor(private readonly next: ChunkSource) {}
@@ -137,7 +78,19 @@ class Reader {
       }
       if (chunk.length === 0) continue;
       this.consumed += this.p;
-      this.s = this.s.slice(this.p) + latin1(chunk);
+      // One flat string of the unread bytes and the chunk: concatenating strings would make a cons
+      // string, and every charCodeAt of the scan would go through it (about 15 % of the reading).
+      // Joined in one buffer kept across chunks (a fresh one per chunk raised peak RSS by 30 MB).
+      const rest = this.s.length - this.p;
+      if (rest === 0) this.s = latin1(chunk);
+      else {
+        const size = rest + chunk.length;
+        if (this.joined.length < size)
+          this.joined = Buffer.allocUnsafe(Math.max(size, 2 * this.joined.length));
+        this.joined.write(this.s.slice(this.p), 0, "latin1");
+        this.joined.set(chunk, rest);
+        this.s = this.joined.toString("latin1", 0, size);
+      }
       this.p = 0;
     }
     return this.s.length - this.p >= n;
@@ -306,9 +259,12 @@ class Reader {
           x = Number.NaN;
           p += 4;
         } else {
-          x = scanNumber(s, p);
-          if (scanned < 0) break;
-          p = scanned;
+          // The number and its conversion in one pass (decimal-to-double.ts); at the text's end it may
+          // go on in the next chunk (charCodeAt past the end is NaN): the careful path reads it.
+          const end = scanDecimal(s, p);
+          if (end < 0 || end >= s.length) break;
+          x = decimalResult[0]!;
+          p = end;
         }
         if (n === out.length) out = grow(out);
         out[n++] = x;
@@ -366,7 +322,8 @@ class Reader {
   /**
    * A JSON number: `-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?`. Up to 2^53 in significant digits
    * and a decimal exponent of at most 22 it is one exact integer and one correctly rounded multiply or
-   * divide (Clinger's fast path); otherwise Number() of the token, which rounds as JSON.parse does.
+   * divide (Clinger's fast path); otherwise decimalToDouble of the token (Eisel–Lemire, else Number()
+   * of the token), which rounds as JSON.parse does.
    */
   private number(): number {
     if (this.s.length - this.p < LOOKAHEAD) this.ensure(LOOKAHEAD);
@@ -437,7 +394,7 @@ class Reader {
       const x = scale >= 0 ? m * POW10[scale]! : m / POW10[-scale]!;
       return negative ? -x : x;
     }
-    return Number(s.slice(start, i));
+    return decimalToDouble(s, start, i);
   }
 
   private failNumber(i: number, detail: string): never {

@@ -5,11 +5,17 @@
 // Float64Arrays) then zod. Each (scenario, path) runs in its own single-threaded child process (V8
 // --single-threaded) so time and peak memory are its own; rounds rotate the order of the paths and
 // the report keeps every run and their medians. Writes bench/results/compare.json and prints a summary.
-// Run after a build: npm run bench -w @untorn/compare [-- <rounds, default 5>]
+// Run after a build: npm run bench -w @untorn/compare [-- <rounds, default 5> [<scenarios, comma-separated>]]
+// Environment: UNTORN_COMPARE_BENCH_PATHS (comma-separated subset of the paths, all four by default),
+// UNTORN_COMPARE_BENCH_DAYS (days per window, 7 by default: fewer for a quick profile),
+// UNTORN_COMPARE_BENCH_PREVIOUS (dist/tools/bench.js of a previous build of this package: every path
+// then also runs on that code, side by side in each round, as "<path>@previous"),
+// UNTORN_COMPARE_BENCH_DIR (keep the input files there).
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import {
   closeSync,
+  existsSync,
   mkdirSync,
   mkdtempSync,
   openSync,
@@ -21,7 +27,7 @@ import {
   writeSync,
 } from "node:fs";
 import { cpus, loadavg, tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { PerformanceObserver, performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
 import { compare } from "@untorn/compare/compare";
@@ -33,7 +39,7 @@ import { sharedFactor, simulateSeries } from "@untorn/compare/simulate";
 
 const DAY = 86_400;
 const STEP = 15;
-const DAYS = 7;
+const DAYS = Math.max(1, Number(process.env["UNTORN_COMPARE_BENCH_DAYS"] ?? 7) || 7);
 const INSTANCES = 20;
 const T0 = 1_767_225_600; // 2026-01-01T00:00:00Z
 
@@ -70,7 +76,9 @@ type Form = (typeof FORMS)[number];
 /** Form and reader: JSON.parse + zod (the previous path), or the fast reader + zod. */
 const PATHS = ["explicit", "compact", "explicit-fast", "compact-fast"] as const;
 type Path = (typeof PATHS)[number];
-const formOf = (path: Path): Form => (path.startsWith("explicit") ? "explicit" : "compact");
+/** A path run on this code, or on the previous build's (UNTORN_COMPARE_BENCH_PREVIOUS). */
+type Variant = Path | `${Path}@previous`;
+const formOf = (path: Variant): Form => (path.startsWith("explicit") ? "explicit" : "compact");
 
 interface Scenario {
   readonly name: string;
@@ -283,7 +291,8 @@ const KEYS = [
   "peakRssMB",
 ] as const;
 type Key = (typeof KEYS)[number];
-type Run = Record<string, unknown> & Record<Key, number> & { name: string; form: Path; resultHash: string };
+type Run = Record<string, unknown> &
+  Record<Key, number> & { name: string; form: Path; code: "now" | "previous"; resultHash: string };
 
 const [arg, formArg, fileArg] = process.argv.slice(2);
 if (arg && formArg && fileArg) {
@@ -292,7 +301,15 @@ if (arg && formArg && fileArg) {
   const rounds = Math.max(1, Number(arg ?? 5) || 5);
   // A comma-separated subset of the scenarios (all by default).
   const chosen = formArg ? SCENARIOS.filter((s) => formArg.split(",").includes(s.name)) : SCENARIOS;
+  const pathsArg = process.env["UNTORN_COMPARE_BENCH_PATHS"];
+  const paths: Path[] = pathsArg ? PATHS.filter((p) => pathsArg.split(",").includes(p)) : [...PATHS];
+  if (paths.length === 0) throw new Error(`UNTORN_COMPARE_BENCH_PATHS: none of ${PATHS.join(", ")}`);
   const self = fileURLToPath(import.meta.url);
+  // The previous build's bench (its runScenario, its reader and compare) for side-by-side ratios.
+  const previous = process.env["UNTORN_COMPARE_BENCH_PREVIOUS"];
+  if (previous && !existsSync(previous))
+    throw new Error(`UNTORN_COMPARE_BENCH_PREVIOUS: no file ${previous}`);
+  const variants: Variant[] = previous ? paths.flatMap((p) => [p, `${p}@previous` as const]) : paths;
   // UNTORN_COMPARE_BENCH_DIR keeps the input files there (to profile one path by hand:
   // node --cpu-prof dist/tools/bench.js <scenario> <path> <file>).
   const keep = process.env["UNTORN_COMPARE_BENCH_DIR"];
@@ -301,6 +318,7 @@ if (arg && formArg && fileArg) {
   const files = new Map<string, { file: string; samples: number; slots: number }>();
   for (const s of chosen) {
     for (const form of FORMS) {
+      if (!paths.some((p) => formOf(p) === form)) continue;
       const file = join(dir, `${s.name}.${form}.json`);
       files.set(`${s.name}/${form}`, { file, ...writeInput(s, form, file) });
     }
@@ -311,18 +329,26 @@ if (arg && formArg && fileArg) {
   try {
     for (let r = 0; r < rounds; r++) {
       for (const s of chosen) {
-        // Rotate and alternate which path goes first, so a load swing does not favour one.
-        const rotated = [...PATHS.slice(r % PATHS.length), ...PATHS.slice(0, r % PATHS.length)];
-        const paths = r % 2 === 0 ? rotated : rotated.reverse();
-        for (const form of paths) {
-          const { file, samples, slots } = files.get(`${s.name}/${formOf(form)}`)!;
+        // Rotate and alternate which variant goes first, so a load swing does not favour one.
+        const k = r % variants.length;
+        const rotated = [...variants.slice(k), ...variants.slice(0, k)];
+        const order = r % 2 === 0 ? rotated : rotated.reverse();
+        for (const variant of order) {
+          const { file, samples, slots } = files.get(`${s.name}/${formOf(variant)}`)!;
+          const [form, code] = variant.split("@") as [Path, "previous" | undefined];
+          const script = code === "previous" ? previous! : self;
           runs.push({
             ...JSON.parse(
-              execFileSync(process.execPath, ["--single-threaded", "--expose-gc", self, s.name, form, file], {
-                encoding: "utf8",
-                maxBuffer: 1 << 20,
-              }),
+              execFileSync(
+                process.execPath,
+                ["--single-threaded", "--expose-gc", script, s.name, form, file],
+                {
+                  encoding: "utf8",
+                  maxBuffer: 1 << 20,
+                },
+              ),
             ),
+            code: code ?? "now",
             samples,
             inputSlots: slots,
             round: r + 1,
@@ -336,75 +362,85 @@ if (arg && formArg && fileArg) {
     if (!keep) rmSync(dir, { recursive: true, force: true });
   }
   const summary = chosen.map((s) => {
-    const of = (form: Path) => runs.filter((x) => x.name === s.name && x.form === form);
-    const medians = (form: Path) =>
-      Object.fromEntries(KEYS.map((k) => [k, round(median(of(form).map((x) => x[k])))])) as Record<
-        Key,
-        number
-      >;
-    const ratio = (key: Key, num: Path = "compact", den: Path = "explicit") => {
-      // Per round: num ÷ den of the same round (same load), then the median.
-      const rs = of(num).map((c) => {
-        const e = of(den).find((x) => x["round"] === c["round"])!;
-        return c[key] / e[key];
-      });
-      return round(median(rs));
+    const of = (v: Variant) => {
+      const [form, code = "now"] = v.split("@");
+      return runs.filter((x) => x.name === s.name && x.form === form && x.code === code);
     };
-    const ratios = (num: Path, den: Path) => ({
-      totalSeconds: ratio("totalSeconds", num, den),
-      totalCpuSeconds: ratio("totalCpuSeconds", num, den),
-      readAndValidateCpuSeconds: round(
+    const medians = (v: Variant) =>
+      Object.fromEntries(KEYS.map((k) => [k, round(median(of(v).map((x) => x[k])))])) as Record<Key, number>;
+    /** Per round: num ÷ den of the same round (same load), then the median. */
+    const perRound = (num: Variant, den: Variant, f: (x: Run) => number) =>
+      round(
         median(
           of(num).map((c) => {
             const e = of(den).find((x) => x["round"] === c["round"])!;
-            return (c.readCpuSeconds + c.parseCpuSeconds) / (e.readCpuSeconds + e.parseCpuSeconds);
+            return f(c) / f(e);
           }),
         ),
-      ),
-      compareCpuSeconds: ratio("compareCpuSeconds", num, den),
-      peakRssMB: ratio("peakRssMB", num, den),
+      );
+    const ratios = (num: Variant, den: Variant) => ({
+      totalSeconds: perRound(num, den, (x) => x.totalSeconds),
+      totalCpuSeconds: perRound(num, den, (x) => x.totalCpuSeconds),
+      readAndValidateCpuSeconds: perRound(num, den, (x) => x.readCpuSeconds + x.parseCpuSeconds),
+      compareCpuSeconds: perRound(num, den, (x) => x.compareCpuSeconds),
+      peakRssMB: perRound(num, den, (x) => x.peakRssMB),
     });
+    const has = (v: Variant) => variants.includes(v);
+    const pairs: [string, Variant, Variant][] = [
+      ["compactOverExplicit", "compact", "explicit"],
+      ["fastOverJsonParse.explicit", "explicit-fast", "explicit"],
+      ["fastOverJsonParse.compact", "compact-fast", "compact"],
+      ["compactFastOverExplicit", "compact-fast", "explicit"],
+      ...paths.map((p): [string, Variant, Variant] => [`nowOverPrevious.${p}`, p, `${p}@previous`]),
+    ];
     const hashes = new Set(runs.filter((x) => x.name === s.name).map((x) => x.resultHash));
+    const inputMB = Object.fromEntries(
+      FORMS.flatMap((f) => {
+        const run = runs.find((x) => x.name === s.name && formOf(x.form) === f);
+        return run ? [[f, run["inputMB"]]] : [];
+      }),
+    );
     return {
       name: s.name,
-      samples: files.get(`${s.name}/explicit`)!.samples,
-      inputMB: { explicit: of("explicit")[0]!["inputMB"], compact: of("compact")[0]!["inputMB"] },
-      explicit: medians("explicit"),
-      compact: medians("compact"),
-      explicitFast: medians("explicit-fast"),
-      compactFast: medians("compact-fast"),
-      compactOverExplicit: ratios("compact", "explicit"),
-      fastOverJsonParse: {
-        explicit: ratios("explicit-fast", "explicit"),
-        compact: ratios("compact-fast", "compact"),
-      },
-      compactFastOverExplicit: ratios("compact-fast", "explicit"),
+      samples: [...files.entries()].find(([k]) => k.startsWith(`${s.name}/`))![1].samples,
+      inputMB,
+      medians: Object.fromEntries(variants.map((v) => [v, medians(v)])),
+      ratios: Object.fromEntries(
+        pairs.filter(([, n, d]) => has(n) && has(d)).map(([label, n, d]) => [label, ratios(n, d)]),
+      ),
       sameResult: hashes.size === 1,
     };
   });
   const report = {
     benchmark: "compare",
-    description: `${INSTANCES} instances x ${METRICS.length} metrics, ${DAYS}-day before and ${DAYS}-day after windows at ${STEP} s, the same samples as explicit timestamps and as the compact grid, each read from a JSON file by JSON.parse of the whole file then zod (explicit, compact: the previous path of untorn compare --input) and by the fast reader then zod (explicit-fast, compact-fast: the path now); then compare; one single-threaded process per scenario and path; medians of ${rounds} rounds (the ratios: median of the per-round ratios; for the -fast paths read covers reading and validation)`,
+    description: `${INSTANCES} instances x ${METRICS.length} metrics, ${DAYS}-day before and ${DAYS}-day after windows at ${STEP} s, the same samples as explicit timestamps and as the compact grid, each read from a JSON file by JSON.parse of the whole file then zod (explicit, compact: the previous path of untorn compare --input) and by the fast reader then zod (explicit-fast, compact-fast: the path now); then compare; one single-threaded process per scenario and path${previous ? ", each path also on the previous build of the package (<path>@previous)" : ""}; medians of ${rounds} rounds (the ratios: median of the per-round ratios; for the -fast paths read covers reading and validation)`,
     date: new Date().toISOString(),
     node: process.version,
     cpu: cpus()[0]?.model ?? "unknown",
     cores: cpus().length,
     rounds,
+    daysPerWindow: DAYS,
+    variants,
     loadAverage1m: { min: round(Math.min(...loads)), max: round(Math.max(...loads)) },
     summary,
     runs,
   };
-  const file = fileURLToPath(new URL("../../../../bench/results/compare.json", import.meta.url));
-  mkdirSync(fileURLToPath(new URL("../../../../bench/results/", import.meta.url)), { recursive: true });
+  const out = process.env["UNTORN_COMPARE_BENCH_OUT"] ?? "../../../../bench/results/compare.json";
+  const file = fileURLToPath(new URL(out, import.meta.url));
+  mkdirSync(dirname(file), { recursive: true });
   writeFileSync(file, `${JSON.stringify(report, null, 2)}\n`);
   console.log(
-    `compare: ${INSTANCES} instances x ${METRICS.length} metrics x ${DAYS}+${DAYS} days @ ${STEP} s, medians of ${rounds} rounds, load ${report.loadAverage1m.min}-${report.loadAverage1m.max}:`,
+    `compare: ${INSTANCES} instances x ${METRICS.length} metrics x ${DAYS}+${DAYS} days @ ${STEP} s, medians of ${rounds} rounds, load ${report.loadAverage1m.min}-${report.loadAverage1m.max} (${file}):`,
   );
   for (const s of summary) {
-    const line = (f: Record<Key, number>) =>
-      `${f.totalSeconds} s wall, ${f.totalCpuSeconds} s CPU (read ${f.readCpuSeconds}, validate ${f.parseCpuSeconds}, compare ${f.compareCpuSeconds}), RSS after validation ${f.rssAfterValidationMB} MB, peak ${f.peakRssMB} MB`;
-    console.log(
-      `  ${s.name} (${(s.samples / 1e6).toFixed(1)} M samples): explicit ${line(s.explicit)}; compact ${line(s.compact)}; explicit-fast ${line(s.explicitFast)}; compact-fast ${line(s.compactFast)}; compact-fast/explicit CPU ${s.compactFastOverExplicit.totalCpuSeconds}x, RSS ${s.compactFastOverExplicit.peakRssMB}x; compact-fast/compact CPU ${s.fastOverJsonParse.compact.totalCpuSeconds}x, RSS ${s.fastOverJsonParse.compact.peakRssMB}x; same result: ${s.sameResult}`,
-    );
+    console.log(`  ${s.name} (${(s.samples / 1e6).toFixed(1)} M samples), same result: ${s.sameResult}`);
+    for (const [v, f] of Object.entries(s.medians))
+      console.log(
+        `    ${v}: ${f.totalSeconds} s wall, ${f.totalCpuSeconds} s CPU (read ${f.readCpuSeconds}, validate ${f.parseCpuSeconds}, compare ${f.compareCpuSeconds}), RSS after validation ${f.rssAfterValidationMB} MB, peak ${f.peakRssMB} MB`,
+      );
+    for (const [label, r] of Object.entries(s.ratios))
+      console.log(
+        `    ${label}: total CPU ${r.totalCpuSeconds}x, read+validate CPU ${r.readAndValidateCpuSeconds}x, compare CPU ${r.compareCpuSeconds}x, peak RSS ${r.peakRssMB}x`,
+      );
   }
 }

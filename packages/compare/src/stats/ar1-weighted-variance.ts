@@ -32,6 +32,13 @@ export function ar1WeightedVariance(
   // corr(d) = r·λ^(d−1); with λ = 0 only neighbours (d = 1) correlate.
   const maxLag = lambda > 0 ? 1 + Math.ceil(Math.log(1e-9 / r) / Math.log(lambda)) : 1;
   const logL = lambda > 0 ? Math.log(lambda) : Number.NEGATIVE_INFINITY;
+  // corr(d) for the integer distances that occur, each worked out once (the same expression, so the
+  // same value) instead of once per pair: a table up to the smaller of maxLag and the positions' span.
+  const span = n > 0 ? positions[n - 1]! - positions[0]! : 0;
+  const lags = Math.max(0, Math.min(maxLag, Number.isFinite(span) ? Math.floor(span) : 0));
+  if (corrTable.length <= lags) corrTable = new Float64Array(lags + 1);
+  const corr = corrTable;
+  for (let d = 1; d <= lags; d++) corr[d] = d === 1 ? r : r * Math.exp((d - 1) * logL);
   let cross = 0;
   for (let i = 0; i < n; i++) {
     const pi = positions[i]!;
@@ -39,11 +46,15 @@ export function ar1WeightedVariance(
     for (let k = i + 1; k < n; k++) {
       const d = positions[k]! - pi;
       if (d > maxLag) break;
-      cross += wi * weights[k]! * (d === 1 ? r : r * Math.exp((d - 1) * logL));
+      const c = d <= lags && Number.isInteger(d) ? corr[d]! : d === 1 ? r : r * Math.exp((d - 1) * logL);
+      cross += wi * weights[k]! * c;
     }
   }
   return total + 2 * cross;
 }
+
+/** ar1WeightedVariance's table of corr(d), reused across calls (filled before each use). */
+let corrTable = new Float64Array(0);
 
 function clamp(x: number): number {
   return Math.min(Math.max(Number.isFinite(x) ? x : 0, 0), 0.99);

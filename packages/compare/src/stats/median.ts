@@ -14,9 +14,21 @@ import { selectKth } from "./select-kth.js";
  * median([4, 1, 3, 2]); // 2.5
  */
 export function median(values: ArrayLike<number>): number {
-  const n = values.length;
+  if (values.length === 0) return Number.NaN;
+  return medianInPlace(values instanceof Float64Array ? values.slice() : Float64Array.from(values));
+}
+
+/**
+ * median() without the copy: selects in `values` itself, which it reorders. The same value as
+ * median() of the same numbers in any order (the middle order statistics do not depend on the order;
+ * with NaN among them the order is unspecified, as for median()).
+ *
+ * @example
+ * medianInPlace(Float64Array.from([4, 1, 3, 2])); // 2.5
+ */
+export function medianInPlace(copy: Float64Array): number {
+  const n = copy.length;
   if (n === 0) return Number.NaN;
-  const copy = values instanceof Float64Array ? values.slice() : Float64Array.from(values);
   const mid = n >> 1;
   const upper = selectKth(copy, mid);
   if (n % 2 === 1) return upper;

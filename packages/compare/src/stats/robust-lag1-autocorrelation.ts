@@ -1,4 +1,4 @@
-import { median } from "./median.js";
+import { medianInPlace } from "./median.js";
 
 /**
  * Outlier-resistant lag-1 autocorrelation from pairs (xᵢ, yᵢ) = (value at t, value at t + step).
@@ -19,8 +19,13 @@ import { median } from "./median.js";
 export function robustLag1Autocorrelation(x: ArrayLike<number>, y: ArrayLike<number>): number {
   const n = Math.min(x.length, y.length);
   if (n < 8) return Number.NaN;
-  const u = new Float64Array(n);
-  const v = new Float64Array(n);
+  // Working arrays reused across calls (only the numbers derived from them are returned).
+  if (scratchU.length < n) {
+    scratchU = new Float64Array(n);
+    scratchV = new Float64Array(n);
+  }
+  const u = scratchU.subarray(0, n);
+  const v = scratchV.subarray(0, n);
   for (let i = 0; i < n; i++) {
     u[i] = x[i]! + y[i]!;
     v[i] = x[i]! - y[i]!;
@@ -32,9 +37,15 @@ export function robustLag1Autocorrelation(x: ArrayLike<number>, y: ArrayLike<num
   return (su * su - sv * sv) / den;
 }
 
-/** Median absolute deviation from the median (unscaled), by selection; reorders its argument. */
+let scratchU = new Float64Array(0);
+let scratchV = new Float64Array(0);
+
+/**
+ * Median absolute deviation from the median (unscaled), by selection in place: overwrites its
+ * argument (the deviations, in the order the first selection left).
+ */
 function mad(values: Float64Array): number {
-  const med = median(values);
+  const med = medianInPlace(values);
   for (let i = 0; i < values.length; i++) values[i] = Math.abs(values[i]! - med);
-  return median(values);
+  return medianInPlace(values);
 }

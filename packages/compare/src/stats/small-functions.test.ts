@@ -1,9 +1,10 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { ar1WeightedVariance } from "./ar1-weighted-variance.js";
 import { holmAdjust } from "./holm-adjust.js";
 import { lag1Autocorrelation } from "./lag1-autocorrelation.js";
 import { linearTrend } from "./linear-trend.js";
-import { median } from "./median.js";
+import { median, medianInPlace } from "./median.js";
 import { randomEffectsPool } from "./random-effects-pool.js";
 import { stratumWeights } from "./stratum-weights.js";
 import { totalVariationDistance } from "./total-variation-distance.js";
@@ -27,6 +28,47 @@ describe("ar1WeightedVariance", () => {
     expect(gapped).toBeLessThan(contiguous);
     expect(ar1WeightedVariance([0, 1], [1, 1], -0.5)).toBe(2);
     expect(ar1WeightedVariance([], [], 0.5)).toBe(0);
+  });
+  it("gives bit for bit the pairwise sum with corr(d) worked out per pair (its table of corr(d))", () => {
+    // The definition, term by term, as the function computed it before it tabulated corr(d).
+    const direct = (positions: number[], weights: number[], rho: number, decay: number) => {
+      const clamp = (x: number) => Math.min(Math.max(Number.isFinite(x) ? x : 0, 0), 0.99);
+      const r = clamp(rho);
+      const lambda = clamp(decay);
+      let total = 0;
+      for (const w of weights) total += w * w;
+      if (r === 0) return total;
+      const maxLag = lambda > 0 ? 1 + Math.ceil(Math.log(1e-9 / r) / Math.log(lambda)) : 1;
+      const logL = lambda > 0 ? Math.log(lambda) : Number.NEGATIVE_INFINITY;
+      let cross = 0;
+      for (let i = 0; i < positions.length; i++)
+        for (let k = i + 1; k < positions.length; k++) {
+          const d = positions[k]! - positions[i]!;
+          if (d > maxLag) break;
+          cross += weights[i]! * weights[k]! * (d === 1 ? r : r * Math.exp((d - 1) * logL));
+        }
+      return total + 2 * cross;
+    };
+    fc.assert(
+      fc.property(
+        fc.array(fc.integer({ min: 1, max: 40 }), { minLength: 1, maxLength: 300 }),
+        fc.double({ min: -0.2, max: 1, noNaN: true }),
+        fc.double({ min: 0, max: 1, noNaN: true }),
+        (steps, rho, decay) => {
+          const positions = steps.map(
+            (
+              (p) => (s: number) =>
+                (p += s)
+            )(-1),
+          );
+          const weights = positions.map((_, i) => 1 / (i + 2));
+          expect(ar1WeightedVariance(positions, weights, rho, decay)).toBe(
+            direct(positions, weights, rho, decay),
+          );
+        },
+      ),
+      { numRuns: 300 },
+    );
   });
 });
 
@@ -120,6 +162,20 @@ describe("small helpers", () => {
     expect(median([3, 1, 2])).toBe(2);
     expect(median([4, 1, 3, 2])).toBe(2.5);
     expect(median([])).toBeNaN();
+    // In place: the same value as median() of a copy, whatever order it leaves.
+    fc.assert(
+      fc.property(
+        fc.array(fc.double({ noNaN: true, noDefaultInfinity: true }), { maxLength: 2000 }),
+        (xs) => {
+          const a = Float64Array.from(xs);
+          expect(Object.is(medianInPlace(a), median(xs))).toBe(true);
+          // Reordered only: the same numbers (−0 before 0, so the sort is total).
+          const order = (x: number, y: number) =>
+            x - y || (Object.is(x, -0) ? -1 : 0) - (Object.is(y, -0) ? -1 : 0);
+          expect([...a].sort(order)).toEqual([...xs].sort(order));
+        },
+      ),
+    );
   });
   it("welchTTest matches scipy.stats.ttest_ind(equal_var=False)", () => {
     const r = welchTTest([1.2, 3.4, 2.2, 5.1, 4.4], [2.1, 0.3, 1.1, 0.9]);
