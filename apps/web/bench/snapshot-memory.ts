@@ -7,8 +7,8 @@
  *   npm run bench:snapshot -w @untorn/web            (node --expose-gc; UNTORN_BENCH_SIZE, UNTORN_BENCH_ROUNDS)
  *
  * Heap is `heapUsed` after two forced collections, so each figure is what is retained, not garbage. Each
- * variant also runs alone in a child process for its peak RSS (decode, facts and the snapshot: the
- * console's first read without Next.js). Writes bench/results/web-snapshot-memory.json.
+ * variant also runs alone in a child process for its RSS after the first read (decode, facts and the
+ * snapshot: the console's first read without Next.js) and its peak RSS. Writes bench/results/web-snapshot-memory.json.
  */
 
 import { execFileSync } from "node:child_process";
@@ -118,6 +118,8 @@ async function child(v: Variant, file: string): Promise<void> {
       adviseAndRankMs: round1(snapshotMs),
       rows: snap.rows.length,
       heapMb: mb(heapUsed),
+      // What the process holds once the first read's garbage is collected, and its high-water mark.
+      rssAfterGcMb: mb(process.memoryUsage().rss),
       peakRssMb: mb(process.resourceUsage().maxRSS * 1024),
     })}\n`,
   );
@@ -165,16 +167,29 @@ async function main(): Promise<void> {
       for (const p of picks) if (!instanceAdvice(snap, `${p}`)) throw new Error(`no advice for ${p}`);
     });
 
-    // Each variant's first read alone, for its peak RSS.
-    const alone = (["before", "after"] as const).map(
-      (v) =>
-        JSON.parse(
+    // Each variant's first read alone, for its RSS: with V8's default heap limit, and with the old space
+    // capped at 512 MB (--max-old-space-size), which makes V8 collect before the heap grows past it.
+    const alone = [null, 512].flatMap((limit) =>
+      (["before", "after"] as const).map((v) => ({
+        heapLimitMb: limit,
+        ...(JSON.parse(
           execFileSync(
             process.execPath,
-            ["--expose-gc", "--conditions=@untorn/source", "--import", "tsx", SELF, "--child", v, file],
+            [
+              ...(limit ? [`--max-old-space-size=${limit}`] : []),
+              "--expose-gc",
+              "--conditions=@untorn/source",
+              "--import",
+              "tsx",
+              SELF,
+              "--child",
+              v,
+              file,
+            ],
             { encoding: "utf8", maxBuffer: 1 << 20 },
           ),
-        ) as Record<string, number | string>,
+        ) as Record<string, number | string>),
+      })),
     );
 
     const med = (v: Variant, k: "adviseAndRankMs" | "heapMb") =>
