@@ -51,19 +51,33 @@ export interface FleetRanking {
   };
 }
 
+/** What ranking reads of a finding: a full Finding is one, and so is a slimmer copy kept for ranking. */
+export type RankedFinding = Pick<
+  Finding,
+  "ruleId" | "title" | "severity" | "expectedGain" | "blocked" | "confidence"
+> & { readonly actions: readonly { readonly changes: readonly unknown[] }[] };
+
+/** What ranking reads of an instance's advice (a full Advice is one). */
+export interface RankableAdvice {
+  readonly identity: Pick<Advice["identity"], "instance" | "cluster" | "role">;
+  readonly verdict: Pick<Advice["verdict"], "verdict" | "confidence">;
+  readonly safetyGate: Pick<Advice["safetyGate"], "status" | "summary" | "toVerify">;
+  readonly findings: readonly RankedFinding[];
+}
+
 const SEVERITY_ORDER: readonly Severity[] = ["critical", "error", "warning", "notice"];
 
 /** A finding that carries the change itself (the remedy), not only the diagnosis. */
-const hasChange = (f: Finding) => f.actions.some((a) => a.changes.length > 0);
+const hasChange = (f: RankedFinding) => f.actions.some((a) => a.changes.length > 0);
 
 /**
  * The finding with the largest benefit. Ties (the diagnosis and its remedy share one gain) prefer an
  * unblocked finding, then one that carries the change, then the lower rule id, so the choice is stable.
  */
-function bestOpportunity(findings: readonly Finding[]): Finding | null {
-  const key = (f: Finding) =>
+function bestOpportunity(findings: readonly RankedFinding[]): RankedFinding | null {
+  const key = (f: RankedFinding) =>
     [-benefitOf(f.expectedGain), f.blocked === null ? 0 : 1, hasChange(f) ? 0 : 1] as const;
-  let best: Finding | null = null;
+  let best: RankedFinding | null = null;
   for (const f of findings) {
     if (!f.expectedGain) continue;
     if (best === null) {
@@ -82,7 +96,7 @@ function bestOpportunity(findings: readonly Finding[]): Finding | null {
   return best;
 }
 
-export function rankFleet(results: readonly Advice[]): FleetRanking {
+export function rankFleet(results: readonly RankableAdvice[]): FleetRanking {
   const unranked = results.map((a) => {
     const opp = bestOpportunity(a.findings);
     const benefit = opp ? benefitOf(opp.expectedGain) : 0;

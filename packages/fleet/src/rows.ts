@@ -6,13 +6,46 @@
  */
 import type { Advice } from "@untorn/advisor/advise";
 import type { InstanceFacts } from "@untorn/advisor/facts";
-import { type FleetItem, type FleetRanking, rankFleet } from "@untorn/advisor/fleet";
+import {
+  type FleetItem,
+  type FleetRanking,
+  type RankableAdvice,
+  type RankedFinding,
+  rankFleet,
+} from "@untorn/advisor/fleet";
 import type { FleetRow, FleetSummary, RankedFleetRow } from "./row.js";
 
 /** Modes that still copy every page through the doublewrite buffer (docs/reference/mysql.md §1.4, docs/reference/mariadb.md §2.2). */
 const PROTECTING = new Set(["on", "detect_and_recover", "fast"]);
 
-export function canDropDoublewrite(a: Advice, facts: InstanceFacts): boolean {
+type IndicatorValue = { readonly value: Advice["profile"]["indicators"]["amplification"]["value"] };
+
+/**
+ * What the rows, the summary and the ranking read of an instance's advice. A full Advice is one; a
+ * caller that holds a whole fleet can keep a copy of just this (the web console's snapshot does).
+ */
+export interface RowAdvice extends RankableAdvice {
+  readonly safetyGate: Pick<
+    Advice["safetyGate"],
+    "status" | "path" | "providerManaged" | "summary" | "toVerify"
+  >;
+  readonly findings: readonly RankedFinding[];
+  readonly profile: {
+    readonly indicators: Readonly<
+      Record<
+        | "amplification"
+        | "dblwrShareOfDeviceWriteBytes"
+        | "dblwrShareOfInnodbWriteBytes"
+        | "dblwrBytesRate"
+        | "deviceWriteBytesRate"
+        | "innodbWriteBytesRate",
+        IndicatorValue
+      >
+    >;
+  };
+}
+
+export function canDropDoublewrite(a: RowAdvice, facts: InstanceFacts): boolean {
   const mode = facts.config.doublewrite ?? null;
   return (
     a.safetyGate.status === "verified" &&
@@ -25,13 +58,13 @@ export function canDropDoublewrite(a: Advice, facts: InstanceFacts): boolean {
 export interface RowInput {
   readonly ranking: FleetRanking;
   /** Advice by instance label. */
-  readonly advice: ReadonlyMap<string, Advice>;
+  readonly advice: ReadonlyMap<string, RowAdvice>;
   /** The facts the advice was made from, by instance label. */
   readonly facts: ReadonlyMap<string, InstanceFacts>;
 }
 
 /** One row of a ranked instance. */
-export function fleetRow(item: FleetItem, a: Advice, f: InstanceFacts): FleetRow {
+export function fleetRow(item: FleetItem, a: RowAdvice, f: InstanceFacts): FleetRow {
   const ind = a.profile.indicators;
   const device = ind.dblwrShareOfDeviceWriteBytes.value;
   const innodb = ind.dblwrShareOfInnodbWriteBytes.value;
@@ -87,7 +120,7 @@ export function buildRows(input: RowInput): FleetRow[] {
 }
 
 /** A row with the ranking's detail the CLI prints (score, opportunity, top finding, what to verify). */
-export function rankedRow(row: FleetRow, item: FleetItem, a: Advice): RankedFleetRow {
+export function rankedRow(row: FleetRow, item: FleetItem, a: RowAdvice): RankedFleetRow {
   const top = a.findings[0];
   return {
     ...row,
@@ -106,7 +139,7 @@ export function rankedRow(row: FleetRow, item: FleetItem, a: Advice): RankedFlee
 export function rankedRows(
   rows: readonly FleetRow[],
   ranking: FleetRanking,
-  advice: ReadonlyMap<string, Advice>,
+  advice: ReadonlyMap<string, RowAdvice>,
 ): RankedFleetRow[] {
   const items = new Map(ranking.items.map((i) => [i.instance, i]));
   return rows.map((r) => rankedRow(r, items.get(r.instance)!, advice.get(r.instance)!));
@@ -115,7 +148,7 @@ export function rankedRows(
 /** The fleet summary cards: verdict and gate counts, what could drop doublewrite and what it would save. */
 export function buildSummary(
   rows: readonly FleetRow[],
-  advice: ReadonlyMap<string, Advice>,
+  advice: ReadonlyMap<string, RowAdvice>,
   ranking: FleetRanking,
   skipped: number,
 ): FleetSummary {
@@ -168,7 +201,7 @@ export interface RankedFleet {
 
 /** Ranks the advised instances and builds the rows and the summary: the step after advising. */
 export function rankRows(
-  advice: ReadonlyMap<string, Advice>,
+  advice: ReadonlyMap<string, RowAdvice>,
   facts: ReadonlyMap<string, InstanceFacts>,
   skipped: number,
 ): RankedFleet {

@@ -3,7 +3,7 @@ import { fileURLToPath } from "node:url";
 import { beforeAll, describe, expect, it } from "vitest";
 import { fleetResponse, fleetResponseJson, instanceResponse } from "../server/api.js";
 import type { FleetView } from "../server/data.js";
-import { buildSnapshot, type Snapshot } from "../server/snapshot.js";
+import { buildSnapshot, instanceAdvice, type Snapshot } from "../server/snapshot.js";
 import { factsOf } from "../testing/fleet-facts.js";
 import {
   API_SCHEMAS,
@@ -70,6 +70,12 @@ describe("responses match their schemas", () => {
     expect(fleetResponseJson({ ...view, status: { ...view.status } }, DEFAULT_QUERY)).toBe(json);
   });
 
+  const fullAdvice = (instance: string) => {
+    const r = instanceAdvice(snap, instance);
+    if (!r || "failed" in r) throw new Error(`no advice for ${instance}: ${r ? r.failed : "not advised"}`);
+    return r.advice;
+  };
+
   it("GET /api/v1/instances/{id}", () => {
     const instance = "db-heavy-plain:9105";
     const body = instanceResponse({
@@ -80,7 +86,7 @@ describe("responses match their schemas", () => {
       window: "1h",
       facts: snap.merged.get(instance)!.facts,
       measured: snap.measured.get(instance)!,
-      advice: snap.advice.get(instance)!,
+      advice: fullAdvice(instance),
       row: snap.rows.find((r) => r.instance === instance)!,
       missing: snap.missing[instance] ?? [],
       exporters: snap.exporters[instance]!,

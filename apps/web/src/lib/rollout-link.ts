@@ -2,10 +2,16 @@
  * "Plan a rollout" for a finding: the engine's change its action proposes, and the plan editor's URL
  * prefilled with it and the finding's instances. Pure; the editor validates the query again.
  */
-import type { Finding } from "@untorn/advisor/rule";
+import type { ConfigChange, Finding } from "@untorn/advisor/rule";
+
+/** What changeFieldsOf reads of a finding: a full Finding is one, and so is the snapshot's kept copy. */
+export interface ChangeSource {
+  readonly blocked: Finding["blocked"];
+  readonly actions: readonly { readonly changes: readonly Pick<ConfigChange, "variable" | "to">[] }[];
+}
 
 /** The plan editor's query fields for the change a finding's actions carry, or null (nothing to roll out). */
-export function changeFieldsOf(finding: Pick<Finding, "actions" | "blocked">): Record<string, string> | null {
+export function changeFieldsOf(finding: ChangeSource): Record<string, string> | null {
   if (finding.blocked !== null) return null;
   for (const a of finding.actions)
     for (const c of a.changes) {

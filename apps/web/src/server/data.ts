@@ -18,7 +18,7 @@ import type { FleetRow } from "../lib/fleet-row.js";
 import { RANGE_KEYS, RANGE_SECONDS, type RangeKey } from "../lib/ranges.js";
 import { redactForReaders } from "../lib/redact.js";
 import { readDeclaredFile } from "./declared.js";
-import { buildSnapshot, reviseSnapshot, type Snapshot, staleRows } from "./snapshot.js";
+import { buildSnapshot, instanceAdvice, reviseSnapshot, type Snapshot, staleRows } from "./snapshot.js";
 import { type ResolvedSource, resolveSource, type SourceInfo } from "./source.js";
 import { getStore } from "./store.js";
 
@@ -241,16 +241,20 @@ export async function getInstance(instance: string, e: Env = env()): Promise<Ins
   const fleet = await getFleetView(e);
   const snap = fleet.snapshot;
   if (!snap) return { kind: "unavailable", source: fleet.source, status: fleet.status };
-  const advice = snap.advice.get(instance);
   const merged = snap.merged.get(instance);
   const measured = snap.measured.get(instance);
   const row = fleet.rows.find((r) => r.instance === instance);
-  if (!advice || !merged || !measured || !row) {
+  // The snapshot keeps only what the fleet pages read: this instance's full advice is advised again.
+  const advised = merged && measured && row ? instanceAdvice(snap, instance) : null;
+  if (!advised || !merged || !measured || !row) {
     const skipped = snap.skipped.find((s) => s.instance === instance);
     if (skipped)
       return { kind: "skipped", source: fleet.source, status: fleet.status, reason: skipped.reason };
     return { kind: "not-found", source: fleet.source, status: fleet.status };
   }
+  if ("failed" in advised)
+    return { kind: "skipped", source: fleet.source, status: fleet.status, reason: advised.failed };
+  const advice = advised.advice;
   return {
     kind: "found",
     view: {

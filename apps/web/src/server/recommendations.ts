@@ -1,7 +1,7 @@
 /** The fleet's findings grouped by rule (pure): what to change where, most severe and widespread first. */
-import type { Advice } from "@untorn/advisor/advise";
 import type { GainEstimate } from "@untorn/advisor/gain";
 import type { Severity } from "@untorn/advisor/rule";
+import type { KeptAdvice } from "./snapshot.js";
 
 export interface AffectedInstance {
   readonly instance: string;
@@ -28,7 +28,7 @@ export interface RuleGroup {
 
 const ORDER: readonly Severity[] = ["critical", "error", "warning", "notice"];
 
-export function groupFindings(advice: Iterable<Advice>): RuleGroup[] {
+export function groupFindings(advice: Iterable<KeptAdvice>): RuleGroup[] {
   const groups = new Map<string, { title: string; docs: string; items: AffectedInstance[] }>();
   for (const a of advice) {
     for (const f of a.findings) {

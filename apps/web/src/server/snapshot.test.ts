@@ -1,7 +1,16 @@
+import { advise } from "@untorn/advisor/advise";
+import { rankRows } from "@untorn/fleet/rows";
 import type { InstanceMetadata } from "@untorn/store/store";
 import { beforeAll, describe, expect, it } from "vitest";
 import { factsOf } from "../testing/fleet-facts.js";
-import { buildSnapshot, reviseSnapshot, type Snapshot, staleRows } from "./snapshot.js";
+import {
+  buildSnapshot,
+  instanceAdvice,
+  keepAdvice,
+  reviseSnapshot,
+  type Snapshot,
+  staleRows,
+} from "./snapshot.js";
 
 const metadata = (instance: string, over: Partial<InstanceMetadata> = {}): InstanceMetadata => ({
   instance,
@@ -90,6 +99,34 @@ describe("buildSnapshot", () => {
     const off = snap.rows.find((r) => r.instance === "db-off:9105")!;
     expect(off).toMatchObject({ cluster: "orders", role: "primary" });
     expect(snap.merged.get("db-off:9105")?.declared).toContain("identity.cluster");
+  });
+});
+
+describe("what the snapshot keeps of the advice", () => {
+  it("keeps no profile evidence, gate checks or action steps, and ranks exactly as the full advice does", () => {
+    const kept = snap.advice.get("db-heavy-plain:9105")!;
+    expect(kept.findings.length).toBeGreaterThan(0);
+    expect(Object.keys(kept).sort()).toEqual(["findings", "identity", "profile", "safetyGate", "verdict"]);
+    expect(Object.keys(kept.safetyGate)).not.toContain("checks");
+    expect(Object.keys(kept.findings[0]!)).not.toContain("evidence");
+    expect(Object.keys(kept.profile.indicators.amplification)).toEqual(["value"]);
+    const full = new Map([...snap.merged].map(([k, m]) => [k, advise(m.facts)]));
+    const facts = new Map([...snap.merged].map(([k, m]) => [k, m.facts]));
+    const fromFull = rankRows(full, facts, snap.skipped.length);
+    expect(snap.ranking).toEqual(fromFull.ranking);
+    expect(snap.summary).toEqual(fromFull.summary);
+    expect(snap.rows.map(({ exporters: _e, stale: _s, ...r }) => r)).toEqual(fromFull.rows);
+  });
+
+  it("gives one instance's full advice again, from its facts with the metadata overlaid", () => {
+    const r = instanceAdvice(snap, "db-off:9105");
+    expect(r && "advice" in r).toBe(true);
+    const full = (r as { advice: ReturnType<typeof advise> }).advice;
+    expect(full).toEqual(advise(snap.merged.get("db-off:9105")!.facts));
+    expect(full.identity.cluster).toBe("orders");
+    expect(keepAdvice(full)).toEqual(snap.advice.get("db-off:9105"));
+    expect(instanceAdvice(snap, "db-down:9105")).toBeNull();
+    expect(instanceAdvice(snap, "nowhere:9105")).toBeNull();
   });
 });
 

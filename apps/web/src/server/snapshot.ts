@@ -1,19 +1,91 @@
 /**
- * A fleet snapshot: the facts read at one evaluation time, the stored metadata overlaid on them, the
- * advisor's result per instance, the ranking, the table rows and the summary (@untorn/fleet/rows, the
- * builder the CLI uses too; the web adds each row's exporters and stale flag). Building one is pure
- * given the fleet facts and the metadata (tested without Prometheus or a store); revising one instance
- * after a metadata change re-advises that instance only.
+ * A fleet snapshot: the facts read at one evaluation time, the stored metadata overlaid on them, what
+ * the fleet pages read of the advisor's result per instance, the ranking, the table rows and the summary
+ * (@untorn/fleet/rows, the builder the CLI uses too; the web adds each row's exporters and stale flag).
+ * Building one is pure given the fleet facts and the metadata (tested without Prometheus or a store);
+ * revising one instance after a metadata change re-advises that instance only.
+ *
+ * The snapshot keeps of each instance's advice only what ranking, the fleet table and summary, the
+ * recommendations page and the API's fleet rows read (KeptAdvice): the full advice (profile, evidence,
+ * gate checks, action steps and snippets) is about 19 KB of JSON an instance, most of a 10,000-instance
+ * snapshot's heap. The instance page and GET /api/v1/instances/{id} advise that one instance again from
+ * its facts with the metadata overlaid (instanceAdvice); the advisor is pure, so the result is the one
+ * the ranking was built from.
  */
 import type { Advice } from "@untorn/advisor/advise";
 import type { InstanceFacts } from "@untorn/advisor/facts";
-import type { FleetRanking } from "@untorn/advisor/fleet";
+import type { FleetRanking, RankedFinding } from "@untorn/advisor/fleet";
+import type { ConfigChange, Finding } from "@untorn/advisor/rule";
 import type { ExporterPresence, FleetFacts, RecordingRulesUse, SkippedInstance } from "@untorn/fleet/facts";
 import { type MergeResult, mergeMetadata } from "@untorn/fleet/metadata";
 import { adviseAll } from "@untorn/fleet/profile";
-import { rankRows } from "@untorn/fleet/rows";
+import { type RowAdvice, rankRows } from "@untorn/fleet/rows";
 import type { InstanceMetadata } from "@untorn/store/store";
 import type { FleetRow, FleetSummary } from "../lib/fleet-row.js";
+
+/** What the snapshot keeps of a finding: ranking's fields, the rule's docs page and the actions' changes. */
+export interface KeptFinding extends RankedFinding {
+  readonly docs: Finding["docs"];
+  readonly actions: readonly { readonly changes: readonly ConfigChange[] }[];
+}
+
+/** What the snapshot keeps of an instance's advice (see the module comment). */
+export interface KeptAdvice extends RowAdvice {
+  readonly findings: readonly KeptFinding[];
+}
+
+/** The part of `a` the snapshot keeps, as new objects so the rest of `a` can be collected. */
+export function keepAdvice(a: Advice): KeptAdvice {
+  const ind = a.profile.indicators;
+  const value = (i: { readonly value: number | null }) => ({ value: i.value });
+  const g = a.safetyGate;
+  return {
+    identity: a.identity,
+    verdict: { verdict: a.verdict.verdict, confidence: a.verdict.confidence },
+    safetyGate: {
+      status: g.status,
+      path: g.path,
+      providerManaged: g.providerManaged,
+      summary: g.summary,
+      toVerify: g.toVerify,
+    },
+    findings: a.findings.map((f) => ({
+      ruleId: f.ruleId,
+      title: f.title,
+      severity: f.severity,
+      docs: f.docs,
+      expectedGain: f.expectedGain,
+      blocked: f.blocked,
+      confidence: f.confidence,
+      actions: f.actions.map((x) => ({ changes: x.changes })),
+    })),
+    profile: {
+      indicators: {
+        amplification: value(ind.amplification),
+        dblwrShareOfDeviceWriteBytes: value(ind.dblwrShareOfDeviceWriteBytes),
+        dblwrShareOfInnodbWriteBytes: value(ind.dblwrShareOfInnodbWriteBytes),
+        dblwrBytesRate: value(ind.dblwrBytesRate),
+        deviceWriteBytesRate: value(ind.deviceWriteBytesRate),
+        innodbWriteBytesRate: value(ind.innodbWriteBytesRate),
+      },
+    },
+  };
+}
+
+/** Advises each instance and keeps only KeptAdvice, so at most one full advice is alive at a time. */
+function adviseKept(facts: Iterable<InstanceFacts>): {
+  advice: Map<string, KeptAdvice>;
+  failed: SkippedInstance[];
+} {
+  const advice = new Map<string, KeptAdvice>();
+  const failed: SkippedInstance[] = [];
+  for (const f of facts) {
+    const one = adviseAll([f]);
+    if (one.advice[0]) advice.set(f.identity.instance, keepAdvice(one.advice[0]));
+    failed.push(...one.failed);
+  }
+  return { advice, failed };
+}
 
 export interface Snapshot {
   /** Evaluation time, Unix seconds. */
@@ -32,8 +104,10 @@ export interface Snapshot {
   readonly clockNote: string | null;
   /** Facts as measured (with the declared metadata file's facts), before the stored metadata overlay. */
   readonly measured: ReadonlyMap<string, InstanceFacts>;
+  /** The measured facts with the stored metadata overlaid (the same object where there is none). */
   readonly merged: ReadonlyMap<string, MergeResult>;
-  readonly advice: ReadonlyMap<string, Advice>;
+  /** What the fleet pages read of each advised instance's advice; instanceAdvice gives the full one. */
+  readonly advice: ReadonlyMap<string, KeptAdvice>;
   readonly metadata: ReadonlyMap<string, InstanceMetadata>;
   readonly missing: Readonly<Record<string, readonly string[]>>;
   readonly exporters: Readonly<Record<string, ExporterPresence>>;
@@ -73,8 +147,7 @@ export function buildSnapshot(input: SnapshotInput, clock: () => number = () => 
   const merged = new Map<string, MergeResult>();
   for (const f of input.fleet.facts)
     merged.set(f.identity.instance, mergeMetadata(f, metadata.get(f.identity.instance)));
-  const { advice, failed } = adviseAll([...merged.values()].map((m) => m.facts));
-  const adviceMap = new Map(advice.map((a) => [a.identity.instance, a]));
+  const { advice: adviceMap, failed } = adviseKept([...merged.values()].map((m) => m.facts));
   const skipped = [...input.fleet.skipped, ...failed];
   const { ranking, rows, summary } = rank(adviceMap, merged, input.fleet.exporters, skipped.length);
   return {
@@ -103,7 +176,7 @@ export function buildSnapshot(input: SnapshotInput, clock: () => number = () => 
 }
 
 function rank(
-  advice: ReadonlyMap<string, Advice>,
+  advice: ReadonlyMap<string, KeptAdvice>,
   merged: ReadonlyMap<string, MergeResult>,
   exporters: Readonly<Record<string, ExporterPresence>>,
   skipped: number,
@@ -130,8 +203,9 @@ export function reviseSnapshot(snap: Snapshot, instance: string, meta: InstanceM
   const m = mergeMetadata(facts, meta);
   merged.set(instance, m);
   const advice = new Map(snap.advice);
-  const { advice: one, failed } = adviseAll([m.facts]);
-  if (one[0]) advice.set(instance, one[0]);
+  const { advice: one, failed } = adviseKept([m.facts]);
+  const kept = one.get(instance);
+  if (kept) advice.set(instance, kept);
   else advice.delete(instance);
   const skipped = [...snap.skipped.filter((s) => s.instance !== instance), ...failed];
   return {
@@ -142,6 +216,21 @@ export function reviseSnapshot(snap: Snapshot, instance: string, meta: InstanceM
     skipped,
     ...rank(advice, merged, snap.exporters, skipped.length),
   };
+}
+
+/**
+ * One instance's full advice, advised again from its facts with the stored metadata overlaid (what the
+ * snapshot's KeptAdvice was made from): null when the snapshot has no advice for it (unknown or skipped).
+ */
+export function instanceAdvice(
+  snap: Pick<Snapshot, "merged" | "advice">,
+  instance: string,
+): { readonly advice: Advice } | { readonly failed: string } | null {
+  const m = snap.merged.get(instance);
+  if (!m || !snap.advice.has(instance)) return null;
+  const { advice, failed } = adviseAll([m.facts]);
+  if (advice[0]) return { advice: advice[0] };
+  return { failed: failed[0]?.reason ?? "the advisor returned no advice" };
 }
 
 /** The rows marked as coming from the last good snapshot. */
