@@ -3,12 +3,12 @@
 // every 2 s bumped it on every pass, and two operators never saw one version). A PGlite store in a
 // temporary directory; Prometheus is a closed port (a created rollout needs no observation).
 import fs from "node:fs";
-import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { PromClient } from "@untorn/prom/client";
 import { cluster } from "@untorn/rollout/testing";
 import { openStore, type Store } from "@untorn/store/store";
+import { freePort } from "@untorn/testkit/process";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { createStoredRollout, getRollout, type RunnerDeps, reconcileRollouts } from "../src/runner.js";
 
@@ -19,19 +19,10 @@ const T0 = 1_760_000_000;
 let now = T0;
 const deps = (): RunnerDeps => ({ store, clock: () => now });
 
-async function closedPort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = net.createServer().listen(0, "127.0.0.1", () => {
-      const p = (s.address() as net.AddressInfo).port;
-      s.close(() => resolve(p));
-    });
-  });
-}
-
 beforeAll(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), "untorn-reconcile-noop-"));
   store = await openStore({ dataDir: path.join(dir, "data") });
-  api = new PromClient({ baseUrl: `http://127.0.0.1:${await closedPort()}`, timeoutMs: 2000, retries: 0 });
+  api = new PromClient({ baseUrl: `http://127.0.0.1:${await freePort()}`, timeoutMs: 2000, retries: 0 });
 }, 60_000);
 
 afterAll(async () => {

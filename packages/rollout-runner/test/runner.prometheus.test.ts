@@ -5,7 +5,6 @@
 // collector is not part of this package.
 import fs from "node:fs";
 import { rm } from "node:fs/promises";
-import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import type { SyntheticInstance } from "@untorn/fleet/testing/synthetic";
@@ -13,7 +12,7 @@ import { PromClient } from "@untorn/prom/client";
 import type { PolicyInput } from "@untorn/rollout/policy";
 import { VersionConflictError } from "@untorn/store/errors";
 import { openStore, type Store } from "@untorn/store/store";
-import { makeTempDir } from "@untorn/testkit/process";
+import { freePort, makeTempDir } from "@untorn/testkit/process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { candidateFacts, fetchReadBacks } from "../src/observe.js";
 import {
@@ -57,15 +56,6 @@ const clock = testClock();
 const logs: string[] = [];
 const deps = (): RunnerDeps => clock.deps(store, (m) => logs.push(m));
 const alice = { id: "alice", kind: "operator" as const };
-
-async function closedPort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = net.createServer().listen(0, "127.0.0.1", () => {
-      const p = (s.address() as net.AddressInfo).port;
-      s.close(() => resolve(p));
-    });
-  });
-}
 
 beforeAll(async () => {
   dir = await makeTempDir("rollout-runner");
@@ -227,7 +217,7 @@ describe("a rollout driven by the runner", () => {
 
     // Prometheus down: nothing is recorded, no gate passes, the next pass picks it up.
     const down = new PromClient({
-      baseUrl: `http://127.0.0.1:${await closedPort()}`,
+      baseUrl: `http://127.0.0.1:${await freePort()}`,
       timeoutMs: 2000,
       retries: 0,
     });

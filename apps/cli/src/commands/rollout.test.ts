@@ -3,7 +3,6 @@
 // history has no replication series, so the CLI's pre-wave gate reports "no replication data" and
 // waits: the whole gated flow is covered in packages/rollout-runner (replication injected, and live).
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
-import net from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { SyntheticInstance } from "@untorn/fleet/testing/synthetic";
@@ -13,6 +12,7 @@ import {
   startHistoryPrometheus,
   syntheticReplica,
 } from "@untorn/rollout-runner/testing";
+import { freePort } from "@untorn/testkit/process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { EXIT } from "../errors.js";
 import { run } from "../program.js";
@@ -41,15 +41,6 @@ async function cli(args: string[], e: NodeJS.ProcessEnv = env) {
 }
 const store = () => ["--data-dir", dataDir];
 const source = () => ["--prometheus", history!.prom.url, "--metadata", metadataFile, "--at", String(T0)];
-
-async function closedPort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = net.createServer().listen(0, "127.0.0.1", () => {
-      const p = (s.address() as net.AddressInfo).port;
-      s.close(() => resolve(p));
-    });
-  });
-}
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), "untorn-cli-rollout-"));
@@ -183,7 +174,7 @@ describe("untorn rollout", () => {
     const down = await cli([
       "reconcile",
       "--prometheus",
-      `http://127.0.0.1:${await closedPort()}`,
+      `http://127.0.0.1:${await freePort()}`,
       "--now",
       String(T0 + 20),
       ...store(),
