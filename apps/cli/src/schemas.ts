@@ -1,7 +1,7 @@
 /**
  * JSON Schemas of the CLI's own inputs and outputs (docs/schemas/), as pure functions of the zod schemas:
  * `advise --facts` (one InstanceFacts or an array of them), the fleet table's row and summary that
- * `fleet --json` and `advise --json` print (@untorn/fleet/row), the rollout inputs and outputs of
+ * `fleet --json` and `advise --json` print (@untorn/fleet/row), the whole `fleet --json` output, the rollout inputs and outputs of
  * @untorn/rollout, `rollout reconcile --hooks` and the recorded rollouts a lab recording ships.
  * scripts/gen-schemas.ts writes them; schemas.test.ts fails when the committed copies are stale.
  */
@@ -10,6 +10,7 @@ import { ROLLOUT_SCHEMAS } from "@untorn/rollout/json-schema";
 import { recordedRolloutsFileSchema } from "@untorn/rollout-runner/recorded";
 import { hooksFileSchema } from "@untorn/rollout-runner/runner";
 import { z } from "zod";
+import { fleetOutputSchema } from "./commands/fleet-output.js";
 
 /** A schema nested under $defs: the dialect is the document's. */
 function withoutDialect(s: Record<string, unknown>): Record<string, unknown> {
@@ -37,6 +38,16 @@ export const CLI_SCHEMAS = {
       "One element of `rows` in the output of `untorn fleet --json` and `untorn advise --json` (an array of facts): the fleet table's row the web app shows too (api-fleet.schema.json, there with exporters and stale), with the advisor ranking's detail. $defs.summary is the output's `summary`.",
     ...(z.toJSONSchema(rankedFleetRowSchema, { target: "draft-2020-12" }) as Record<string, unknown>),
     $defs: { summary: withoutDialect(z.toJSONSchema(fleetSummarySchema, { target: "draft-2020-12" })) },
+  }),
+  "cli-fleet.schema.json": () => ({
+    $schema: "https://json-schema.org/draft/2020-12/schema",
+    $id: "cli-fleet.schema.json",
+    title: "untorn fleet --json",
+    description:
+      "What `untorn fleet --json` prints: the fleet table's rows and summary (fleet-row.schema.json) with where the data came from, the request count, whether the recording rules were read, the at-risk instances, the verdict counts, and what could not be used (skipped instances, missing facts).",
+    ...withoutDialect(
+      z.toJSONSchema(fleetOutputSchema, { target: "draft-2020-12" }) as Record<string, unknown>,
+    ),
   }),
   ...ROLLOUT_SCHEMAS,
   "rollout-hooks.schema.json": () => ({

@@ -10,6 +10,7 @@ import { type FakePrometheus, startFakePrometheus } from "../../test/fake-promet
 import { EXIT } from "../errors.js";
 import { run } from "../program.js";
 import { bufferIo } from "../testing/buffer-io.js";
+import { fleetOutputSchema } from "./fleet-output.js";
 
 // Fleet data from a fake replay (testing/fixtures: recorded-looking values, not a recording), served as a
 // replay file and through a Prometheus HTTP facade so the real PromClient path is used too.
@@ -66,6 +67,8 @@ describe("untorn fleet", () => {
     const io = bufferIo();
     expect(await run(["fleet", "--replay", replayFile, "--json"], io)).toBe(EXIT.ok);
     const j = JSON.parse(io.stdout());
+    // The whole output is what docs/schemas/cli-fleet.schema.json says, nothing more.
+    expect(fleetOutputSchema.parse(j)).toEqual(j);
     for (const r of j.rows) expect(rankedFleetRowSchema.parse(r)).toEqual(r);
     expect(fleetSummarySchema.parse(j.summary)).toMatchObject({ instances: 3, skipped: 1 });
     // The ranking's fields the output had before the shared row are still there.

@@ -6,6 +6,7 @@ import { metadataOption, readMetadata } from "../metadata.js";
 import { Progress } from "../progress.js";
 import { fleetNotes, fleetTable } from "../render.js";
 import { explain, openSource, ratesLine, type SourceFlags, sourceLine, sourceOptions } from "../source.js";
+import type { FleetOutput } from "./fleet-output.js";
 
 export const HOW_TO_ADD_EXPORTER = [
   "Run untorn-exporter beside each database and let Prometheus scrape it, e.g. in prometheus.yml:",
@@ -61,30 +62,25 @@ export function registerFleet(program: Command, io: Io): void {
         .filter(([, e]) => !e.untorn)
         .map(([i]) => i);
       if (all.json) {
-        io.out(
-          `${JSON.stringify(
-            {
-              at: new Date(profile.at * 1000).toISOString(),
-              window: profile.plan.window,
-              source: source.url ?? null,
-              recorded: source.replay ?? null,
-              queries: profile.queries,
-              recordingRules: profile.recordingRules,
-              clockNote: profile.clockNote,
-              rows: profile.rows,
-              summary: profile.summary,
-              atRisk: profile.ranking.atRisk,
-              counts: profile.ranking.counts,
-              skipped: profile.skipped,
-              missing: profile.missing,
-              exporters: profile.exporters,
-              declared: profile.declared,
-              warnings: profile.warnings,
-            },
-            null,
-            2,
-          )}\n`,
-        );
+        const out: FleetOutput = {
+          at: new Date(profile.at * 1000).toISOString(),
+          window: profile.plan.window,
+          source: source.url ?? null,
+          recorded: source.replay ?? null,
+          queries: profile.queries,
+          recordingRules: profile.recordingRules,
+          clockNote: profile.clockNote,
+          rows: [...profile.rows],
+          summary: profile.summary,
+          atRisk: profile.ranking.atRisk.map((r) => ({ ...r, findings: [...r.findings] })),
+          counts: profile.ranking.counts,
+          skipped: [...profile.skipped],
+          missing: Object.fromEntries(Object.entries(profile.missing).map(([k, v]) => [k, [...v]])),
+          exporters: profile.exporters,
+          declared: Object.fromEntries(Object.entries(profile.declared).map(([k, v]) => [k, [...v]])),
+          warnings: [...profile.warnings],
+        };
+        io.out(`${JSON.stringify(out, null, 2)}\n`);
         return;
       }
       io.out(

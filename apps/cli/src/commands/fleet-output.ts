@@ -1,0 +1,72 @@
+/**
+ * The shape `untorn fleet --json` prints: the shared fleet rows and summary (@untorn/fleet/row) in an
+ * envelope that says where the data came from and what the profile could not use. The JSON Schema
+ * generated from it is docs/schemas/cli-fleet.schema.json.
+ */
+
+import { replayMetaSchema } from "@untorn/fleet/replay";
+import { exporterPresenceSchema, fleetSummarySchema, rankedFleetRowSchema } from "@untorn/fleet/row";
+import { SEVERITIES, VERDICTS } from "@untorn/vocabulary/words";
+import { z } from "zod";
+
+const count = z.number().int().nonnegative();
+const byInstance = <T extends z.ZodType>(value: T) => z.record(z.string(), value);
+
+export const fleetOutputSchema = z
+  .object({
+    at: z.iso.datetime().describe("End of the window the facts were read over."),
+    window: z.string().describe("PromQL duration the workload statistics cover."),
+    source: z
+      .string()
+      .nullable()
+      .describe("The Prometheus base URL (credentials removed); null for a replay."),
+    recorded: replayMetaSchema
+      .extend({ file: z.string() })
+      .nullable()
+      .describe("The replay file read and what it recorded; null for a live source."),
+    queries: count.describe("PromQL requests the profile made: the same for 1 and for 10,000 instances."),
+    recordingRules: z
+      .object({ used: z.boolean(), fallbackReason: z.string().nullable() })
+      .strict()
+      .describe("Whether the window statistics came from the recording rules' series, and why not."),
+    clockNote: z
+      .string()
+      .nullable()
+      .describe("Why 'now' was read in the past (VictoriaMetrics' -search.latencyOffset), or null."),
+    rows: z.array(rankedFleetRowSchema).describe("The fleet table in rank order (fleet-row.schema.json)."),
+    summary: fleetSummarySchema,
+    atRisk: z
+      .array(
+        z
+          .object({
+            instance: z.string(),
+            findings: z.array(
+              z.object({ ruleId: z.string(), severity: z.enum(SEVERITIES), title: z.string() }).strict(),
+            ),
+          })
+          .strict(),
+      )
+      .describe("Instances with critical or error findings, whatever their benefit."),
+    counts: z
+      .object({
+        ...Object.fromEntries(VERDICTS.map((v) => [v, count])),
+        blocked: count.describe("Instances whose gain waits for the safety gate (or an upgrade)."),
+        actionable: count,
+      })
+      .strict()
+      .describe("Instances per write-bound verdict, plus blocked and actionable."),
+    skipped: z
+      .array(z.object({ instance: z.string(), reason: z.string() }).strict())
+      .describe("Instances seen without usable facts, and why."),
+    missing: byInstance(z.array(z.string())).describe(
+      "Per instance: fact paths without data in the window (unknown, never 0).",
+    ),
+    exporters: byInstance(exporterPresenceSchema).describe("Which exporters' series exist per instance."),
+    declared: byInstance(z.array(z.string())).describe(
+      "Per instance: fact paths taken from the --metadata file.",
+    ),
+    warnings: z.array(z.string()),
+  })
+  .strict();
+
+export type FleetOutput = z.input<typeof fleetOutputSchema>;
