@@ -1,5 +1,13 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { decode, decodeQueryData, EnvelopeSchema, parseSampleValue, ShapeError } from "./result.js";
+import {
+  decode,
+  decodeQueryData,
+  EnvelopeSchema,
+  parseSampleValue,
+  QueryDataSchema,
+  ShapeError,
+} from "./result.js";
 
 describe("parseSampleValue", () => {
   it.each([
@@ -136,6 +144,48 @@ describe("decodeQueryData", () => {
   it("rejects native histogram samples with a hint", () => {
     const data = { resultType: "vector", result: [{ metric: {}, histogram: [1, { count: "1" }] }] };
     expect(() => decodeQueryData(data)).toThrow(/native histogram samples are not supported/);
+  });
+
+  it("decodes a vector without zod to what the zod schema makes of it, and leaves anything odd to zod", () => {
+    const value = fc.oneof(
+      fc.double().map(String),
+      fc.constantFrom("NaN", "+Inf", "-Inf", "Inf", "1e+06", ".5", "x", "", "1.5.2"),
+    );
+    const sample = fc.record(
+      {
+        metric: fc.dictionary(fc.string(), fc.oneof(fc.string(), fc.constant(1 as unknown as string))),
+        value: fc.oneof(
+          fc.tuple(fc.double({ noNaN: true }), value),
+          fc.tuple(fc.constant(Number.NaN), value),
+          fc.tuple(fc.double({ noNaN: true }), value, value),
+        ),
+        histogram: fc.constant([1, { count: "1" }]),
+        extra: fc.string(),
+      },
+      { requiredKeys: ["metric"] },
+    );
+    fc.assert(
+      fc.property(fc.array(sample, { maxLength: 6 }), (result) => {
+        // Both sides get their own copy of the answer, as a fresh JSON.parse would give.
+        const wire = JSON.stringify({ resultType: "vector", result });
+        const viaZod = (() => {
+          try {
+            return { ok: decode(QueryDataSchema, JSON.parse(wire), "data") };
+          } catch (e) {
+            return { error: (e as Error).message };
+          }
+        })();
+        const viaDecode = (() => {
+          try {
+            return { ok: decodeQueryData(JSON.parse(wire), "vector") };
+          } catch (e) {
+            return { error: (e as Error).message };
+          }
+        })();
+        expect(viaDecode).toEqual(viaZod);
+      }),
+      { numRuns: 500 },
+    );
   });
 
   it("rejects non-string label values", () => {

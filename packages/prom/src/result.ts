@@ -220,6 +220,38 @@ export function decode<T>(schema: z.ZodType<T>, value: unknown, prefix: string):
   throw new ShapeError(`${where}: ${first?.message ?? "invalid"}${more}`);
 }
 
+/** A label set as JSON.parse made it: a plain object whose every value is a string. */
+function isLabelSet(m: unknown): m is Labels {
+  if (typeof m !== "object" || m === null || Array.isArray(m)) return false;
+  for (const k in m) if (typeof (m as Record<string, unknown>)[k] !== "string") return false;
+  return true;
+}
+
+/**
+ * The vector of an instant answer without zod: the fleet profile reads 10,000 instances' samples per
+ * query, and per-sample zod parsing took 2-3x JSON.parse's own time. Returns undefined at the first
+ * sample that is not plainly valid, and the caller then decodes with the zod schema, whose error names
+ * the field; what both accept they decode to the same values (result.test.ts).
+ */
+function fastVector(raw: unknown): VectorSample[] | undefined {
+  if (!Array.isArray(raw)) return undefined;
+  const out = new Array<VectorSample>(raw.length);
+  for (let i = 0; i < raw.length; i++) {
+    const s: unknown = raw[i];
+    if (typeof s !== "object" || s === null) return undefined;
+    const { metric, value, histogram } = s as { metric?: unknown; value?: unknown; histogram?: unknown };
+    if (histogram !== undefined || !isLabelSet(metric) || !Array.isArray(value) || value.length !== 2)
+      return undefined;
+    const t: unknown = value[0];
+    const text: unknown = value[1];
+    if (typeof t !== "number" || !Number.isFinite(t) || typeof text !== "string") return undefined;
+    const v = parseSampleValue(text);
+    if (v === undefined) return undefined;
+    out[i] = { labels: metric, timestamp: t, value: v };
+  }
+  return out;
+}
+
 /** Decodes the `data` of /api/v1/query or /api/v1/query_range, optionally requiring one result type. */
 export function decodeQueryData<R extends ResultType>(
   data: unknown,
@@ -231,6 +263,10 @@ export function decodeQueryData<R extends ResultType>(
   }
   if (expected !== undefined && resultType !== expected) {
     throw new ShapeError(`data.resultType: expected ${expected}, got ${resultType}`);
+  }
+  if (resultType === "vector") {
+    const result = fastVector((data as { result?: unknown }).result);
+    if (result) return { resultType, result } as Extract<QueryData, { resultType: R }>;
   }
   return decode(QueryDataSchema, data, "data") as Extract<QueryData, { resultType: R }>;
 }
