@@ -167,8 +167,12 @@ export function encodeReplay(file: ReplayFile): Buffer {
   return gzipSync(Buffer.from(JSON.stringify(checked), "utf8"));
 }
 
-/** Parses a replay file (gzip or plain JSON); throws ReplayFormatError naming what is wrong. */
-export function decodeReplay(bytes: Uint8Array): ReplayFile {
+/**
+ * The JSON value of a replay file (gzip or plain JSON) whose format is the replay format; throws
+ * ReplayFormatError otherwise. The decompressed bytes and the text are this function's own, so they can be
+ * collected as soon as it returns (a 10,000-instance recording's text is about 100 MB).
+ */
+function parseReplayJson(bytes: Uint8Array): unknown {
   let text: string;
   try {
     const gz = bytes.length >= 2 && bytes[0] === 0x1f && bytes[1] === 0x8b;
@@ -189,9 +193,69 @@ export function decodeReplay(bytes: Uint8Array): ReplayFile {
     throw new ReplayFormatError(`not an untorn replay file (format is not "${REPLAY_FORMAT}")`, [
       { path: ["format"], message: `expected "${REPLAY_FORMAT}"` },
     ]);
-  const r = replayFileSchema.safeParse(json);
+  return json;
+}
+
+/** Parses a replay file (gzip or plain JSON); throws ReplayFormatError naming what is wrong. */
+export function decodeReplay(bytes: Uint8Array): ReplayFile {
+  const r = replayFileSchema.safeParse(parseReplayJson(bytes));
   if (!r.success) throw new ReplayFormatError("not a valid replay file", r.error.issues);
   return r.data;
+}
+
+/** Everything of a replay file but its entries, which are only checked to be arrays here. */
+const replayHeaderSchema = replayFileSchema.extend({
+  instant: z.array(z.unknown()),
+  range: z.array(z.unknown()),
+});
+
+type Issue = z.core.$ZodIssue;
+
+/**
+ * Validates `items` (the parsed JSON array at `key`) one entry at a time, yielding each valid entry and
+ * clearing its slot as it goes, so the parsed entry can be collected once its validated copy is stored.
+ * Invalid entries add their issues, with the path zod gives when validating the whole file, to `issues`;
+ * once there is one, nothing more is yielded, but the remaining entries are still checked.
+ */
+function* validatedEntries<T>(
+  schema: z.ZodType<T>,
+  key: "instant" | "range",
+  items: unknown[],
+  issues: Issue[],
+): Generator<T> {
+  for (let i = 0; i < items.length; i++) {
+    const r = schema.safeParse(items[i]);
+    items[i] = undefined;
+    if (!r.success)
+      for (const issue of r.error.issues) issues.push({ ...issue, path: [key, i, ...issue.path] });
+    else if (issues.length === 0) yield r.data;
+  }
+}
+
+/**
+ * Parses a replay file (gzip or plain JSON) straight into a ReplayApi; throws ReplayFormatError naming
+ * what is wrong, with the same issues as decodeReplay. Use it instead of `new ReplayApi(decodeReplay(b))`
+ * when only the answers are needed: the parsed JSON and zod's validated copy of it are never whole at
+ * once, since each entry is validated, stored columnar and dropped in turn (a 10,000-instance recording's
+ * decode peaked at about three times its JSON text's size holding both).
+ */
+export function decodeReplayApi(bytes: Uint8Array): ReplayApi {
+  const json = parseReplayJson(bytes);
+  const head = replayHeaderSchema.safeParse(json);
+  if (!head.success) {
+    // Whole-file validation: a file whose header is wrong is rejected with every issue as before.
+    const r = replayFileSchema.safeParse(json);
+    throw new ReplayFormatError("not a valid replay file", r.success ? head.error.issues : r.error.issues);
+  }
+  const { instant, range } = json as { instant: unknown[]; range: unknown[] };
+  const issues: Issue[] = [];
+  const api = new ReplayApi({
+    meta: head.data.meta,
+    instant: validatedEntries(instantEntrySchema, "instant", instant, issues),
+    range: validatedEntries(rangeEntrySchema, "range", range, issues),
+  });
+  if (issues.length) throw new ReplayFormatError("not a valid replay file", issues);
+  return api;
 }
 
 /** Facts options that reproduce the recording's query texts (window, step, statistics...). */
@@ -323,6 +387,13 @@ interface StoredAnswer {
 
 type Labels = Readonly<Record<string, string>>;
 
+/** What ReplayApi is built from: a ReplayFile is one. */
+export interface ReplayEntries {
+  readonly meta: ReplayMeta;
+  readonly instant: Iterable<ReplayFile["instant"][number]>;
+  readonly range: Iterable<ReplayFile["range"][number]>;
+}
+
 /**
  * Implements PromQueryApi from a replay file. Instant answers are kept columnar with each distinct label
  * set stored once: a 10,000-instance recording's 1.3 million samples as parsed JSON objects are about
@@ -333,7 +404,8 @@ export class ReplayApi implements PromQueryApi {
   private readonly ranges = new Map<string, ReplayFile["range"][number]>();
   readonly meta: ReplayMeta;
 
-  constructor(file: ReplayFile) {
+  /** A replay file, or its metadata and entries as iterables consumed once (see decodeReplayApi). */
+  constructor(file: ReplayEntries) {
     this.meta = file.meta;
     const labelSets = new Map<string, Labels>();
     const intern = (labels: Labels): Labels => {
