@@ -159,6 +159,35 @@ describe("decodeReplayApi (entry by entry into the columnar store)", () => {
     );
   });
 
+  it("reads indented JSON and duplicate keys as JSON.parse does", async () => {
+    const f = file();
+    const indented = Buffer.from(JSON.stringify(f, null, 2));
+    expect(decodeReplayApi(indented).meta).toEqual(f.meta);
+    // A later member wins, as in JSON.parse: the first, broken range list is replaced.
+    const dup = Buffer.from(`{"range":[1],${JSON.stringify(f).slice(1)}`);
+    const api = decodeReplayApi(dup);
+    expect(await api.queryRange(f.range[0]!.query, f.range[0]!)).toEqual(
+      await new ReplayApi(decodeReplay(dup)).queryRange(f.range[0]!.query, f.range[0]!),
+    );
+  });
+
+  it("reports a syntax error deep in an entry with JSON.parse's message, as decodeReplay does", () => {
+    const f = file();
+    const json = JSON.stringify(f);
+    const at = json.lastIndexOf('"value":');
+    expect(at).toBeGreaterThan(json.length / 2);
+    const broken = gzipSync(`${json.slice(0, at)}"value":01${json.slice(at + 8)}`);
+    const whole = (() => {
+      try {
+        decodeReplay(broken);
+      } catch (err) {
+        return (err as Error).message;
+      }
+    })();
+    expect(whole).toMatch(/^not JSON: /);
+    expect(() => decodeReplayApi(broken)).toThrow(whole!);
+  });
+
   it("rejects what is not a replay file as decodeReplay does", () => {
     expect(() => decodeReplayApi(Buffer.from("{not json"))).toThrow(/not JSON/);
     expect(() => decodeReplayApi(Buffer.from([0x1f, 0x8b, 1, 2, 3]))).toThrow(/gzip/);

@@ -18,6 +18,7 @@ import { z } from "zod";
 import type { MatrixSeries, PromQueryApi, QueryAnswer, VectorSample } from "./api.js";
 import { nowOf } from "./api.js";
 import type { FleetFactsOptions } from "./facts.js";
+import { type Span, type TopLevelSpans, topLevelSpans } from "./json-spans.js";
 
 export const REPLAY_FORMAT = "untorn-replay";
 export const REPLAY_VERSION = 1;
@@ -167,38 +168,39 @@ export function encodeReplay(file: ReplayFile): Buffer {
   return gzipSync(Buffer.from(JSON.stringify(checked), "utf8"));
 }
 
-/**
- * The JSON value of a replay file (gzip or plain JSON) whose format is the replay format; throws
- * ReplayFormatError otherwise. The decompressed bytes and the text are this function's own, so they can be
- * collected as soon as it returns (a 10,000-instance recording's text is about 100 MB).
- */
-function parseReplayJson(bytes: Uint8Array): unknown {
-  let text: string;
+/** The JSON bytes of a replay file (gzip or plain JSON), as they are: no copy. */
+function replayJsonBytes(bytes: Uint8Array): Buffer {
   try {
     const gz = bytes.length >= 2 && bytes[0] === 0x1f && bytes[1] === 0x8b;
     // gunzipSync's Buffer as it is: copying a 10,000-instance recording's JSON costs a second and its size.
-    text = (gz ? gunzipSync(bytes) : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)).toString(
-      "utf8",
-    );
+    return gz ? gunzipSync(bytes) : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   } catch (err) {
     throw new ReplayFormatError(`not a gzip file that decompresses: ${(err as Error).message}`);
   }
-  let json: unknown;
+}
+
+/** JSON.parse of the whole text; the text is this function's own, collected as soon as it returns. */
+function parseWholeJson(json: Buffer): unknown {
   try {
-    json = JSON.parse(text);
+    return JSON.parse(json.toString("utf8"));
   } catch (err) {
     throw new ReplayFormatError(`not JSON: ${(err as Error).message}`);
   }
+}
+
+/** Throws unless `json` (parsed) is, or is not an object at all so that zod says what it is. */
+function checkFormat(json: unknown): void {
   if (typeof json === "object" && json !== null && (json as { format?: unknown }).format !== REPLAY_FORMAT)
     throw new ReplayFormatError(`not an untorn replay file (format is not "${REPLAY_FORMAT}")`, [
       { path: ["format"], message: `expected "${REPLAY_FORMAT}"` },
     ]);
-  return json;
 }
 
 /** Parses a replay file (gzip or plain JSON); throws ReplayFormatError naming what is wrong. */
 export function decodeReplay(bytes: Uint8Array): ReplayFile {
-  const r = replayFileSchema.safeParse(parseReplayJson(bytes));
+  const json = parseWholeJson(replayJsonBytes(bytes));
+  checkFormat(json);
+  const r = replayFileSchema.safeParse(json);
   if (!r.success) throw new ReplayFormatError("not a valid replay file", r.error.issues);
   return r.data;
 }
@@ -210,52 +212,129 @@ const replayHeaderSchema = replayFileSchema.extend({
 });
 
 type Issue = z.core.$ZodIssue;
+type EntryKey = "instant" | "range";
+const ENTRY_KEYS: ReadonlySet<string> = new Set<EntryKey>(["instant", "range"]);
 
 /**
- * Validates `items` (the parsed JSON array at `key`) one entry at a time, yielding each valid entry and
- * clearing its slot as it goes, so the parsed entry can be collected once its validated copy is stored.
- * Invalid entries add their issues, with the path zod gives when validating the whole file, to `issues`;
- * once there is one, nothing more is yielded, but the remaining entries are still checked.
+ * Validates the entries at `key` one at a time (`count` of them, `entry(i)` giving the i-th as parsed
+ * JSON, which may then be let go), yielding each valid one. Invalid entries add their issues, with the
+ * path zod gives when validating the whole file, to `issues`; once there is one, nothing more is
+ * yielded, but the remaining entries are still checked so that every issue is reported.
  */
 function* validatedEntries<T>(
   schema: z.ZodType<T>,
-  key: "instant" | "range",
-  items: unknown[],
+  key: EntryKey,
+  count: number,
+  entry: (i: number) => unknown,
   issues: Issue[],
 ): Generator<T> {
-  for (let i = 0; i < items.length; i++) {
-    const r = schema.safeParse(items[i]);
-    items[i] = undefined;
+  for (let i = 0; i < count; i++) {
+    const r = schema.safeParse(entry(i));
     if (!r.success)
       for (const issue of r.error.issues) issues.push({ ...issue, path: [key, i, ...issue.path] });
     else if (issues.length === 0) yield r.data;
   }
 }
 
+/** A piece of the document that JSON.parse rejects: the whole text is parsed again for its error. */
+class PieceSyntaxError extends Error {}
+
 /**
- * Parses a replay file (gzip or plain JSON) straight into a ReplayApi; throws ReplayFormatError naming
- * what is wrong, with the same issues as decodeReplay. Use it instead of `new ReplayApi(decodeReplay(b))`
- * when only the answers are needed: the parsed JSON and zod's validated copy of it are never whole at
- * once, since each entry is validated, stored columnar and dropped in turn (a 10,000-instance recording's
- * decode peaked at about three times its JSON text's size holding both).
+ * A ReplayApi from the document's pieces (json-spans.ts): the header's members parsed and validated,
+ * then each entry parsed from its bytes, validated and stored in turn, so no whole tree is ever built.
+ * Returns null where the whole document must be read instead (a header zod or the format check
+ * rejects: the whole file's issues are wanted then).
  */
-export function decodeReplayApi(bytes: Uint8Array): ReplayApi {
-  const json = parseReplayJson(bytes);
-  const head = replayHeaderSchema.safeParse(json);
-  if (!head.success) {
-    // Whole-file validation: a file whose header is wrong is rejected with every issue as before.
-    const r = replayFileSchema.safeParse(json);
-    throw new ReplayFormatError("not a valid replay file", r.success ? head.error.issues : r.error.issues);
-  }
-  const { instant, range } = json as { instant: unknown[]; range: unknown[] };
+function apiFromPieces(json: Buffer, spans: TopLevelSpans): ReplayApi | null {
+  const parse = ([start, end]: Span): unknown => {
+    try {
+      return JSON.parse(json.toString("utf8", start, end));
+    } catch {
+      throw new PieceSyntaxError();
+    }
+  };
+  const entries = new Map<EntryKey, readonly Span[]>();
+  const header = Object.fromEntries(
+    spans.members.map(({ key, value }) => {
+      const name = parse(key) as string;
+      const elements = spans.elements.get(value);
+      if (!elements || !ENTRY_KEYS.has(name)) {
+        entries.delete(name as EntryKey);
+        return [name, parse(value)];
+      }
+      entries.set(name as EntryKey, elements);
+      return [name, []];
+    }),
+  );
+  if ((header as { format?: unknown }).format !== REPLAY_FORMAT) return null;
+  const head = replayHeaderSchema.safeParse(header);
+  if (!head.success) return null;
   const issues: Issue[] = [];
+  const of = (key: EntryKey) => {
+    const xs = entries.get(key) ?? [];
+    return [xs.length, (i: number) => parse(xs[i]!)] as const;
+  };
   const api = new ReplayApi({
     meta: head.data.meta,
-    instant: validatedEntries(instantEntrySchema, "instant", instant, issues),
-    range: validatedEntries(rangeEntrySchema, "range", range, issues),
+    instant: validatedEntries(instantEntrySchema, "instant", ...of("instant"), issues),
+    range: validatedEntries(rangeEntrySchema, "range", ...of("range"), issues),
   });
   if (issues.length) throw new ReplayFormatError("not a valid replay file", issues);
   return api;
+}
+
+/** A ReplayApi from the whole parsed document, each entry's slot cleared once it is stored. */
+function apiFromTree(json: unknown): ReplayApi {
+  checkFormat(json);
+  const head = replayHeaderSchema.safeParse(json);
+  if (!head.success) {
+    const r = replayFileSchema.safeParse(json);
+    throw new ReplayFormatError("not a valid replay file", r.success ? head.error.issues : r.error.issues);
+  }
+  const issues: Issue[] = [];
+  const of = (xs: unknown[]) =>
+    [
+      xs.length,
+      (i: number) => {
+        const x = xs[i];
+        xs[i] = undefined;
+        return x;
+      },
+    ] as const;
+  const { instant, range } = json as { instant: unknown[]; range: unknown[] };
+  const api = new ReplayApi({
+    meta: head.data.meta,
+    instant: validatedEntries(instantEntrySchema, "instant", ...of(instant), issues),
+    range: validatedEntries(rangeEntrySchema, "range", ...of(range), issues),
+  });
+  if (issues.length) throw new ReplayFormatError("not a valid replay file", issues);
+  return api;
+}
+
+/**
+ * Parses a replay file (gzip or plain JSON) straight into a ReplayApi; throws ReplayFormatError naming
+ * what is wrong, with the same message and issues as decodeReplay. Use it instead of
+ * `new ReplayApi(decodeReplay(bytes))` when only the answers are needed: neither the whole text, the
+ * whole parsed tree nor zod's whole validated copy is ever built (together they were about seven times
+ * a 10,000-instance recording's 100 MB of JSON at the decode's peak). Each entry is parsed from its bytes,
+ * validated, stored columnar and let go in turn; a document whose pieces do not parse, or whose header
+ * is invalid, is read whole instead for JSON.parse's and zod's own errors.
+ */
+export function decodeReplayApi(bytes: Uint8Array): ReplayApi {
+  const json = replayJsonBytes(bytes);
+  let spans: TopLevelSpans | null = null;
+  try {
+    spans = topLevelSpans(json, ENTRY_KEYS, ([start, end]) => JSON.parse(json.toString("utf8", start, end)));
+  } catch {
+    // A key that does not parse: the whole text's JSON.parse names it.
+  }
+  try {
+    const api = spans && apiFromPieces(json, spans);
+    if (api) return api;
+  } catch (err) {
+    if (!(err instanceof PieceSyntaxError)) throw err;
+  }
+  return apiFromTree(parseWholeJson(json));
 }
 
 /** Facts options that reproduce the recording's query texts (window, step, statistics...). */
