@@ -75,20 +75,32 @@ export function valueEnd(b: Uint8Array, i: number): number {
   return j > i ? j : -1;
 }
 
-/** The elements of the array whose span is `[start, end)`, or null. */
-function arrayElements(b: Uint8Array, start: number, end: number): Span[] | null {
-  const out: Span[] = [];
+/**
+ * The elements of the array whose span is `[start, end)` as flat offsets (element k at
+ * `[out[2k], out[2k + 1])`: one array, not one per element, for arrays of thousands), or null.
+ */
+export function arrayElementOffsets(b: Uint8Array, start: number, end: number): number[] | null {
+  const out: number[] = [];
   let i = skipSpace(b, start + 1);
   if (b[i] === CLOSE_ARRAY) return i === end - 1 ? out : null;
   for (;;) {
     const e = valueEnd(b, i);
     if (e < 0 || e > end - 1) return null;
-    out.push([i, e]);
+    out.push(i, e);
     i = skipSpace(b, e);
     if (b[i] === CLOSE_ARRAY) return i === end - 1 ? out : null;
     if (b[i] !== COMMA) return null;
     i = skipSpace(b, i + 1);
   }
+}
+
+/** The elements of the array whose span is `[start, end)`, or null. */
+export function arrayElements(b: Uint8Array, start: number, end: number): Span[] | null {
+  const flat = arrayElementOffsets(b, start, end);
+  if (!flat) return null;
+  const out: Span[] = new Array(flat.length / 2);
+  for (let k = 0; k < out.length; k++) out[k] = [flat[2 * k]!, flat[2 * k + 1]!];
+  return out;
 }
 
 /**
@@ -130,3 +142,34 @@ export function topLevelSpans(
     }
   return skipSpace(b, i + 1) === b.length ? { members, elements } : null;
 }
+
+/** The members (key and value spans) of the object whose span is `[start, end)`, or null. */
+export function objectMembers(
+  b: Uint8Array,
+  start: number,
+  end: number,
+): { key: Span; value: Span }[] | null {
+  if (b[start] !== OPEN_OBJECT) return null;
+  const members: { key: Span; value: Span }[] = [];
+  let i = skipSpace(b, start + 1);
+  if (b[i] === CLOSE_OBJECT) return i === end - 1 ? members : null;
+  for (;;) {
+    if (b[i] !== QUOTE) return null;
+    const k = stringEnd(b, i);
+    if (k < 0) return null;
+    const key: Span = [i, k];
+    i = skipSpace(b, k);
+    if (b[i] !== COLON) return null;
+    i = skipSpace(b, i + 1);
+    const e = valueEnd(b, i);
+    if (e < 0 || e > end - 1) return null;
+    members.push({ key, value: [i, e] });
+    i = skipSpace(b, e);
+    if (b[i] === CLOSE_OBJECT) return i === end - 1 ? members : null;
+    if (b[i] !== COMMA) return null;
+    i = skipSpace(b, i + 1);
+  }
+}
+
+/** Whether the value at `span` is an array. */
+export const isArray = (b: Uint8Array, span: Span) => b[span[0]] === OPEN_ARRAY;

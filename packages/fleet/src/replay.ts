@@ -18,7 +18,15 @@ import { z } from "zod";
 import type { MatrixSeries, PromQueryApi, QueryAnswer, VectorSample } from "./api.js";
 import { nowOf } from "./api.js";
 import type { FleetFactsOptions } from "./facts.js";
-import { type Span, type TopLevelSpans, topLevelSpans } from "./json-spans.js";
+import {
+  arrayElementOffsets,
+  arrayElements,
+  isArray,
+  objectMembers,
+  type Span,
+  type TopLevelSpans,
+  topLevelSpans,
+} from "./json-spans.js";
 
 export const REPLAY_FORMAT = "untorn-replay";
 export const REPLAY_VERSION = 1;
@@ -246,9 +254,11 @@ class PieceSyntaxError extends Error {}
  * rejects: the whole file's issues are wanted then).
  */
 function apiFromPieces(json: Buffer, spans: TopLevelSpans): ReplayApi | null {
-  const parse = ([start, end]: Span): unknown => {
+  /** JSON.parse of the bytes at `span`; with `list`, of the comma-separated values there, as an array. */
+  const parse = ([start, end]: Span, list = false): unknown => {
     try {
-      return JSON.parse(json.toString("utf8", start, end));
+      const text = json.toString("utf8", start, end);
+      return JSON.parse(list ? `[${text}]` : text);
     } catch {
       throw new PieceSyntaxError();
     }
@@ -274,13 +284,112 @@ function apiFromPieces(json: Buffer, spans: TopLevelSpans): ReplayApi | null {
     const xs = entries.get(key) ?? [];
     return [xs.length, (i: number) => parse(xs[i]!)] as const;
   };
+  // Samples' label sets are interned as they are read, so the many equal ones die young.
+  const intern = labelInterner();
   const api = new ReplayApi({
     meta: head.data.meta,
-    instant: validatedEntries(instantEntrySchema, "instant", ...of("instant"), issues),
+    internLabels: intern,
+    instant: instantEntriesFromPieces(json, entries.get("instant") ?? [], parse, intern, issues),
     range: validatedEntries(rangeEntrySchema, "range", ...of("range"), issues),
   });
   if (issues.length) throw new ReplayFormatError("not a valid replay file", issues);
   return api;
+}
+
+/** Samples JSON.parse'd and validated at a time: small enough to die young, big enough to be cheap. */
+const SAMPLE_CHUNK = 256;
+
+/**
+ * The instant entries at `spans`, each read columnar from its pieces (instantEntryColumns) or, where that
+ * fails, validated whole with the entry schema, which then gives zod's own issues for it.
+ */
+function* instantEntriesFromPieces(
+  json: Buffer,
+  spans: readonly Span[],
+  parse: (s: Span, list?: boolean) => unknown,
+  intern: (labels: Labels) => Labels,
+  issues: Issue[],
+): Generator<InstantInput> {
+  for (let i = 0; i < spans.length; i++) {
+    const columns = issues.length === 0 ? instantEntryColumns(json, spans[i]!, parse, intern) : null;
+    if (columns) {
+      yield columns;
+      continue;
+    }
+    const r = instantEntrySchema.safeParse(parse(spans[i]!));
+    if (!r.success)
+      for (const issue of r.error.issues) issues.push({ ...issue, path: ["instant", i, ...issue.path] });
+    else if (issues.length === 0) yield r.data;
+  }
+}
+
+/**
+ * One instant entry read from its bytes without building its samples' tree whole: the entry with every
+ * answer's `data` left empty is validated with the entry schema, then the samples SAMPLE_CHUNK at a time
+ * with the sample schema, straight into columns. Null where anything is amiss (invalid, duplicate keys,
+ * not the expected shape): the caller validates the entry whole for zod's issues.
+ */
+function instantEntryColumns(
+  json: Buffer,
+  span: Span,
+  parse: (s: Span, list?: boolean) => unknown,
+  intern: (labels: Labels) => Labels,
+): InstantInput | null {
+  const members = objectMembers(json, span[0], span[1]);
+  if (!members) return null;
+  const skeleton: Record<string, unknown> = {};
+  const dataOf: (readonly number[])[] = [];
+  for (const m of members) {
+    const name = parse(m.key) as string;
+    if (Object.hasOwn(skeleton, name)) return null;
+    if (name !== "answers" || !isArray(json, m.value)) {
+      skeleton[name] = parse(m.value);
+      continue;
+    }
+    const answers = arrayElements(json, m.value[0], m.value[1]);
+    if (!answers) return null;
+    const out: Record<string, unknown>[] = [];
+    for (const a of answers) {
+      const fields = objectMembers(json, a[0], a[1]);
+      if (!fields) return null;
+      const answer: Record<string, unknown> = {};
+      let data: readonly number[] | null = null;
+      for (const f of fields) {
+        const field = parse(f.key) as string;
+        if (Object.hasOwn(answer, field)) return null;
+        if (field === "data" && isArray(json, f.value)) {
+          data = arrayElementOffsets(json, f.value[0], f.value[1]);
+          if (!data) return null;
+          answer[field] = [];
+        } else answer[field] = parse(f.value);
+      }
+      if (!data) return null;
+      dataOf.push(data);
+      out.push(answer);
+    }
+    skeleton[name] = out;
+  }
+  const head = instantEntrySchema.safeParse(skeleton);
+  if (!head.success) return null;
+  const answers: ColumnarAnswer[] = [];
+  for (const [k, a] of head.data.answers.entries()) {
+    const data = dataOf[k]!;
+    const n = data.length / 2;
+    const labels: Labels[] = new Array(n);
+    const values = new Float64Array(n);
+    for (let from = 0; from < n; from += SAMPLE_CHUNK) {
+      const to = Math.min(from + SAMPLE_CHUNK, n);
+      const chunk = parse([data[2 * from]!, data[2 * to - 1]!], true) as unknown[];
+      for (let j = 0; j < chunk.length; j++) {
+        const r = vectorSampleSchema.safeParse(chunk[j]);
+        if (!r.success) return null;
+        labels[from + j] = intern(r.data.labels);
+        values[from + j] = fromWire(r.data.value);
+      }
+    }
+    answers.push({ time: a.time, labels, values, ...(a.warnings ? { warnings: a.warnings } : {}) });
+  }
+  return { query: head.data.query, answers };
 }
 
 /** A ReplayApi from the whole parsed document, each entry's slot cleared once it is stored. */
@@ -466,11 +575,38 @@ interface StoredAnswer {
 
 type Labels = Readonly<Record<string, string>>;
 
+/** Returns the first label set seen equal to `labels`, so each distinct set is stored once. */
+function labelInterner(): (labels: Labels) => Labels {
+  const labelSets = new Map<string, Labels>();
+  return (labels) => {
+    let key = "";
+    for (const k in labels) key += `${k}\u0000${labels[k]}\u0001`;
+    const seen = labelSets.get(key);
+    if (seen) return seen;
+    labelSets.set(key, labels);
+    return labels;
+  };
+}
+
+/** A recorded instant answer already in columns, its labels interned (decodeReplayApi reads them so). */
+interface ColumnarAnswer {
+  readonly time: number;
+  readonly labels: readonly Labels[];
+  readonly values: Float64Array;
+  readonly warnings?: readonly string[];
+}
+
+type InstantInput =
+  | ReplayFile["instant"][number]
+  | { readonly query: string; readonly answers: readonly ColumnarAnswer[] };
+
 /** What ReplayApi is built from: a ReplayFile is one. */
 export interface ReplayEntries {
   readonly meta: ReplayMeta;
-  readonly instant: Iterable<ReplayFile["instant"][number]>;
+  readonly instant: Iterable<InstantInput>;
   readonly range: Iterable<ReplayFile["range"][number]>;
+  /** The interner the columnar answers' labels went through (decodeReplayApi), shared with the rest. */
+  readonly internLabels?: (labels: Labels) => Labels;
 }
 
 /**
@@ -486,20 +622,13 @@ export class ReplayApi implements PromQueryApi {
   /** A replay file, or its metadata and entries as iterables consumed once (see decodeReplayApi). */
   constructor(file: ReplayEntries) {
     this.meta = file.meta;
-    const labelSets = new Map<string, Labels>();
-    const intern = (labels: Labels): Labels => {
-      let key = "";
-      for (const k in labels) key += `${k}\u0000${labels[k]}\u0001`;
-      const seen = labelSets.get(key);
-      if (seen) return seen;
-      labelSets.set(key, labels);
-      return labels;
-    };
+    const intern = file.internLabels ?? labelInterner();
     for (const e of file.instant) {
       const answers = [...e.answers].sort((a, b) => a.time - b.time);
       this.instant.set(e.query, {
         times: answers.map((a) => a.time),
         answers: answers.map((a) => {
+          if ("values" in a) return { labels: a.labels, values: a.values, warnings: a.warnings ?? [] };
           const values = new Float64Array(a.data.length);
           const labels = a.data.map((s, i) => {
             values[i] = fromWire(s.value);
