@@ -171,6 +171,15 @@ describe("decodeReplayApi (entry by entry into the columnar store)", () => {
     );
   });
 
+  it("reports a __proto__ member as the unknown key JSON.parse makes it, as decodeReplay does", () => {
+    const json = JSON.stringify(file());
+    const at = json.indexOf('"answers":[{') + '"answers":[{'.length;
+    const bytes = Buffer.from(`${json.slice(0, at)}"__proto__":{"time":1},${json.slice(at)}`);
+    const issues = issuesOf(decodeReplayApi, bytes);
+    expect(issues.map((i) => i.path)).toEqual([["instant", 0, "answers", 0]]);
+    expect(issues).toEqual(issuesOf(decodeReplay, bytes));
+  });
+
   it("reports a syntax error deep in an entry with JSON.parse's message, as decodeReplay does", () => {
     const f = file();
     const json = JSON.stringify(f);

@@ -341,7 +341,7 @@ function instantEntryColumns(
   const dataOf: (readonly number[])[] = [];
   for (const m of members) {
     const name = parse(m.key) as string;
-    if (Object.hasOwn(skeleton, name)) return null;
+    if (name === "__proto__" || Object.hasOwn(skeleton, name)) return null;
     if (name !== "answers" || !isArray(json, m.value)) {
       skeleton[name] = parse(m.value);
       continue;
@@ -356,7 +356,7 @@ function instantEntryColumns(
       let data: readonly number[] | null = null;
       for (const f of fields) {
         const field = parse(f.key) as string;
-        if (Object.hasOwn(answer, field)) return null;
+        if (field === "__proto__" || Object.hasOwn(answer, field)) return null;
         if (field === "data" && isArray(json, f.value)) {
           data = arrayElementOffsets(json, f.value[0], f.value[1]);
           if (!data) return null;
