@@ -21,7 +21,7 @@ import { parseArgs } from "node:util";
 import { run as untorn } from "@untorn/cli/program";
 import { sidecarMetadataPath } from "@untorn/fleet/metadata";
 import { profileFleet } from "@untorn/fleet/profile";
-import { decodeReplay, ReplayApi, replayFactsOptions } from "@untorn/fleet/replay";
+import { decodeReplayApi, replayFactsOptions } from "@untorn/fleet/replay";
 import { type RecordedRolloutsFile, sidecarRolloutsPath } from "@untorn/rollout-runner/recorded";
 import {
   type RunningExporter,
@@ -509,10 +509,10 @@ async function main(): Promise<number> {
   const fleetCode = await untorn(["--replay", out, "fleet", "--metadata", sidecar]);
   if (fleetCode !== 0) throw new Error(`untorn fleet --replay exited ${fleetCode}`);
 
-  const file = decodeReplay(await readFile(out));
+  const replay = decodeReplayApi(await readFile(out));
   const profile = await profileFleet(
-    new ReplayApi(file),
-    replayFactsOptions(file.meta),
+    replay,
+    replayFactsOptions(replay.meta),
     new Map(Object.entries(declared.instances)),
   );
   const problems = checkFleet(
@@ -524,12 +524,12 @@ async function main(): Promise<number> {
     problems.push(
       ...checkRollouts(
         exported,
-        file.meta,
+        replay.meta,
         members.map((m) => m.spec),
       ),
     );
   const size = (await stat(out)).size;
-  log(`${out}: ${(size / 1024).toFixed(0)} KiB, ${file.meta.instances.length} instances`);
+  log(`${out}: ${(size / 1024).toFixed(0)} KiB, ${replay.meta.instances.length} instances`);
 
   const rows = new Map(profile.rows.map((r) => [r.instance, r]));
   const lines = [

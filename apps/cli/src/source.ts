@@ -7,8 +7,8 @@ import type { Matcher, Selector } from "@untorn/catalog/promql";
 import type { PromQueryApi } from "@untorn/fleet/api";
 import type { FleetFactsOptions, RecordingRulesUse } from "@untorn/fleet/facts";
 import {
-  decodeReplay,
-  ReplayApi,
+  decodeReplayApi,
+  type ReplayApi,
   ReplayFormatError,
   type ReplayMeta,
   ReplayMissError,
@@ -178,8 +178,8 @@ async function readReplay(path: string): Promise<{ api: ReplayApi; meta: ReplayM
     throw new CliError(`cannot read replay file ${path}: ${(err as Error).message}`, EXIT.invalidInput);
   }
   try {
-    const file = decodeReplay(bytes);
-    return { api: new ReplayApi(file), meta: file.meta };
+    const api = decodeReplayApi(bytes);
+    return { api, meta: api.meta };
   } catch (err) {
     if (err instanceof ReplayFormatError)
       throw new CliError(

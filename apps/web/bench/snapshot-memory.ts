@@ -8,7 +8,11 @@
  *
  * Heap is `heapUsed` after two forced collections, so each figure is what is retained, not garbage. Each
  * variant also runs alone in a child process for its RSS after the first read (decode, facts and the
- * snapshot: the console's first read without Next.js) and its peak RSS. Writes bench/results/web-snapshot-memory.json.
+ * snapshot: the console's first read without Next.js) and its peak RSS (`resourceUsage().maxRSS`).
+ * The replay decode is compared the same way, one fresh child per run: the previous decode
+ * (`new ReplayApi(decodeReplay(bytes))`: the parsed JSON and zod's whole validated copy alive at once)
+ * beside decodeReplayApi (validated entry by entry into the columnar store), alone and as part of the
+ * first read. Writes bench/results/web-snapshot-memory.json.
  */
 
 import { execFileSync } from "node:child_process";
@@ -20,7 +24,7 @@ import type { Advice } from "@untorn/advisor/advise";
 import { buildFleetFacts, type FleetFacts } from "@untorn/fleet/facts";
 import { mergeMetadata } from "@untorn/fleet/metadata";
 import { adviseAll } from "@untorn/fleet/profile";
-import { decodeReplay, ReplayApi, replayFactsOptions } from "@untorn/fleet/replay";
+import { decodeReplay, decodeReplayApi, ReplayApi, replayFactsOptions } from "@untorn/fleet/replay";
 import { rankRows } from "@untorn/fleet/rows";
 import { buildSnapshot, instanceAdvice, type Snapshot } from "../src/server/snapshot.js";
 import { instanceName, writeSyntheticReplay } from "./synthetic-fleet.js";
@@ -33,6 +37,11 @@ const RESULTS = fileURLToPath(new URL("../../../bench/results/web-snapshot-memor
 const SELF = fileURLToPath(import.meta.url);
 
 type Variant = "before" | "after";
+/** How the replay file becomes a ReplayApi: before issue 16's entry-by-entry decode, and now. */
+type Decoder = "previous" | "entrywise";
+
+const decode = (d: Decoder, bytes: Uint8Array): ReplayApi =>
+  d === "previous" ? new ReplayApi(decodeReplay(bytes)) : decodeReplayApi(bytes);
 
 const gc = (globalThis as { gc?: () => void }).gc;
 const round1 = (x: number) => Math.round(x * 10) / 10;
@@ -105,14 +114,15 @@ function measure(v: Variant, fleet: Omit<FleetFacts, "plan">, compare: boolean) 
 }
 
 /** Child mode: the first read alone (decode, facts, snapshot) for one variant; prints its figures. */
-async function child(v: Variant, file: string): Promise<void> {
-  const [api, decodeMs] = time(() => new ReplayApi(decodeReplay(readFileSync(file))));
+async function child(v: Variant, d: Decoder, file: string): Promise<void> {
+  const [api, decodeMs] = time(() => decode(d, readFileSync(file)));
   const [fleet, factsMs] = await timeAsync(() => buildFleetFacts(api, replayFactsOptions(api.meta)));
   const [snap, snapshotMs] = time(() => build(v, fleet));
   const heapUsed = heap();
   process.stdout.write(
     `${JSON.stringify({
       variant: v,
+      decoder: d,
       decodeMs: round1(decodeMs),
       factsMs: round1(factsMs),
       adviseAndRankMs: round1(snapshotMs),
@@ -125,6 +135,45 @@ async function child(v: Variant, file: string): Promise<void> {
   );
 }
 
+/** Child mode: the replay decode alone; prints its time, retained heap and RSS before, after and at peak. */
+function decodeChild(d: Decoder, file: string): void {
+  const bytes = readFileSync(file);
+  const heapBefore = heap();
+  const rssBeforeMb = mb(process.memoryUsage().rss);
+  const [api, decodeMs] = time(() => decode(d, bytes));
+  const heapMb = mb(heap() - heapBefore);
+  process.stdout.write(
+    `${JSON.stringify({
+      decoder: d,
+      decodeMs: round1(decodeMs),
+      instances: api.meta.instances.length,
+      replayHeapMb: heapMb,
+      rssBeforeMb,
+      rssAfterGcMb: mb(process.memoryUsage().rss),
+      peakRssMb: mb(process.resourceUsage().maxRSS * 1024),
+    })}\n`,
+  );
+}
+
+/** Runs this file in a fresh node process with `args`; returns the JSON line it prints. */
+function fresh(args: readonly string[], heapLimitMb: number | null): Record<string, number | string> {
+  return JSON.parse(
+    execFileSync(
+      process.execPath,
+      [
+        ...(heapLimitMb ? [`--max-old-space-size=${heapLimitMb}`] : []),
+        "--expose-gc",
+        "--conditions=@untorn/source",
+        "--import",
+        "tsx",
+        SELF,
+        ...args,
+      ],
+      { encoding: "utf8", maxBuffer: 1 << 20 },
+    ),
+  ) as Record<string, number | string>;
+}
+
 async function main(): Promise<void> {
   const work = mkdtempSync(join(tmpdir(), "untorn-snapshot-bench-"));
   const loadBefore = loadavg()[0]!;
@@ -133,7 +182,7 @@ async function main(): Promise<void> {
     const { samples } = await writeSyntheticReplay(file, { size: SIZE, end: END });
 
     const h0 = heap();
-    const [api, decodeMs] = time(() => new ReplayApi(decodeReplay(readFileSync(file))));
+    const [api, decodeMs] = time(() => decodeReplayApi(readFileSync(file)));
     const h1 = heap();
     const [fleet, factsMs] = await timeAsync(() => buildFleetFacts(api, replayFactsOptions(api.meta)));
     const h2 = heap();
@@ -169,28 +218,36 @@ async function main(): Promise<void> {
 
     // Each variant's first read alone, for its RSS: with V8's default heap limit, and with the old space
     // capped at 512 MB (--max-old-space-size), which makes V8 collect before the heap grows past it.
+    // Both decoders with the current snapshot as well: the peak of the console's first read, before and now.
     const alone = [null, 512].flatMap((limit) =>
-      (["before", "after"] as const).map((v) => ({
-        heapLimitMb: limit,
-        ...(JSON.parse(
-          execFileSync(
-            process.execPath,
-            [
-              ...(limit ? [`--max-old-space-size=${limit}`] : []),
-              "--expose-gc",
-              "--conditions=@untorn/source",
-              "--import",
-              "tsx",
-              SELF,
-              "--child",
-              v,
-              file,
-            ],
-            { encoding: "utf8", maxBuffer: 1 << 20 },
-          ),
-        ) as Record<string, number | string>),
+      (
+        [
+          ["before", "entrywise"],
+          ["after", "entrywise"],
+          ["after", "previous"],
+        ] as const
+      ).map(([v, d]) => ({ heapLimitMb: limit, ...fresh(["--child", v, d, file], limit) })),
+    );
+
+    // The decode alone, previous and entry by entry alternating, each in a fresh process.
+    const decodes: Record<string, number | string>[] = [1, 2].flatMap((r) =>
+      (r % 2 ? (["previous", "entrywise"] as const) : (["entrywise", "previous"] as const)).map((d) => ({
+        round: r,
+        ...fresh(["--decode", d, file], null),
       })),
     );
+    const decodeMed = (d: Decoder, k: "decodeMs" | "peakRssMb" | "replayHeapMb") =>
+      round1(median(decodes.filter((x) => x.decoder === d).map((x) => Number(x[k]))));
+    const decodeSummary = Object.fromEntries(
+      (["previous", "entrywise"] as const).map((d) => [
+        d,
+        {
+          decodeMs: decodeMed(d, "decodeMs"),
+          peakRssMb: decodeMed(d, "peakRssMb"),
+          replayHeapMb: decodeMed(d, "replayHeapMb"),
+        },
+      ]),
+    ) as Record<Decoder, { decodeMs: number; peakRssMb: number; replayHeapMb: number }>;
 
     const med = (v: Variant, k: "adviseAndRankMs" | "heapMb") =>
       round1(median(runs.filter((x) => x.variant === v).map((x) => x[k])));
@@ -230,23 +287,41 @@ async function main(): Promise<void> {
       sameRowsSummaryRanking: same,
       instancePageAdviceMs: { instances: picks.length, meanMs: round1((pageMs / picks.length) * 100) / 100 },
       alone,
+      decodeAlone: {
+        runs: decodes,
+        median: decodeSummary,
+        ratiosEntrywiseOverPrevious: {
+          peakRss: ratio(decodeSummary.entrywise.peakRssMb, decodeSummary.previous.peakRssMb),
+          decodeTime: ratio(decodeSummary.entrywise.decodeMs, decodeSummary.previous.decodeMs),
+        },
+      },
     };
     writeFileSync(RESULTS, `${JSON.stringify(result, null, 2)}\n`);
     console.log(
       JSON.stringify(result.median),
       JSON.stringify(result.ratiosAfterOverBefore),
       JSON.stringify(alone),
+      JSON.stringify(result.decodeAlone),
     );
   } finally {
     rmSync(work, { recursive: true, force: true });
   }
 }
 
-const [mode, variant, file] = process.argv.slice(2);
+const [mode, ...rest] = process.argv.slice(2);
+const isDecoder = (d: string | undefined): d is Decoder => d === "previous" || d === "entrywise";
 if (mode === "--child") {
-  if ((variant !== "before" && variant !== "after") || !file)
+  const [variant, decoder, file] = rest;
+  if ((variant !== "before" && variant !== "after") || !isDecoder(decoder) || !file)
     throw new Error(
-      `usage: snapshot-memory.ts --child before|after <replay file>, not ${process.argv.slice(2).join(" ")}`,
+      `usage: snapshot-memory.ts --child before|after previous|entrywise <replay file>, not ${rest.join(" ")}`,
     );
-  await child(variant, file);
+  await child(variant, decoder, file);
+} else if (mode === "--decode") {
+  const [decoder, file] = rest;
+  if (!isDecoder(decoder) || !file)
+    throw new Error(
+      `usage: snapshot-memory.ts --decode previous|entrywise <replay file>, not ${rest.join(" ")}`,
+    );
+  decodeChild(decoder, file);
 } else await main();

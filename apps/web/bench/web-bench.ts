@@ -19,7 +19,7 @@ import { cpus, loadavg, tmpdir, totalmem } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { buildFleetFacts } from "@untorn/fleet/facts";
-import { decodeReplay, ReplayApi, replayFactsOptions } from "@untorn/fleet/replay";
+import { decodeReplayApi, replayFactsOptions } from "@untorn/fleet/replay";
 import autocannon from "autocannon";
 import { chromium } from "playwright-core";
 import { buildSnapshot } from "../src/server/snapshot.js";
@@ -406,7 +406,7 @@ async function main(): Promise<void> {
     );
 
     // ---- raw replay read and advisor work, in this process ----
-    const [api, decodeMs] = await time(() => new ReplayApi(decodeReplay(readFileSync(file))));
+    const [api, decodeMs] = await time(() => decodeReplayApi(readFileSync(file)));
     const opts = replayFactsOptions(api.meta);
     const factsRuns: number[] = [];
     let facts = await buildFleetFacts(api, opts);

@@ -5,6 +5,7 @@ import { buildFleetFacts, instanceFacts } from "./facts.js";
 import { recordFleet } from "./record.js";
 import {
   decodeReplay,
+  decodeReplayApi,
   encodeReplay,
   RecordingApi,
   ReplayApi,
@@ -69,6 +70,138 @@ describe("replay files", () => {
     expect(() => decodeReplay(Buffer.from("{not json"))).toThrow(/not JSON/);
     expect(() => decodeReplay(Buffer.from([0x1f, 0x8b, 1, 2, 3]))).toThrow(/gzip/);
     expect(() => decodeReplay(Buffer.from('{"format":"other"}'))).toThrow(/not an untorn replay file/);
+  });
+});
+
+describe("decodeReplayApi (entry by entry into the columnar store)", () => {
+  const file = () =>
+    fakeReplay(FIXTURE_FLEET, {
+      window: "30m",
+      times: [AT - 300, AT],
+      chart: { start: AT - 600, end: AT, step: 3 },
+    });
+  /** Every issue decodeReplay / decodeReplayApi throw for the same bytes. */
+  const issuesOf = (decode: (b: Uint8Array) => unknown, bytes: Uint8Array) => {
+    try {
+      decode(bytes);
+    } catch (err) {
+      expect(err).toBeInstanceOf(ReplayFormatError);
+      expect((err as Error).message).toBe("not a valid replay file");
+      return (err as ReplayFormatError).issues;
+    }
+    return expect.unreachable("the file was accepted");
+  };
+
+  it("answers every recorded query as ReplayApi over decodeReplay does", async () => {
+    const f = file();
+    const bytes = encodeReplay(f);
+    const whole = new ReplayApi(decodeReplay(bytes));
+    const entrywise = decodeReplayApi(bytes);
+    expect(entrywise.meta).toEqual(f.meta);
+    expect(f.instant.length).toBeGreaterThan(20);
+    for (const e of f.instant)
+      for (const a of e.answers)
+        expect(await entrywise.queryVector(e.query, { time: a.time })).toEqual(
+          await whole.queryVector(e.query, { time: a.time }),
+        );
+    expect(f.range.length).toBeGreaterThan(0);
+    for (const e of f.range)
+      expect(await entrywise.queryRange(e.query, e)).toEqual(await whole.queryRange(e.query, e));
+    // Plain JSON too, not only gzip.
+    expect(decodeReplayApi(Buffer.from(JSON.stringify(f))).meta).toEqual(f.meta);
+  });
+
+  it("reports a bad sample deep in entry N at the same path as whole-file validation", () => {
+    const f = file();
+    const n = f.instant.findLastIndex((e) => e.answers[0]!.data.length > 3);
+    expect(n).toBeGreaterThan(10);
+    (f.instant[n]!.answers[0]!.data[3] as { value: unknown }).value = "lots";
+    const bytes = gzipSync(JSON.stringify(f));
+    const issues = issuesOf(decodeReplayApi, bytes);
+    expect(issues.map((i) => i.path)).toEqual([["instant", n, "answers", 0, "data", 3, "value"]]);
+    expect(issues).toEqual(issuesOf(decodeReplay, bytes));
+  });
+
+  it("reports every issue of every entry, range entries and refinements included, as before", () => {
+    const f = file();
+    (f.instant[2]!.answers[1] as { time: unknown }).time = "soon";
+    (f.instant[7] as { extra?: number }).extra = 1;
+    const r = f.range.length - 1;
+    f.range[r]!.end = f.range[r]!.start - 1;
+    (f.range[0]!.data[0]!.points[4] as unknown[])[1] = null;
+    const bytes = gzipSync(JSON.stringify(f));
+    const issues = issuesOf(decodeReplayApi, bytes);
+    expect(issues.map((i) => i.path)).toEqual([
+      ["instant", 2, "answers", 1, "time"],
+      ["instant", 7],
+      ["range", 0, "data", 0, "points", 4, 1],
+      ["range", r, "end"],
+    ]);
+    expect(issues).toEqual(issuesOf(decodeReplay, bytes));
+  });
+
+  it("reports header and entry issues together, as before", () => {
+    const f = file();
+    const broken = { ...f, extra: true, meta: { ...f.meta, everySeconds: -5 } };
+    (broken.instant[1]!.answers[0]!.data[0] as { labels: unknown }).labels = { instance: 9 };
+    const bytes = gzipSync(JSON.stringify(broken));
+    const issues = issuesOf(decodeReplayApi, bytes);
+    expect(issues.map((i) => i.path)).toEqual(
+      expect.arrayContaining([
+        [],
+        ["meta", "everySeconds"],
+        ["instant", 1, "answers", 0, "data", 0, "labels", "instance"],
+      ]),
+    );
+    expect(issues).toEqual(issuesOf(decodeReplay, bytes));
+    expect(issuesOf(decodeReplayApi, gzipSync(JSON.stringify({ ...f, range: {} })))).toEqual(
+      issuesOf(decodeReplay, gzipSync(JSON.stringify({ ...f, range: {} }))),
+    );
+  });
+
+  it("reads indented JSON and duplicate keys as JSON.parse does", async () => {
+    const f = file();
+    const indented = Buffer.from(JSON.stringify(f, null, 2));
+    expect(decodeReplayApi(indented).meta).toEqual(f.meta);
+    // A later member wins, as in JSON.parse: the first, broken range list is replaced.
+    const dup = Buffer.from(`{"range":[1],${JSON.stringify(f).slice(1)}`);
+    const api = decodeReplayApi(dup);
+    expect(await api.queryRange(f.range[0]!.query, f.range[0]!)).toEqual(
+      await new ReplayApi(decodeReplay(dup)).queryRange(f.range[0]!.query, f.range[0]!),
+    );
+  });
+
+  it("reports a __proto__ member as the unknown key JSON.parse makes it, as decodeReplay does", () => {
+    const json = JSON.stringify(file());
+    const at = json.indexOf('"answers":[{') + '"answers":[{'.length;
+    const bytes = Buffer.from(`${json.slice(0, at)}"__proto__":{"time":1},${json.slice(at)}`);
+    const issues = issuesOf(decodeReplayApi, bytes);
+    expect(issues.map((i) => i.path)).toEqual([["instant", 0, "answers", 0]]);
+    expect(issues).toEqual(issuesOf(decodeReplay, bytes));
+  });
+
+  it("reports a syntax error deep in an entry with JSON.parse's message, as decodeReplay does", () => {
+    const f = file();
+    const json = JSON.stringify(f);
+    const at = json.lastIndexOf('"value":');
+    expect(at).toBeGreaterThan(json.length / 2);
+    const broken = gzipSync(`${json.slice(0, at)}"value":01${json.slice(at + 8)}`);
+    const whole = (() => {
+      try {
+        decodeReplay(broken);
+      } catch (err) {
+        return (err as Error).message;
+      }
+    })();
+    expect(whole).toMatch(/^not JSON: /);
+    expect(() => decodeReplayApi(broken)).toThrow(whole!);
+  });
+
+  it("rejects what is not a replay file as decodeReplay does", () => {
+    expect(() => decodeReplayApi(Buffer.from("{not json"))).toThrow(/not JSON/);
+    expect(() => decodeReplayApi(Buffer.from([0x1f, 0x8b, 1, 2, 3]))).toThrow(/gzip/);
+    expect(() => decodeReplayApi(Buffer.from('{"format":"other"}'))).toThrow(/not an untorn replay file/);
+    expect(() => decodeReplayApi(Buffer.from("[]"))).toThrow(ReplayFormatError);
   });
 });
 

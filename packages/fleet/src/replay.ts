@@ -18,6 +18,15 @@ import { z } from "zod";
 import type { MatrixSeries, PromQueryApi, QueryAnswer, VectorSample } from "./api.js";
 import { nowOf } from "./api.js";
 import type { FleetFactsOptions } from "./facts.js";
+import {
+  arrayElementOffsets,
+  arrayElements,
+  isArray,
+  objectMembers,
+  type Span,
+  type TopLevelSpans,
+  topLevelSpans,
+} from "./json-spans.js";
 
 export const REPLAY_FORMAT = "untorn-replay";
 export const REPLAY_VERSION = 1;
@@ -167,31 +176,274 @@ export function encodeReplay(file: ReplayFile): Buffer {
   return gzipSync(Buffer.from(JSON.stringify(checked), "utf8"));
 }
 
-/** Parses a replay file (gzip or plain JSON); throws ReplayFormatError naming what is wrong. */
-export function decodeReplay(bytes: Uint8Array): ReplayFile {
-  let text: string;
+/** The JSON bytes of a replay file (gzip or plain JSON), as they are: no copy. */
+function replayJsonBytes(bytes: Uint8Array): Buffer {
   try {
     const gz = bytes.length >= 2 && bytes[0] === 0x1f && bytes[1] === 0x8b;
     // gunzipSync's Buffer as it is: copying a 10,000-instance recording's JSON costs a second and its size.
-    text = (gz ? gunzipSync(bytes) : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)).toString(
-      "utf8",
-    );
+    return gz ? gunzipSync(bytes) : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   } catch (err) {
     throw new ReplayFormatError(`not a gzip file that decompresses: ${(err as Error).message}`);
   }
-  let json: unknown;
+}
+
+/** JSON.parse of the whole text; the text is this function's own, collected as soon as it returns. */
+function parseWholeJson(json: Buffer): unknown {
   try {
-    json = JSON.parse(text);
+    return JSON.parse(json.toString("utf8"));
   } catch (err) {
     throw new ReplayFormatError(`not JSON: ${(err as Error).message}`);
   }
+}
+
+/** Throws unless `json` (parsed) is, or is not an object at all so that zod says what it is. */
+function checkFormat(json: unknown): void {
   if (typeof json === "object" && json !== null && (json as { format?: unknown }).format !== REPLAY_FORMAT)
     throw new ReplayFormatError(`not an untorn replay file (format is not "${REPLAY_FORMAT}")`, [
       { path: ["format"], message: `expected "${REPLAY_FORMAT}"` },
     ]);
+}
+
+/** Parses a replay file (gzip or plain JSON); throws ReplayFormatError naming what is wrong. */
+export function decodeReplay(bytes: Uint8Array): ReplayFile {
+  const json = parseWholeJson(replayJsonBytes(bytes));
+  checkFormat(json);
   const r = replayFileSchema.safeParse(json);
   if (!r.success) throw new ReplayFormatError("not a valid replay file", r.error.issues);
   return r.data;
+}
+
+/** Everything of a replay file but its entries, which are only checked to be arrays here. */
+const replayHeaderSchema = replayFileSchema.extend({
+  instant: z.array(z.unknown()),
+  range: z.array(z.unknown()),
+});
+
+type Issue = z.core.$ZodIssue;
+type EntryKey = "instant" | "range";
+const ENTRY_KEYS: ReadonlySet<string> = new Set<EntryKey>(["instant", "range"]);
+
+/**
+ * Validates the entries at `key` one at a time (`count` of them, `entry(i)` giving the i-th as parsed
+ * JSON, which may then be let go), yielding each valid one. Invalid entries add their issues, with the
+ * path zod gives when validating the whole file, to `issues`; once there is one, nothing more is
+ * yielded, but the remaining entries are still checked so that every issue is reported.
+ */
+function* validatedEntries<T>(
+  schema: z.ZodType<T>,
+  key: EntryKey,
+  count: number,
+  entry: (i: number) => unknown,
+  issues: Issue[],
+): Generator<T> {
+  for (let i = 0; i < count; i++) {
+    const r = schema.safeParse(entry(i));
+    if (!r.success)
+      for (const issue of r.error.issues) issues.push({ ...issue, path: [key, i, ...issue.path] });
+    else if (issues.length === 0) yield r.data;
+  }
+}
+
+/** A piece of the document that JSON.parse rejects: the whole text is parsed again for its error. */
+class PieceSyntaxError extends Error {}
+
+/**
+ * A ReplayApi from the document's pieces (json-spans.ts): the header's members parsed and validated,
+ * then each entry parsed from its bytes, validated and stored in turn, so no whole tree is ever built.
+ * Returns null where the whole document must be read instead (a header zod or the format check
+ * rejects: the whole file's issues are wanted then).
+ */
+function apiFromPieces(json: Buffer, spans: TopLevelSpans): ReplayApi | null {
+  /** JSON.parse of the bytes at `span`; with `list`, of the comma-separated values there, as an array. */
+  const parse = ([start, end]: Span, list = false): unknown => {
+    try {
+      const text = json.toString("utf8", start, end);
+      return JSON.parse(list ? `[${text}]` : text);
+    } catch {
+      throw new PieceSyntaxError();
+    }
+  };
+  const entries = new Map<EntryKey, readonly Span[]>();
+  const header = Object.fromEntries(
+    spans.members.map(({ key, value }) => {
+      const name = parse(key) as string;
+      const elements = spans.elements.get(value);
+      if (!elements || !ENTRY_KEYS.has(name)) {
+        entries.delete(name as EntryKey);
+        return [name, parse(value)];
+      }
+      entries.set(name as EntryKey, elements);
+      return [name, []];
+    }),
+  );
+  if ((header as { format?: unknown }).format !== REPLAY_FORMAT) return null;
+  const head = replayHeaderSchema.safeParse(header);
+  if (!head.success) return null;
+  const issues: Issue[] = [];
+  const of = (key: EntryKey) => {
+    const xs = entries.get(key) ?? [];
+    return [xs.length, (i: number) => parse(xs[i]!)] as const;
+  };
+  // Samples' label sets are interned as they are read, so the many equal ones die young.
+  const intern = labelInterner();
+  const api = new ReplayApi({
+    meta: head.data.meta,
+    internLabels: intern,
+    instant: instantEntriesFromPieces(json, entries.get("instant") ?? [], parse, intern, issues),
+    range: validatedEntries(rangeEntrySchema, "range", ...of("range"), issues),
+  });
+  if (issues.length) throw new ReplayFormatError("not a valid replay file", issues);
+  return api;
+}
+
+/** Samples JSON.parse'd and validated at a time: small enough to die young, big enough to be cheap. */
+const SAMPLE_CHUNK = 256;
+
+/**
+ * The instant entries at `spans`, each read columnar from its pieces (instantEntryColumns) or, where that
+ * fails, validated whole with the entry schema, which then gives zod's own issues for it.
+ */
+function* instantEntriesFromPieces(
+  json: Buffer,
+  spans: readonly Span[],
+  parse: (s: Span, list?: boolean) => unknown,
+  intern: (labels: Labels) => Labels,
+  issues: Issue[],
+): Generator<InstantInput> {
+  for (let i = 0; i < spans.length; i++) {
+    const columns = issues.length === 0 ? instantEntryColumns(json, spans[i]!, parse, intern) : null;
+    if (columns) {
+      yield columns;
+      continue;
+    }
+    const r = instantEntrySchema.safeParse(parse(spans[i]!));
+    if (!r.success)
+      for (const issue of r.error.issues) issues.push({ ...issue, path: ["instant", i, ...issue.path] });
+    else if (issues.length === 0) yield r.data;
+  }
+}
+
+/**
+ * One instant entry read from its bytes without building its samples' tree whole: the entry with every
+ * answer's `data` left empty is validated with the entry schema, then the samples SAMPLE_CHUNK at a time
+ * with the sample schema, straight into columns. Null where anything is amiss (invalid, duplicate keys,
+ * not the expected shape): the caller validates the entry whole for zod's issues.
+ */
+function instantEntryColumns(
+  json: Buffer,
+  span: Span,
+  parse: (s: Span, list?: boolean) => unknown,
+  intern: (labels: Labels) => Labels,
+): InstantInput | null {
+  const members = objectMembers(json, span[0], span[1]);
+  if (!members) return null;
+  const skeleton: Record<string, unknown> = {};
+  const dataOf: (readonly number[])[] = [];
+  for (const m of members) {
+    const name = parse(m.key) as string;
+    if (name === "__proto__" || Object.hasOwn(skeleton, name)) return null;
+    if (name !== "answers" || !isArray(json, m.value)) {
+      skeleton[name] = parse(m.value);
+      continue;
+    }
+    const answers = arrayElements(json, m.value[0], m.value[1]);
+    if (!answers) return null;
+    const out: Record<string, unknown>[] = [];
+    for (const a of answers) {
+      const fields = objectMembers(json, a[0], a[1]);
+      if (!fields) return null;
+      const answer: Record<string, unknown> = {};
+      let data: readonly number[] | null = null;
+      for (const f of fields) {
+        const field = parse(f.key) as string;
+        if (field === "__proto__" || Object.hasOwn(answer, field)) return null;
+        if (field === "data" && isArray(json, f.value)) {
+          data = arrayElementOffsets(json, f.value[0], f.value[1]);
+          if (!data) return null;
+          answer[field] = [];
+        } else answer[field] = parse(f.value);
+      }
+      if (!data) return null;
+      dataOf.push(data);
+      out.push(answer);
+    }
+    skeleton[name] = out;
+  }
+  const head = instantEntrySchema.safeParse(skeleton);
+  if (!head.success) return null;
+  const answers: ColumnarAnswer[] = [];
+  for (const [k, a] of head.data.answers.entries()) {
+    const data = dataOf[k]!;
+    const n = data.length / 2;
+    const labels: Labels[] = new Array(n);
+    const values = new Float64Array(n);
+    for (let from = 0; from < n; from += SAMPLE_CHUNK) {
+      const to = Math.min(from + SAMPLE_CHUNK, n);
+      const chunk = parse([data[2 * from]!, data[2 * to - 1]!], true) as unknown[];
+      for (let j = 0; j < chunk.length; j++) {
+        const r = vectorSampleSchema.safeParse(chunk[j]);
+        if (!r.success) return null;
+        labels[from + j] = intern(r.data.labels);
+        values[from + j] = fromWire(r.data.value);
+      }
+    }
+    answers.push({ time: a.time, labels, values, ...(a.warnings ? { warnings: a.warnings } : {}) });
+  }
+  return { query: head.data.query, answers };
+}
+
+/** A ReplayApi from the whole parsed document, each entry's slot cleared once it is stored. */
+function apiFromTree(json: unknown): ReplayApi {
+  checkFormat(json);
+  const head = replayHeaderSchema.safeParse(json);
+  if (!head.success) {
+    const r = replayFileSchema.safeParse(json);
+    throw new ReplayFormatError("not a valid replay file", r.success ? head.error.issues : r.error.issues);
+  }
+  const issues: Issue[] = [];
+  const of = (xs: unknown[]) =>
+    [
+      xs.length,
+      (i: number) => {
+        const x = xs[i];
+        xs[i] = undefined;
+        return x;
+      },
+    ] as const;
+  const { instant, range } = json as { instant: unknown[]; range: unknown[] };
+  const api = new ReplayApi({
+    meta: head.data.meta,
+    instant: validatedEntries(instantEntrySchema, "instant", ...of(instant), issues),
+    range: validatedEntries(rangeEntrySchema, "range", ...of(range), issues),
+  });
+  if (issues.length) throw new ReplayFormatError("not a valid replay file", issues);
+  return api;
+}
+
+/**
+ * Parses a replay file (gzip or plain JSON) straight into a ReplayApi; throws ReplayFormatError naming
+ * what is wrong, with the same message and issues as decodeReplay. Use it instead of
+ * `new ReplayApi(decodeReplay(bytes))` when only the answers are needed: neither the whole text, the
+ * whole parsed tree nor zod's whole validated copy is ever built (together they were about seven times
+ * a 10,000-instance recording's 100 MB of JSON at the decode's peak). Each entry is parsed from its bytes,
+ * validated, stored columnar and let go in turn; a document whose pieces do not parse, or whose header
+ * is invalid, is read whole instead for JSON.parse's and zod's own errors.
+ */
+export function decodeReplayApi(bytes: Uint8Array): ReplayApi {
+  const json = replayJsonBytes(bytes);
+  let spans: TopLevelSpans | null = null;
+  try {
+    spans = topLevelSpans(json, ENTRY_KEYS, ([start, end]) => JSON.parse(json.toString("utf8", start, end)));
+  } catch {
+    // A key that does not parse: the whole text's JSON.parse names it.
+  }
+  try {
+    const api = spans && apiFromPieces(json, spans);
+    if (api) return api;
+  } catch (err) {
+    if (!(err instanceof PieceSyntaxError)) throw err;
+  }
+  return apiFromTree(parseWholeJson(json));
 }
 
 /** Facts options that reproduce the recording's query texts (window, step, statistics...). */
@@ -323,6 +575,40 @@ interface StoredAnswer {
 
 type Labels = Readonly<Record<string, string>>;
 
+/** Returns the first label set seen equal to `labels`, so each distinct set is stored once. */
+function labelInterner(): (labels: Labels) => Labels {
+  const labelSets = new Map<string, Labels>();
+  return (labels) => {
+    let key = "";
+    for (const k in labels) key += `${k}\u0000${labels[k]}\u0001`;
+    const seen = labelSets.get(key);
+    if (seen) return seen;
+    labelSets.set(key, labels);
+    return labels;
+  };
+}
+
+/** A recorded instant answer already in columns, its labels interned (decodeReplayApi reads them so). */
+interface ColumnarAnswer {
+  readonly time: number;
+  readonly labels: readonly Labels[];
+  readonly values: Float64Array;
+  readonly warnings?: readonly string[];
+}
+
+type InstantInput =
+  | ReplayFile["instant"][number]
+  | { readonly query: string; readonly answers: readonly ColumnarAnswer[] };
+
+/** What ReplayApi is built from: a ReplayFile is one. */
+export interface ReplayEntries {
+  readonly meta: ReplayMeta;
+  readonly instant: Iterable<InstantInput>;
+  readonly range: Iterable<ReplayFile["range"][number]>;
+  /** The interner the columnar answers' labels went through (decodeReplayApi), shared with the rest. */
+  readonly internLabels?: (labels: Labels) => Labels;
+}
+
 /**
  * Implements PromQueryApi from a replay file. Instant answers are kept columnar with each distinct label
  * set stored once: a 10,000-instance recording's 1.3 million samples as parsed JSON objects are about
@@ -333,22 +619,16 @@ export class ReplayApi implements PromQueryApi {
   private readonly ranges = new Map<string, ReplayFile["range"][number]>();
   readonly meta: ReplayMeta;
 
-  constructor(file: ReplayFile) {
+  /** A replay file, or its metadata and entries as iterables consumed once (see decodeReplayApi). */
+  constructor(file: ReplayEntries) {
     this.meta = file.meta;
-    const labelSets = new Map<string, Labels>();
-    const intern = (labels: Labels): Labels => {
-      let key = "";
-      for (const k in labels) key += `${k}\u0000${labels[k]}\u0001`;
-      const seen = labelSets.get(key);
-      if (seen) return seen;
-      labelSets.set(key, labels);
-      return labels;
-    };
+    const intern = file.internLabels ?? labelInterner();
     for (const e of file.instant) {
       const answers = [...e.answers].sort((a, b) => a.time - b.time);
       this.instant.set(e.query, {
         times: answers.map((a) => a.time),
         answers: answers.map((a) => {
+          if ("values" in a) return { labels: a.labels, values: a.values, warnings: a.warnings ?? [] };
           const values = new Float64Array(a.data.length);
           const labels = a.data.map((s, i) => {
             values[i] = fromWire(s.value);

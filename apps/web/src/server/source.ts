@@ -8,7 +8,7 @@ import path from "node:path";
 import type { PromQueryApi } from "@untorn/fleet/api";
 import type { FleetFactsOptions } from "@untorn/fleet/facts";
 import { sidecarMetadataPath } from "@untorn/fleet/metadata";
-import { decodeReplay, ReplayApi, type ReplayMeta, replayFactsOptions } from "@untorn/fleet/replay";
+import { decodeReplayApi, type ReplayApi, type ReplayMeta, replayFactsOptions } from "@untorn/fleet/replay";
 import { PromClient } from "@untorn/prom/client";
 import type { Env } from "../env.js";
 import { redactForReaders } from "../lib/redact.js";
@@ -112,7 +112,7 @@ function loadReplay(file: string): { api: ReplayApi; stamp: string } {
   const stamp = `${st.size}:${st.mtimeMs}`;
   const cached = replays.get(file);
   if (cached?.stamp === stamp) return cached;
-  const api = new ReplayApi(decodeReplay(fs.readFileSync(file)));
+  const api = decodeReplayApi(fs.readFileSync(file));
   replays.set(file, { stamp, api });
   return { api, stamp };
 }

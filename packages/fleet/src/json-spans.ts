@@ -1,0 +1,175 @@
+/**
+ * Where the values of a JSON document's top-level object lie in its UTF-8 bytes, and where the elements
+ * of chosen array members lie, without building any of them: a caller can then JSON.parse one piece at
+ * a time and let each go before the next (decodeReplayApi reads a 100 MB replay so).
+ *
+ * Only the structure between the pieces is checked here (brackets matched outside strings, ':' and ','
+ * where JSON puts them, nothing after the object); each piece must still be JSON.parse'd, which checks
+ * the rest. Returns null where the bytes do not have that shape; a caller then parses the whole text
+ * to get JSON.parse's own error or value.
+ */
+
+/** [start, end) byte offsets of a JSON value. */
+export type Span = readonly [start: number, end: number];
+
+export interface TopLevelSpans {
+  /** Each member's key (JSON text of the string, as in the document) and value span, in order. */
+  readonly members: readonly { readonly key: Span; readonly value: Span }[];
+  /** For each member named in `split` whose value is an array: its elements' spans. */
+  readonly elements: ReadonlyMap<Span, readonly Span[]>;
+}
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const COMMA = 0x2c;
+const COLON = 0x3a;
+const OPEN_OBJECT = 0x7b;
+const CLOSE_OBJECT = 0x7d;
+const OPEN_ARRAY = 0x5b;
+const CLOSE_ARRAY = 0x5d;
+
+const isSpace = (c: number) => c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
+
+function skipSpace(b: Uint8Array, i: number): number {
+  while (i < b.length && isSpace(b[i]!)) i++;
+  return i;
+}
+
+/** End (exclusive) of the string starting at its opening quote `i`, or -1. */
+function stringEnd(b: Uint8Array, i: number): number {
+  for (let j = i + 1; j < b.length; j++) {
+    const c = b[j]!;
+    if (c === BACKSLASH) j++;
+    else if (c === QUOTE) return j + 1;
+  }
+  return -1;
+}
+
+/** End (exclusive) of the value starting at `i` (no leading space), or -1 where it cannot end. */
+export function valueEnd(b: Uint8Array, i: number): number {
+  if (i >= b.length) return -1;
+  const first = b[i]!;
+  if (first === QUOTE) return stringEnd(b, i);
+  if (first === OPEN_OBJECT || first === OPEN_ARRAY) {
+    let depth = 0;
+    for (let j = i; j < b.length; j++) {
+      const c = b[j]!;
+      if (c === QUOTE) {
+        j = stringEnd(b, j);
+        if (j < 0) return -1;
+        j--;
+      } else if (c === OPEN_OBJECT || c === OPEN_ARRAY) depth++;
+      else if (c === CLOSE_OBJECT || c === CLOSE_ARRAY) {
+        depth--;
+        if (depth === 0) return j + 1;
+      }
+    }
+    return -1;
+  }
+  let j = i;
+  while (j < b.length) {
+    const c = b[j]!;
+    if (c === COMMA || c === CLOSE_OBJECT || c === CLOSE_ARRAY || isSpace(c)) break;
+    j++;
+  }
+  return j > i ? j : -1;
+}
+
+/**
+ * The elements of the array whose span is `[start, end)` as flat offsets (element k at
+ * `[out[2k], out[2k + 1])`: one array, not one per element, for arrays of thousands), or null.
+ */
+export function arrayElementOffsets(b: Uint8Array, start: number, end: number): number[] | null {
+  const out: number[] = [];
+  let i = skipSpace(b, start + 1);
+  if (b[i] === CLOSE_ARRAY) return i === end - 1 ? out : null;
+  for (;;) {
+    const e = valueEnd(b, i);
+    if (e < 0 || e > end - 1) return null;
+    out.push(i, e);
+    i = skipSpace(b, e);
+    if (b[i] === CLOSE_ARRAY) return i === end - 1 ? out : null;
+    if (b[i] !== COMMA) return null;
+    i = skipSpace(b, i + 1);
+  }
+}
+
+/** The elements of the array whose span is `[start, end)`, or null. */
+export function arrayElements(b: Uint8Array, start: number, end: number): Span[] | null {
+  const flat = arrayElementOffsets(b, start, end);
+  if (!flat) return null;
+  const out: Span[] = new Array(flat.length / 2);
+  for (let k = 0; k < out.length; k++) out[k] = [flat[2 * k]!, flat[2 * k + 1]!];
+  return out;
+}
+
+/**
+ * The members of the top-level object in `b`, with the elements of the array-valued members whose keys
+ * (decoded) are in `split`; null if `b` is not one object with only space after it.
+ */
+export function topLevelSpans(
+  b: Uint8Array,
+  split: ReadonlySet<string>,
+  key: (s: Span) => string,
+): TopLevelSpans | null {
+  let i = skipSpace(b, 0);
+  if (b[i] !== OPEN_OBJECT) return null;
+  const members: { key: Span; value: Span }[] = [];
+  const elements = new Map<Span, readonly Span[]>();
+  i = skipSpace(b, i + 1);
+  if (b[i] !== CLOSE_OBJECT)
+    for (;;) {
+      if (b[i] !== QUOTE) return null;
+      const k = stringEnd(b, i);
+      if (k < 0) return null;
+      const keySpan: Span = [i, k];
+      i = skipSpace(b, k);
+      if (b[i] !== COLON) return null;
+      i = skipSpace(b, i + 1);
+      const e = valueEnd(b, i);
+      if (e < 0) return null;
+      const value: Span = [i, e];
+      members.push({ key: keySpan, value });
+      if (b[i] === OPEN_ARRAY && split.has(key(keySpan))) {
+        const xs = arrayElements(b, i, e);
+        if (!xs) return null;
+        elements.set(value, xs);
+      }
+      i = skipSpace(b, e);
+      if (b[i] === CLOSE_OBJECT) break;
+      if (b[i] !== COMMA) return null;
+      i = skipSpace(b, i + 1);
+    }
+  return skipSpace(b, i + 1) === b.length ? { members, elements } : null;
+}
+
+/** The members (key and value spans) of the object whose span is `[start, end)`, or null. */
+export function objectMembers(
+  b: Uint8Array,
+  start: number,
+  end: number,
+): { key: Span; value: Span }[] | null {
+  if (b[start] !== OPEN_OBJECT) return null;
+  const members: { key: Span; value: Span }[] = [];
+  let i = skipSpace(b, start + 1);
+  if (b[i] === CLOSE_OBJECT) return i === end - 1 ? members : null;
+  for (;;) {
+    if (b[i] !== QUOTE) return null;
+    const k = stringEnd(b, i);
+    if (k < 0) return null;
+    const key: Span = [i, k];
+    i = skipSpace(b, k);
+    if (b[i] !== COLON) return null;
+    i = skipSpace(b, i + 1);
+    const e = valueEnd(b, i);
+    if (e < 0 || e > end - 1) return null;
+    members.push({ key, value: [i, e] });
+    i = skipSpace(b, e);
+    if (b[i] === CLOSE_OBJECT) return i === end - 1 ? members : null;
+    if (b[i] !== COMMA) return null;
+    i = skipSpace(b, i + 1);
+  }
+}
+
+/** Whether the value at `span` is an array. */
+export const isArray = (b: Uint8Array, span: Span) => b[span[0]] === OPEN_ARRAY;
