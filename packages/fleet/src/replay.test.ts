@@ -99,6 +99,10 @@ describe("decodeReplayApi (entry by entry into the columnar store)", () => {
     const entrywise = decodeReplayApi(bytes);
     expect(entrywise.meta).toEqual(f.meta);
     expect(f.instant.length).toBeGreaterThan(20);
+    // Every entry took the chunked path (none fell back to a whole-entry read), and the plain
+    // constructor over decodeReplay's file never does.
+    expect(entrywise.decoding).toEqual({ columnarEntries: f.instant.length, wholeEntries: 0 });
+    expect(whole.decoding).toEqual({ columnarEntries: 0, wholeEntries: f.instant.length });
     for (const e of f.instant)
       for (const a of e.answers)
         expect(await entrywise.queryVector(e.query, { time: a.time })).toEqual(
@@ -168,6 +172,20 @@ describe("decodeReplayApi (entry by entry into the columnar store)", () => {
     const api = decodeReplayApi(dup);
     expect(await api.queryRange(f.range[0]!.query, f.range[0]!)).toEqual(
       await new ReplayApi(decodeReplay(dup)).queryRange(f.range[0]!.query, f.range[0]!),
+    );
+  });
+
+  it("reads an entry it cannot take chunk by chunk whole, and only that one", async () => {
+    const f = file();
+    const json = JSON.stringify(f);
+    // A duplicate "query" member in the first instant entry (JSON.parse keeps the later one).
+    const at = json.indexOf('{"query":') + 1;
+    const bytes = Buffer.from(`${json.slice(0, at)}"query":"shadowed",${json.slice(at)}`);
+    const api = decodeReplayApi(bytes);
+    expect(api.decoding).toEqual({ columnarEntries: f.instant.length - 1, wholeEntries: 1 });
+    const first = f.instant[0]!;
+    expect(await api.queryVector(first.query, { time: first.answers[0]!.time })).toEqual(
+      await new ReplayApi(decodeReplay(bytes)).queryVector(first.query, { time: first.answers[0]!.time }),
     );
   });
 

@@ -618,12 +618,20 @@ export class ReplayApi implements PromQueryApi {
   private readonly instant = new Map<string, { times: number[]; answers: StoredAnswer[] }>();
   private readonly ranges = new Map<string, ReplayFile["range"][number]>();
   readonly meta: ReplayMeta;
+  /**
+   * How the instant entries arrived: read from their bytes a chunk of samples at a time (columnar,
+   * decodeReplayApi's path) or as whole parsed entries (a ReplayFile, or decodeReplayApi's fallback).
+   */
+  readonly decoding = { columnarEntries: 0, wholeEntries: 0 };
 
   /** A replay file, or its metadata and entries as iterables consumed once (see decodeReplayApi). */
   constructor(file: ReplayEntries) {
     this.meta = file.meta;
     const intern = file.internLabels ?? labelInterner();
     for (const e of file.instant) {
+      const columnar = e.answers.length > 0 && e.answers.every((a) => "values" in a);
+      if (columnar) this.decoding.columnarEntries++;
+      else this.decoding.wholeEntries++;
       const answers = [...e.answers].sort((a, b) => a.time - b.time);
       this.instant.set(e.query, {
         times: answers.map((a) => a.time),
