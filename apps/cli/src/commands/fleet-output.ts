@@ -69,4 +69,12 @@ export const fleetOutputSchema = z
   })
   .strict();
 
-export type FleetOutput = z.input<typeof fleetOutputSchema>;
+/** A value and everything in it read-only: the profile hands out read-only arrays and records. */
+type DeepReadonly<T> = T extends readonly (infer U)[]
+  ? readonly DeepReadonly<U>[]
+  : T extends object
+    ? { readonly [K in keyof T]: DeepReadonly<T[K]> }
+    : T;
+
+/** What the command builds and prints: the schema's shape, taken as the profile gives it (no copies). */
+export type FleetOutput = DeepReadonly<z.input<typeof fleetOutputSchema>>;

@@ -70,15 +70,15 @@ export function registerFleet(program: Command, io: Io): void {
           queries: profile.queries,
           recordingRules: profile.recordingRules,
           clockNote: profile.clockNote,
-          rows: [...profile.rows],
+          rows: profile.rows,
           summary: profile.summary,
-          atRisk: profile.ranking.atRisk.map((r) => ({ ...r, findings: [...r.findings] })),
+          atRisk: profile.ranking.atRisk,
           counts: profile.ranking.counts,
-          skipped: [...profile.skipped],
-          missing: Object.fromEntries(Object.entries(profile.missing).map(([k, v]) => [k, [...v]])),
+          skipped: profile.skipped,
+          missing: profile.missing,
           exporters: profile.exporters,
-          declared: Object.fromEntries(Object.entries(profile.declared).map(([k, v]) => [k, [...v]])),
-          warnings: [...profile.warnings],
+          declared: profile.declared,
+          warnings: profile.warnings,
         };
         io.out(`${JSON.stringify(out, null, 2)}\n`);
         return;
