@@ -1,7 +1,7 @@
 /**
  * JSON Schemas of the CLI's own inputs and outputs (docs/schemas/), as pure functions of the zod schemas:
  * `advise --facts` (one InstanceFacts or an array of them), the fleet table's row and summary that
- * `fleet --json` and `advise --json` print (@untorn/fleet/row), the whole `fleet --json` output, the rollout inputs and outputs of
+ * `fleet --json` and `advise --json` print (@untorn/fleet/row), the whole `fleet --json` and `advise --json` outputs, the rollout inputs and outputs of
  * @untorn/rollout, `rollout reconcile --hooks` and the recorded rollouts a lab recording ships.
  * scripts/gen-schemas.ts writes them; schemas.test.ts fails when the committed copies are stale.
  */
@@ -10,6 +10,7 @@ import { ROLLOUT_SCHEMAS } from "@untorn/rollout/json-schema";
 import { recordedRolloutsFileSchema } from "@untorn/rollout-runner/recorded";
 import { hooksFileSchema } from "@untorn/rollout-runner/runner";
 import { z } from "zod";
+import { adviseOutputSchema } from "./commands/advise-output.js";
 import { fleetOutputSchema } from "./commands/fleet-output.js";
 
 /** A schema nested under $defs: the dialect is the document's. */
@@ -47,6 +48,16 @@ export const CLI_SCHEMAS = {
       "What `untorn fleet --json` prints: the fleet table's rows and summary (fleet-row.schema.json) with where the data came from, the request count, whether the recording rules were read, the at-risk instances, the verdict counts, and what could not be used (skipped instances, missing facts).",
     ...withoutDialect(
       z.toJSONSchema(fleetOutputSchema, { target: "draft-2020-12" }) as Record<string, unknown>,
+    ),
+  }),
+  "cli-advise.schema.json": () => ({
+    $schema: "https://json-schema.org/draft/2020-12/schema",
+    $id: "cli-advise.schema.json",
+    title: "untorn advise --json",
+    description:
+      "What `untorn advise --json` prints: for one InstanceFacts object, its advice (profile, write-bound verdict with evidence, findings, safety gate, input warnings); for an array, the fleet table's rows and summary (fleet-row.schema.json), the at-risk instances, the verdict counts, every instance's advice and the instances the advisor failed on.",
+    ...withoutDialect(
+      z.toJSONSchema(adviseOutputSchema, { target: "draft-2020-12" }) as Record<string, unknown>,
     ),
   }),
   ...ROLLOUT_SCHEMAS,

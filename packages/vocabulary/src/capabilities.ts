@@ -23,7 +23,8 @@ const atLeast = (x: Version, major: number, minor: number, patch: number) =>
 
 export { formatVersion };
 
-export type DoublewriteLocation = "system-tablespace" | "dblwr-files" | "percona-parallel-file";
+export const DOUBLEWRITE_LOCATIONS = ["system-tablespace", "dblwr-files", "percona-parallel-file"] as const;
+export type DoublewriteLocation = (typeof DOUBLEWRITE_LOCATIONS)[number];
 
 export interface Capabilities {
   readonly flavor: Flavor;

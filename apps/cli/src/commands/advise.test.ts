@@ -1,6 +1,7 @@
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { adviceSchema } from "@untorn/advisor/advice-schema";
 import { buildFleetFacts } from "@untorn/fleet/facts";
 import { ReplayApi } from "@untorn/fleet/replay";
 import { fakeReplay } from "@untorn/fleet/testing/fake-api";
@@ -9,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { EXIT } from "../errors.js";
 import { run } from "../program.js";
 import { bufferIo } from "../testing/buffer-io.js";
+import { adviseFleetOutputSchema, adviseOutputSchema } from "./advise-output.js";
 
 const EXAMPLE = join(import.meta.dirname, "../../../../docs/schemas/instance-facts.example.json");
 let dir = "";
@@ -79,6 +81,18 @@ describe("untorn advise", () => {
     expect(out.rows[0].instance).toBe("db-on:9105");
     expect(out.atRisk.map((r: { instance: string }) => r.instance)).toEqual(["db-off:9105"]);
     expect(out.advice).toHaveLength(3);
+    // The whole output is what docs/schemas/cli-advise.schema.json says, nothing more.
+    expect(adviseFleetOutputSchema.parse(out)).toEqual(out);
+    expect(adviseOutputSchema.parse(out)).toEqual(out);
+  });
+
+  it("--json for one instance is its advice (docs/schemas/cli-advise.schema.json)", async () => {
+    const j = bufferIo();
+    expect(await run(["advise", "--facts", EXAMPLE, "--json"], j)).toBe(EXIT.ok);
+    const out = JSON.parse(j.stdout());
+    expect(adviceSchema.parse(out)).toEqual(out);
+    expect(adviseOutputSchema.parse(out)).toEqual(out);
+    expect(adviseFleetOutputSchema.safeParse(out).success).toBe(false);
   });
 
   it("exits 3 and names the field of a bad file", async () => {

@@ -6,6 +6,7 @@ import { z } from "zod";
 import { CliError, describeIssues, EXIT } from "../errors.js";
 import { type Io, readJsonFile } from "../io.js";
 import { fleetNotes, fleetTable, instanceView } from "../render.js";
+import type { AdviseFleetOutput } from "./advise-output.js";
 
 /** `untorn advise --facts <file>`: the advisor offline, on InstanceFacts JSON (one object or an array). */
 export function registerAdvise(program: Command, io: Io): void {
@@ -15,7 +16,7 @@ export function registerAdvise(program: Command, io: Io): void {
       "Advise offline from InstanceFacts JSON (docs/schemas/advise-input.schema.json): one object or an array.",
     )
     .requiredOption("--facts <file>", "InstanceFacts JSON file, or - for stdin")
-    .option("--json", "print the advice as JSON")
+    .option("--json", "print the advice as JSON (docs/schemas/cli-advise.schema.json)")
     .action(async (flags: { facts: string; json?: boolean }) => {
       const data = await readJsonFile(flags.facts, z.unknown(), "InstanceFacts");
       const schema = Array.isArray(data) ? z.array(instanceFactsSchema).min(1) : instanceFactsSchema;
@@ -35,9 +36,15 @@ export function registerAdvise(program: Command, io: Io): void {
       if (dup) throw new CliError(`${flags.facts}: instance ${dup} appears twice`, EXIT.invalidInput);
       const p = profileFacts(facts);
       if (flags.json) {
-        io.out(
-          `${JSON.stringify({ rows: p.rows, summary: p.summary, atRisk: p.ranking.atRisk, counts: p.ranking.counts, advice: p.advice, failed: p.failed }, null, 2)}\n`,
-        );
+        const out: AdviseFleetOutput = {
+          rows: p.rows,
+          summary: p.summary,
+          atRisk: p.ranking.atRisk,
+          counts: p.ranking.counts,
+          advice: p.advice,
+          failed: p.failed,
+        };
+        io.out(`${JSON.stringify(out, null, 2)}\n`);
         return;
       }
       io.out(fleetTable(p.rows));

@@ -12,6 +12,33 @@ import { z } from "zod";
 const count = z.number().int().nonnegative();
 const byInstance = <T extends z.ZodType>(value: T) => z.record(z.string(), value);
 
+/** Instances with critical or error findings (the ranking's atRisk); `advise --json` prints it too. */
+export const atRiskSchema = z
+  .array(
+    z
+      .object({
+        instance: z.string(),
+        findings: z.array(
+          z.object({ ruleId: z.string(), severity: z.enum(SEVERITIES), title: z.string() }).strict(),
+        ),
+      })
+      .strict(),
+  )
+  .describe("Instances with critical or error findings, whatever their benefit.");
+
+/** Instances per write-bound verdict, plus blocked and actionable (the ranking's counts). */
+export const countsSchema = z
+  .object({
+    ...Object.fromEntries(VERDICTS.map((v) => [v, count])),
+    blocked: count.describe("Instances whose gain waits for the safety gate (or an upgrade)."),
+    actionable: count,
+  })
+  .strict()
+  .describe("Instances per write-bound verdict, plus blocked and actionable.");
+
+/** An instance left out, and why. */
+export const skippedSchema = z.object({ instance: z.string(), reason: z.string() }).strict();
+
 export const fleetOutputSchema = z
   .object({
     at: z.iso.datetime().describe("End of the window the facts were read over."),
@@ -35,29 +62,9 @@ export const fleetOutputSchema = z
       .describe("Why 'now' was read in the past (VictoriaMetrics' -search.latencyOffset), or null."),
     rows: z.array(rankedFleetRowSchema).describe("The fleet table in rank order (fleet-row.schema.json)."),
     summary: fleetSummarySchema,
-    atRisk: z
-      .array(
-        z
-          .object({
-            instance: z.string(),
-            findings: z.array(
-              z.object({ ruleId: z.string(), severity: z.enum(SEVERITIES), title: z.string() }).strict(),
-            ),
-          })
-          .strict(),
-      )
-      .describe("Instances with critical or error findings, whatever their benefit."),
-    counts: z
-      .object({
-        ...Object.fromEntries(VERDICTS.map((v) => [v, count])),
-        blocked: count.describe("Instances whose gain waits for the safety gate (or an upgrade)."),
-        actionable: count,
-      })
-      .strict()
-      .describe("Instances per write-bound verdict, plus blocked and actionable."),
-    skipped: z
-      .array(z.object({ instance: z.string(), reason: z.string() }).strict())
-      .describe("Instances seen without usable facts, and why."),
+    atRisk: atRiskSchema,
+    counts: countsSchema,
+    skipped: z.array(skippedSchema).describe("Instances seen without usable facts, and why."),
     missing: byInstance(z.array(z.string())).describe(
       "Per instance: fact paths without data in the window (unknown, never 0).",
     ),
@@ -70,7 +77,7 @@ export const fleetOutputSchema = z
   .strict();
 
 /** A value and everything in it read-only: the profile hands out read-only arrays and records. */
-type DeepReadonly<T> = T extends readonly (infer U)[]
+export type DeepReadonly<T> = T extends readonly (infer U)[]
   ? readonly DeepReadonly<U>[]
   : T extends object
     ? { readonly [K in keyof T]: DeepReadonly<T[K]> }
