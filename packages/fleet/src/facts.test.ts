@@ -161,13 +161,10 @@ describe("buildFleetFacts", () => {
     const of = (r: Awaited<ReturnType<typeof buildFleetFacts>>, i: string) =>
       r.facts.find((f) => f.identity.instance === i)!.workload!;
     const onProm = await buildFleetFacts(api(fleet), { window: "1h", at: AT });
-    const asVm = api(fleet);
+    // A replay recorded from VictoriaMetrics says so (meta.backend), as a live client does.
+    const fake = fakeReplay(fleet, { window: "1h", times: [AT - 300, AT] });
     const onVm = await buildFleetFacts(
-      {
-        queryVector: (e, o) => asVm.queryVector(e, o),
-        queryRange: (e, o) => asVm.queryRange(e, o),
-        backend: async () => ({ kind: "victoriametrics", queryDelaySeconds: 0, note: null }),
-      },
+      new ReplayApi({ ...fake, meta: { ...fake.meta, backend: "victoriametrics" } }),
       { window: "1h", at: AT },
     );
     const y = of(onProm, "db-young:9105");
