@@ -544,14 +544,11 @@ function buildDraft(
     w.gapRatio = Math.min(1, Math.max(0, 1 - observed / windowSeconds));
   } else if (a.sampledSteps !== undefined && steps !== undefined && steps > 0)
     w.gapRatio = Math.min(1, Math.max(0, 1 - a.sampledSteps / steps));
-  const young = { windowSeconds, ruleWindowSeconds: durationSeconds(RULE_WINDOW) };
+  // Factors of the window averages of rates, raw and recorded path (1 when not young or not Prometheus).
+  const scale = observed === null ? null : youngFactors(semantics, observed, plan, windowSeconds);
   const averaged = (spec: WindowedSpec, v: StatValues | undefined): StatValues | undefined => {
-    if (!v || v.avg === undefined || spec.kind !== "rate") return v;
-    const recorded = plan.recorded && spec.build.recorded !== undefined;
-    const k = youngRateFactor(semantics, recorded ? "recorded" : "raw", observed, {
-      ...young,
-      avgRangeSeconds: durationSeconds(avgRange(plan.window)),
-    });
+    if (!scale || !v || v.avg === undefined || spec.kind !== "rate") return v;
+    const k = plan.recorded && spec.build.recorded !== undefined ? scale.recorded : scale.raw;
     return k === 1 ? v : { ...v, avg: v.avg * k };
   };
 
@@ -581,6 +578,23 @@ function buildDraft(
     }
   }
   return f;
+}
+
+function youngFactors(
+  semantics: RateSemantics,
+  observed: number,
+  plan: PlanOptions,
+  windowSeconds: number,
+): { raw: number; recorded: number } {
+  const span = {
+    windowSeconds,
+    ruleWindowSeconds: durationSeconds(RULE_WINDOW),
+    avgRangeSeconds: durationSeconds(avgRange(plan.window)),
+  };
+  return {
+    raw: youngRateFactor(semantics, "raw", observed, span),
+    recorded: youngRateFactor(semantics, "recorded", observed, span),
+  };
 }
 
 /** Parses the draft; a field the schema refuses is dropped (with a warning), never the instance. */
