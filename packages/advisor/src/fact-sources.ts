@@ -117,6 +117,11 @@ export const FACT_SOURCES: readonly FactSource[] = [
   query("workload.end", "the query end time"),
   x("workload.restarts", "untorn_mysql_uptime_seconds", "number of drops in the window"),
   x("workload.gapRatio", "untorn_mysql_up", "share of steps without a sample"),
+  x(
+    "workload.observedSeconds",
+    "untorn_mysql_uptime_seconds",
+    "uptime, when the server started inside the window and nothing restarted",
+  ),
   x("workload.rates.dblwrPagesWritten", "untorn_innodb_dblwr_pages_written_total", RATE),
   x("workload.rates.dblwrWrites", "untorn_innodb_dblwr_writes_total", RATE),
   x("workload.rates.dataWrites", "untorn_innodb_data_writes_total", RATE),

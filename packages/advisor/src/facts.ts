@@ -280,6 +280,13 @@ const workloadSchema = z
     end: text("End of the window, ISO 8601 (informational)."),
     restarts: count("Server restarts (counter resets) seen in the window."),
     gapRatio: z.number().min(0).max(1).nullish().describe("Share of the window without samples (0-1)."),
+    observedSeconds: z
+      .number()
+      .positive()
+      .nullish()
+      .describe(
+        "Seconds at the end of the window in which a server that started inside it was observed; the window averages of rates are over this time. Absent when the series are as old as the window.",
+      ),
     rates: ratesSchema.nullish(),
     gauges: gaugesSchema.nullish(),
     fileIo: z

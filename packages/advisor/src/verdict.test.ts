@@ -145,4 +145,25 @@ describe("judgeWriteBound", () => {
     expect(short.confidence).toBeLessThan(long.confidence * 0.5);
     expect(short.context.join(" ")).toMatch(/10 min.*restart.*no samples/);
   });
+
+  it("says a young server's averages cover part of the window, discounted as a gap of that share, not twice", () => {
+    const l = (windowSeconds: number) =>
+      load({
+        flushed: 2500,
+        doublewrite: true,
+        txn: 900,
+        waitFree: 4,
+        device: { util: 0.95, writeLatency: 0.012 },
+        windowSeconds,
+      });
+    const gap = judge(facts("g", mysql8035, atomicNvme, l(3600), { workload: { gapRatio: 1 / 3 } }));
+    const young = judge(
+      facts("y", mysql8035, atomicNvme, l(3600), { workload: { gapRatio: 1 / 3, observedSeconds: 2400 } }),
+    );
+    expect(young.verdict).toBe(gap.verdict);
+    expect(young.confidence).toBe(gap.confidence);
+    expect(young.context.join(" ")).toMatch(/started inside the window.*last 40 of 60 min/);
+    expect(young.context.join(" ")).not.toMatch(/no samples/);
+    expect(gap.context.join(" ")).toMatch(/33% of the window has no samples/);
+  });
 });

@@ -245,9 +245,15 @@ function windowQuality(facts: InstanceFacts): { factor: number; notes: string[] 
     factor *= 0.8;
     notes.push(`${w.restarts} restart(s) in the window: warm-up and counter resets distort rates`);
   }
+  // A server started inside the window: the same discount as for any gap (its share of steps without
+  // samples), said as what it is; its averages are over the observed time (workload.observedSeconds).
   if (w.gapRatio != null && w.gapRatio > 0.05) {
     factor *= 1 - Math.min(0.8, w.gapRatio);
-    notes.push(`${pct(w.gapRatio)} of the window has no samples`);
+    notes.push(
+      w.observedSeconds != null
+        ? `the server started inside the window: its averages cover only the last ${num(w.observedSeconds / 60)} of ${num(w.windowSeconds / 60)} min`
+        : `${pct(w.gapRatio)} of the window has no samples`,
+    );
   }
   return { factor, notes };
 }

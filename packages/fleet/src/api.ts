@@ -26,9 +26,14 @@ export interface PromQueryApi {
   defaultTime?(): number;
   /**
    * Which server answers (PromClient.backend()). The fleet asks it once before choosing "now", so that
-   * VictoriaMetrics' hidden newest samples (-search.latencyOffset) are left out on every backend alike.
+   * VictoriaMetrics' hidden newest samples (-search.latencyOffset) are left out on every backend alike,
+   * and whose rate() it reads (young.ts). Without `kind`, the Prometheus API's own semantics are assumed.
    */
-  backend?(): Promise<{ readonly queryDelaySeconds: number; readonly note: string | null }>;
+  backend?(): Promise<{
+    readonly queryDelaySeconds: number;
+    readonly note: string | null;
+    readonly kind?: "prometheus" | "victoriametrics";
+  }>;
 }
 
 /** The api's notion of now, in whole Unix seconds. */

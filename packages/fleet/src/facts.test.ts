@@ -147,6 +147,43 @@ describe("buildFleetFacts", () => {
     expect(w.gapRatio).toBeCloseTo(1 - 25 / 31);
   });
 
+  it("reads a server started inside the window over the time it was observed, on Prometheus' rate()", async () => {
+    // 40 min of a 1 h window: 21 of 31 steps sampled, uptime 2400 s, no restart.
+    const young: FakeInstance = {
+      ...DB_ON_LOADED,
+      instance: "db-young:9105",
+      numbers: { ...DB_ON_LOADED.numbers, uptimeSeconds: 2400 },
+      sampledSteps: 21,
+    };
+    const restarted: FakeInstance = { ...young, instance: "db-restarted:9105", restarts: 1 };
+    const old: FakeInstance = { ...young, instance: "db-old:9105", numbers: DB_ON_LOADED.numbers };
+    const fleet = [young, restarted, old];
+    const of = (r: Awaited<ReturnType<typeof buildFleetFacts>>, i: string) =>
+      r.facts.find((f) => f.identity.instance === i)!.workload!;
+    const onProm = await buildFleetFacts(api(fleet), { window: "1h", at: AT });
+    // A replay recorded from VictoriaMetrics says so (meta.backend), as a live client does.
+    const fake = fakeReplay(fleet, { window: "1h", times: [AT - 300, AT] });
+    const onVm = await buildFleetFacts(
+      new ReplayApi({ ...fake, meta: { ...fake.meta, backend: "victoriametrics" } }),
+      { window: "1h", at: AT },
+    );
+    const y = of(onProm, "db-young:9105");
+    expect(y.observedSeconds).toBe(2400);
+    expect(y.gapRatio).toBeCloseTo(1 / 3);
+    // The window average of a rate is scaled by window ÷ observed time; per-step statistics and gauges not.
+    expect(y.rates?.dblwrPagesWritten).toEqual({ avg: 1700 * 1.5, p95: 1700 * 1.3 });
+    expect(y.gauges).toEqual(of(onProm, "db-old:9105").gauges);
+    expect(y.device?.utilisationRatio?.avg).toBeCloseTo(0.92 * 1.5);
+    // MetricsQL's rate() already divides by the covered time.
+    expect(of(onVm, "db-young:9105").observedSeconds).toBe(2400);
+    expect(of(onVm, "db-young:9105").rates?.dblwrPagesWritten).toEqual({ avg: 1700, p95: 1700 * 1.3 });
+    // A restarted server's series existed before the window; an old one's gap is not a young series.
+    for (const i of ["db-restarted:9105", "db-old:9105"]) {
+      expect(of(onProm, i).observedSeconds).toBeUndefined();
+      expect(of(onProm, i).rates?.dblwrPagesWritten).toEqual({ avg: 1700, p95: 1700 * 1.3 });
+    }
+  });
+
   it("drops values the schema refuses, with a warning, and keeps the instance", async () => {
     const odd: FakeInstance = {
       ...DB_IDLE,
@@ -218,10 +255,11 @@ describe("buildFleetFacts", () => {
     expect(f.at).toBe(AT - 30);
     expect(new Set(times)).toEqual(new Set([AT - 30]));
     expect(f.clockNote).toMatch(/newest 30 s/);
-    // A time the caller gives is used as given, and the backend is not asked.
+    // A time the caller gives is used as given; the backend is still asked whose rate() it reads, and a
+    // failure to tell is then no clock note.
     delay = 0;
     const given = await buildFleetFacts(
-      { ...vm, backend: () => Promise.reject(new Error("not asked")) },
+      { ...vm, backend: () => Promise.reject(new Error("buildinfo refused")) },
       {
         window: "1h",
         at: AT,

@@ -12,6 +12,7 @@ import {
 } from "@untorn/advisor/facts";
 import type { Selector } from "@untorn/catalog/promql";
 import { RULES_PROBE_LABEL, RULES_PROBE_RECORD, recordingRulesProbe } from "@untorn/catalog/rules";
+import { RULE_WINDOW } from "@untorn/catalog/signals";
 import { FACT_LABEL, STAT_LABEL, STATS, type Stat } from "@untorn/catalog/window-stats";
 import {
   DOUBLEWRITE_MODES,
@@ -22,6 +23,7 @@ import {
 } from "@untorn/vocabulary/words";
 import { CountingApi, mapLimit, nowOf, type PromQueryApi, type VectorSample } from "./api.js";
 import {
+  avgRange,
   durationSeconds,
   type FleetSource,
   factQueries,
@@ -34,6 +36,7 @@ import {
   WINDOWED,
   type WindowedSpec,
 } from "./plan.js";
+import { observedSeconds, type RateSemantics, youngRateFactor } from "./young.js";
 
 export interface FleetFactsOptions {
   /** PromQL duration the workload statistics cover, e.g. "1h". */
@@ -135,12 +138,13 @@ const MANAGED = ["none", "rds", "aurora"] as const;
  */
 export async function buildFleetFacts(api: PromQueryApi, opts: FleetFactsOptions): Promise<FleetFacts> {
   const counting = new CountingApi(api);
-  const clockNote = opts.at === undefined ? await learnBackend(api) : null;
+  const backend = await learnBackend(api);
+  const clockNote = opts.at === undefined ? backend.note : null;
   const at = opts.at ?? nowOf(api);
   const rules = await probeRecordingRules(counting, planOptions(opts), opts.recordingRules ?? true, at);
   const plan = planOptions({ ...opts, recorded: rules.used });
   const queries = factQueries(plan);
-  const collector = new FactsCollector(plan, at);
+  const collector = new FactsCollector(plan, at, backend.semantics);
   const probed = counting.count;
   let done = 0;
   // Each answer is folded in as it arrives and then dropped: for 10,000 instances one holds 20,000+ samples.
@@ -154,15 +158,20 @@ export async function buildFleetFacts(api: PromQueryApi, opts: FleetFactsOptions
 
 /**
  * Asks the api which backend it is (once per client: PromClient caches the answer) so that nowOf() is
- * the same moment on Prometheus and VictoriaMetrics. A backend that cannot be told is read as
- * Prometheus, and the note says so; a dead server fails the queries that follow with their own error.
+ * the same moment on Prometheus and VictoriaMetrics, and young servers' rates read alike (young.ts). A
+ * backend that cannot be told is read as Prometheus, and the note says so; a dead server fails the
+ * queries that follow with their own error.
  */
-async function learnBackend(api: PromQueryApi): Promise<string | null> {
-  if (!api.backend) return null;
+async function learnBackend(api: PromQueryApi): Promise<{ note: string | null; semantics: RateSemantics }> {
+  if (!api.backend) return { note: null, semantics: "prometheus" };
   try {
-    return (await api.backend()).note;
+    const b = await api.backend();
+    return { note: b.note, semantics: b.kind === "victoriametrics" ? "victoriametrics" : "prometheus" };
   } catch (err) {
-    return `could not tell which backend answers (${(err as Error).message}): "now" is the wall clock`;
+    return {
+      note: `could not tell which backend answers (${(err as Error).message}): "now" is the wall clock`,
+      semantics: "prometheus",
+    };
   }
 }
 
@@ -231,9 +240,11 @@ export class FactsCollector {
   private readonly warnings = new Set<string>();
   private steps: number | undefined;
 
+  /** `semantics`: whose rate() answered (young.ts); the Prometheus API's by default. */
   constructor(
     private readonly plan: PlanOptions,
     private readonly at: number,
+    private readonly semantics: RateSemantics = "prometheus",
   ) {}
 
   private accOf(instance: string): Acc {
@@ -296,9 +307,9 @@ export class FactsCollector {
   }
 
   finish(): Omit<FleetFacts, "queries" | "recordingRules" | "clockNote"> {
-    const { accs, plan, at, steps } = this;
+    const { accs, plan, at, steps, semantics } = this;
     const invalid = (what: string) => this.warnings.add(what);
-    return finishFacts(accs, plan, at, steps, invalid, this.warnings);
+    return finishFacts(accs, plan, at, steps, semantics, invalid, this.warnings);
   }
 }
 
@@ -307,6 +318,7 @@ function finishFacts(
   plan: PlanOptions,
   at: number,
   steps: number | undefined,
+  semantics: RateSemantics,
   invalid: (what: string) => void,
   warnings: ReadonlySet<string>,
 ): Omit<FleetFacts, "queries" | "recordingRules" | "clockNote"> {
@@ -327,7 +339,7 @@ function finishFacts(
       skipped.push({ instance, reason: skipReason(a) });
       continue;
     }
-    const draft = buildDraft(instance, a, server, plan, at, windowSeconds, steps, invalid);
+    const draft = buildDraft(instance, a, server, plan, at, windowSeconds, steps, semantics, invalid);
     const parsed = validate(draft, instance, invalid);
     if (!parsed) {
       skipped.push({ instance, reason: "its facts do not validate (see warnings)" });
@@ -442,6 +454,7 @@ function buildDraft(
   at: number,
   windowSeconds: number,
   steps: number | undefined,
+  semantics: RateSemantics,
   invalid: (w: string) => void,
 ): Record<string, unknown> {
   const f: Record<string, unknown> = {
@@ -514,8 +527,30 @@ function buildDraft(
   // Restarts: the signal has a series only when there was one; with samples in the window, none is 0.
   if (a.restarts !== undefined) w.restarts = asInt(a.restarts);
   else if (a.sampledSteps !== undefined) w.restarts = 0;
-  if (a.sampledSteps !== undefined && steps !== undefined && steps > 0)
+  // A server started inside the window: rates averaged over the time it was observed, on every backend,
+  // and the share of the window without samples is the time before it (the step counts differ by the
+  // window's first step between Prometheus 2, whose ranges include their start, and VictoriaMetrics).
+  const observed = observedSeconds({
+    windowSeconds,
+    stepSeconds: plan.stepSeconds,
+    at,
+    steps,
+    sampledSteps: a.sampledSteps,
+    uptimeSeconds: a.numbers.get("uptimeSeconds"),
+    restarts: w.restarts as number | undefined,
+  });
+  if (observed !== null) {
+    w.observedSeconds = Math.round(observed);
+    w.gapRatio = Math.min(1, Math.max(0, 1 - observed / windowSeconds));
+  } else if (a.sampledSteps !== undefined && steps !== undefined && steps > 0)
     w.gapRatio = Math.min(1, Math.max(0, 1 - a.sampledSteps / steps));
+  // Factors of the window averages of rates, raw and recorded path (1 when not young or not Prometheus).
+  const scale = observed === null ? null : youngFactors(semantics, observed, plan, windowSeconds);
+  const averaged = (spec: WindowedSpec, v: StatValues | undefined): StatValues | undefined => {
+    if (!scale || !v || v.avg === undefined || spec.kind !== "rate") return v;
+    const k = plan.recorded && spec.build.recorded !== undefined ? scale.recorded : scale.raw;
+    return k === 1 ? v : { ...v, avg: v.avg * k };
+  };
 
   const instrumented = (cls: string) => {
     if (a.classFlags.size === 0) return a.presence.untorn === undefined; // fallback: no flags, keep data
@@ -528,21 +563,38 @@ function buildDraft(
     if (spec.split === "operation") {
       for (const [op, values] of byKey) {
         const target = spec.fields?.[op];
-        const s = target ? windowStat(values, `${instance} rates.${target}`, invalid) : null;
+        const s = target ? windowStat(averaged(spec, values), `${instance} rates.${target}`, invalid) : null;
         if (target && s) setPath(w, `rates.${target}`, s);
       }
     } else if (spec.split === "class") {
       for (const [cls, values] of byKey) {
         if (!(FILE_CLASSES as readonly string[]).includes(cls) || !instrumented(cls)) continue;
-        const s = windowStat(values, `${instance} fileIo.${cls}.${field}`, invalid);
+        const s = windowStat(averaged(spec, values), `${instance} fileIo.${cls}.${field}`, invalid);
         if (s) setPath(w, `fileIo.${cls as FileClass}.${field}`, s);
       }
     } else {
-      const s = windowStat(byKey.get(""), `${instance} ${spec.id}`, invalid);
+      const s = windowStat(averaged(spec, byKey.get("")), `${instance} ${spec.id}`, invalid);
       if (s) setPath(w, spec.id, s);
     }
   }
   return f;
+}
+
+function youngFactors(
+  semantics: RateSemantics,
+  observed: number,
+  plan: PlanOptions,
+  windowSeconds: number,
+): { raw: number; recorded: number } {
+  const span = {
+    windowSeconds,
+    ruleWindowSeconds: durationSeconds(RULE_WINDOW),
+    avgRangeSeconds: durationSeconds(avgRange(plan.window)),
+  };
+  return {
+    raw: youngRateFactor(semantics, "raw", observed, span),
+    recorded: youngRateFactor(semantics, "recorded", observed, span),
+  };
 }
 
 /** Parses the draft; a field the schema refuses is dropped (with a warning), never the instance. */

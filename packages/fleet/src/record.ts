@@ -63,6 +63,13 @@ export async function recordFleet(api: PromQueryApi, opts: RecordOptions): Promi
 
   const plan = planOptions(opts);
   const total = times.length + 1;
+  // Whose rate() the answers hold, so a replay reads young servers as the live profile did (young.ts).
+  const backend = api.backend
+    ? await api.backend().then(
+        (b) => b.kind,
+        () => undefined,
+      )
+    : undefined;
   for (const [i, t] of times.entries()) {
     opts.onProgress?.(`facts at ${new Date(t * 1000).toISOString()}`, i, total);
     const fleet = await buildFleetFacts(rec, {
@@ -119,6 +126,7 @@ export async function recordFleet(api: PromQueryApi, opts: RecordOptions): Promi
 
   const file = rec.toReplay({
     recordedFrom: opts.recordedFrom,
+    ...(backend ? { backend } : {}),
     recordedAt: (opts.clock ?? (() => new Date()))().toISOString(),
     start: times[0]!,
     end,

@@ -1,5 +1,6 @@
 import { gzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
+import type { PromQueryApi } from "./api.js";
 import { instanceCharts } from "./charts.js";
 import { buildFleetFacts, instanceFacts } from "./facts.js";
 import { recordFleet } from "./record.js";
@@ -271,9 +272,33 @@ describe("ReplayApi", () => {
   it("defaults the evaluation time to the end of the recording", () => {
     expect(source().defaultTime()).toBe(AT);
   });
+
+  it("says which server answered, Prometheus when the file does not say", async () => {
+    const replay = source();
+    expect((await replay.backend()).kind).toBe("prometheus");
+    const vm = new ReplayApi({
+      meta: { ...replay.meta, backend: "victoriametrics" },
+      instant: [],
+      range: [],
+    });
+    expect(await vm.backend()).toEqual({ queryDelaySeconds: 0, note: null, kind: "victoriametrics" });
+  });
 });
 
 describe("recordFleet", () => {
+  it("records which server answered, so a replay reads young servers' rates as the live profile did", async () => {
+    const inner = source();
+    const vm: PromQueryApi = {
+      queryVector: (e, o) => inner.queryVector(e, o),
+      queryRange: (e, o) => inner.queryRange(e, o),
+      backend: async () => ({ kind: "victoriametrics", queryDelaySeconds: 30, note: null }),
+    };
+    const opts = { window: "30m", span: "0s", every: "5m", at: AT, recordedFrom: "x", tool: "t" };
+    expect((await recordFleet(vm, opts)).file.meta.backend).toBe("victoriametrics");
+    const unknown = { ...vm, backend: () => Promise.reject(new Error("403")) };
+    expect((await recordFleet(unknown, opts)).file.meta.backend).toBeUndefined();
+  });
+
   it("records what fleet, instance and chart views need, in a fleet-size-independent number of requests", async () => {
     const rec = await recordFleet(source(), {
       window: "30m",
@@ -289,6 +314,7 @@ describe("recordFleet", () => {
     expect(file.recorded).toBe(true);
     expect(file.meta).toMatchObject({
       recordedFrom: "http://prom:9090",
+      backend: "prometheus",
       start: AT - 600,
       end: AT,
       spanSeconds: 600,

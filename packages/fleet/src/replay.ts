@@ -76,6 +76,12 @@ const rangeEntrySchema = z
 export const replayMetaSchema = z
   .object({
     recordedFrom: z.string().describe("Prometheus base URL the answers came from (credentials removed)."),
+    backend: z
+      .enum(["prometheus", "victoriametrics"])
+      .optional()
+      .describe(
+        "Which server answered: their rate() differs on series younger than the window (docs/scaling.md §2). Absent: Prometheus.",
+      ),
     recordedAt: z.iso.datetime({ offset: true }).describe("When the recording was made."),
     start: z.number().describe("First evaluation time, Unix seconds."),
     end: z.number().describe("Last evaluation time, Unix seconds."),
@@ -652,6 +658,15 @@ export class ReplayApi implements PromQueryApi {
   /** The last recorded evaluation time. */
   defaultTime(): number {
     return this.meta.end;
+  }
+
+  /** The server the answers came from; its time offset is already in the recorded times. */
+  async backend(): Promise<{
+    queryDelaySeconds: number;
+    note: null;
+    kind: "prometheus" | "victoriametrics";
+  }> {
+    return { queryDelaySeconds: 0, note: null, kind: this.meta.backend ?? "prometheus" };
   }
 
   private describe(): string {
