@@ -12,7 +12,10 @@
  * recorded points inside the requested range and need the recorded step. Anything else throws
  * ReplayMissError naming the query.
  */
-import { gunzipSync, gzipSync } from "node:zlib";
+import { createReadStream } from "node:fs";
+import { open, readFile, stat } from "node:fs/promises";
+import { pipeline } from "node:stream";
+import { createGunzip, gunzipSync, gzipSync } from "node:zlib";
 import { STATS } from "@untorn/catalog/window-stats";
 import { z } from "zod";
 import type { MatrixSeries, PromQueryApi, QueryAnswer, VectorSample } from "./api.js";
@@ -27,6 +30,7 @@ import {
   type TopLevelSpans,
   topLevelSpans,
 } from "./json-spans.js";
+import { EntrySplitter } from "./json-stream.js";
 
 export const REPLAY_FORMAT = "untorn-replay";
 export const REPLAY_VERSION = 1;
@@ -444,6 +448,132 @@ export function decodeReplayApi(bytes: Uint8Array): ReplayApi {
     if (!(err instanceof PieceSyntaxError)) throw err;
   }
   return apiFromTree(parseWholeJson(json));
+}
+
+/** How far readReplayApi has got: bytes of the file read so far, of its size. */
+export interface ReplayReadProgress {
+  readonly bytesRead: number;
+  readonly bytes: number;
+  readonly entries: number;
+}
+
+export interface ReadReplayOptions {
+  /** Called after each chunk of the file is read. */
+  readonly onProgress?: (p: ReplayReadProgress) => void;
+  /** Bytes read, and decompressed, at a time (tests make it small to split entries across chunks). */
+  readonly chunkBytes?: number;
+}
+
+/**
+ * decodeReplayApi of a file, read as a stream: the gzip is decompressed a chunk at a time and each entry
+ * is validated into the columnar store as soon as its last byte arrives (json-stream.ts), so neither
+ * the compressed file nor its decompressed JSON (100 MB at 10,000 instances) is ever held whole, and the
+ * event loop runs between chunks. A file this cannot read so (not gzip or JSON as expected, a truncated
+ * gzip, a document that ends inside an entry, an invalid header or entry) is read whole with
+ * decodeReplayApi instead, which then throws the same ReplayFormatError (message and issues) as it
+ * always has, or reads it as it always has.
+ */
+export async function readReplayApi(file: string, o: ReadReplayOptions = {}): Promise<ReplayApi> {
+  const streamed = await streamReplayApi(file, o);
+  return streamed ?? decodeReplayApi(await readFile(file));
+}
+
+/** The stream's half of readReplayApi: null wherever decodeReplayApi must read the whole file. */
+async function streamReplayApi(file: string, o: ReadReplayOptions): Promise<ReplayApi | null> {
+  const bytes = (await stat(file)).size;
+  const chunk = o.chunkBytes ?? 256 * 1024;
+  const intern = labelInterner();
+  const instant: InstantInput[] = [];
+  const range: ReplayFile["range"][number][] = [];
+  const parse =
+    (json: Buffer) =>
+    ([start, end]: Span, list = false): unknown => {
+      const text = json.toString("utf8", start, end);
+      return JSON.parse(list ? `[${text}]` : text);
+    };
+  const splitter = new EntrySplitter((key, json) => {
+    try {
+      const whole = () => JSON.parse(json.toString("utf8")) as unknown;
+      if (key === "range") {
+        const r = rangeEntrySchema.safeParse(whole());
+        if (r.success) range.push(r.data);
+        else splitter.irregular = true;
+        return;
+      }
+      const columns = instantEntryColumns(json, [0, json.length], parse(json), intern);
+      if (columns) {
+        instant.push(columns);
+        return;
+      }
+      const r = instantEntrySchema.safeParse(whole());
+      if (r.success) instant.push(r.data);
+      else splitter.irregular = true;
+    } catch {
+      splitter.irregular = true;
+    }
+  });
+  const magic = Buffer.alloc(2);
+  const fh = await open(file);
+  try {
+    await fh.read(magic, 0, 2, 0);
+  } finally {
+    await fh.close();
+  }
+  const input = createReadStream(file, { highWaterMark: chunk });
+  const gz = magic[0] === 0x1f && magic[1] === 0x8b;
+  // pipeline: an error on either side (a truncated gzip) ends the loop below with it, and leaving the
+  // loop early destroys both.
+  const source = gz ? pipeline(input, createGunzip({ chunkSize: chunk }), () => {}) : input;
+  const progress = () =>
+    o.onProgress?.({ bytesRead: input.bytesRead, bytes, entries: instant.length + range.length });
+  try {
+    for await (const piece of source as AsyncIterable<Buffer>) {
+      splitter.push(piece);
+      progress();
+      if (splitter.irregular) return null;
+    }
+  } catch {
+    return null;
+  } finally {
+    input.destroy();
+  }
+  return apiFromStream(splitter, instant, range, intern);
+}
+
+function apiFromStream(
+  splitter: EntrySplitter,
+  instant: InstantInput[],
+  range: ReplayFile["range"][number][],
+  intern: (labels: Labels) => Labels,
+): ReplayApi | null {
+  const skeleton = splitter.end();
+  if (!skeleton) return null;
+  let header: unknown;
+  try {
+    header = JSON.parse(skeleton.toString("utf8"));
+  } catch {
+    return null;
+  }
+  if (typeof header !== "object" || header === null) return null;
+  if ((header as { format?: unknown }).format !== REPLAY_FORMAT) return null;
+  const head = replayHeaderSchema.safeParse(header);
+  if (!head.success) return null;
+  // Let each array go as the store takes its entries.
+  const drain = <T>(xs: T[]) =>
+    (function* () {
+      for (let i = 0; i < xs.length; i++) {
+        const x = xs[i]!;
+        (xs as (T | undefined)[])[i] = undefined;
+        yield x;
+      }
+      xs.length = 0;
+    })();
+  return new ReplayApi({
+    meta: head.data.meta,
+    internLabels: intern,
+    instant: drain(instant),
+    range: drain(range),
+  });
 }
 
 /** Facts options that reproduce the recording's query texts (window, step, statistics...). */
