@@ -6,15 +6,26 @@
  * - the raw replay read the console needs (decode the file, buildFleetFacts over it) and the advisor
  *   work on top (merge, advise, rank), in this process;
  * - per server build (this one, and with UNTORN_BENCH_BEFORE=<another checkout's built apps/web> the
- *   previous code beside it, alternating which starts first each round): the first page after the
- *   server is up, warm page responses, the server's RSS (now and peak);
+ *   previous code beside it, alternating which starts first each round; with UNTORN_BENCH_HEAP_CAP_MB
+ *   this one again with the old space capped): the first page after the server is up (its first byte,
+ *   whether it said "Reading the fleet", the whole page), warm page responses, the server's RSS right
+ *   after the first page, 10 s later and its peak, and after the runs;
  * - headless Chromium (Debian's): time until the table is interactive (hydrated; the page sets a
  *   performance mark), a search, a sort and the next page, long tasks while scrolling the table;
  * - API latency under 20 concurrent clients (autocannon) on this build: p50 / p99, errors.
  * Writes bench/results/web.json (UNTORN_BENCH_RESULTS names another file) at the repository root. Run: npm run bench -w @untorn/web (after build).
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { existsSync, mkdtempSync, openSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import {
+  createReadStream,
+  existsSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { cpus, loadavg, tmpdir, totalmem } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -453,7 +464,12 @@ async function main(): Promise<void> {
 
     // ---- raw replay read and advisor work, in this process ----
     const [api, decodeMs] = await time(() => decodeReplayApi(readFileSync(file)));
-    const [, streamDecodeMs] = await time(() => readReplayApi(file));
+    const [, streamDecodeMs] = await time(() =>
+      readReplayApi({
+        chunks: () => createReadStream(file, { highWaterMark: 256 * 1024 }),
+        whole: async () => readFileSync(file),
+      }),
+    );
     const opts = replayFactsOptions(api.meta);
     const factsRuns: number[] = [];
     let facts = await buildFleetFacts(api, opts);

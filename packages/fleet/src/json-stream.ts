@@ -68,7 +68,10 @@ export class EntrySplitter {
       const d = this.depth;
       if (this.entries && d === 2 && c !== COMMA && c !== CLOSE_ARRAY) {
         // An entry starts: only objects are entries.
-        if (c !== OPEN_OBJECT) return this.fail();
+        if (c !== OPEN_OBJECT) {
+          this.fail();
+          return;
+        }
         this.elementParts = [];
         elemFrom = i;
       }
@@ -83,7 +86,10 @@ export class EntrySplitter {
         if (d === 1 && c === OPEN_ARRAY && !this.expectKey && this.lastKey !== null) {
           const key = this.lastKey;
           if (key === "instant" || key === "range") {
-            if (this.seen.has(key)) return this.fail();
+            if (this.seen.has(key)) {
+              this.fail();
+              return;
+            }
             this.seen.add(key);
             this.entries = key;
             this.skeleton.push(chunk.subarray(skelFrom, i + 1));
@@ -92,7 +98,10 @@ export class EntrySplitter {
         }
         this.depth = d + 1;
       } else if (c === CLOSE_OBJECT || c === CLOSE_ARRAY) {
-        if (d === 0) return this.fail();
+        if (d === 0) {
+          this.fail();
+          return;
+        }
         this.depth = d - 1;
         if (this.entries && d === 3) {
           this.elementParts!.push(chunk.subarray(elemFrom, i + 1));
@@ -108,7 +117,10 @@ export class EntrySplitter {
       } else if (d === 1) {
         if (c === COMMA) this.expectKey = true;
         else if (c === COLON) this.expectKey = false;
-      } else if (d === 0) return this.fail();
+      } else if (d === 0) {
+        this.fail();
+        return;
+      }
     }
     if (skelFrom >= 0) this.skeleton.push(chunk.subarray(skelFrom));
     if (keyFrom >= 0) this.keyParts!.push(chunk.subarray(keyFrom));

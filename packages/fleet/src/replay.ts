@@ -12,9 +12,7 @@
  * recorded points inside the requested range and need the recorded step. Anything else throws
  * ReplayMissError naming the query.
  */
-import { createReadStream } from "node:fs";
-import { open, readFile, stat } from "node:fs/promises";
-import { pipeline } from "node:stream";
+import { pipeline, Readable } from "node:stream";
 import { createGunzip, gunzipSync, gzipSync } from "node:zlib";
 import { STATS } from "@untorn/catalog/window-stats";
 import { z } from "zod";
@@ -450,22 +448,29 @@ export function decodeReplayApi(bytes: Uint8Array): ReplayApi {
   return apiFromTree(parseWholeJson(json));
 }
 
-/** How far readReplayApi has got: bytes of the file read so far, of its size. */
+/** How far readReplayApi has got: bytes of the file taken so far, entries decoded. */
 export interface ReplayReadProgress {
   readonly bytesRead: number;
-  readonly bytes: number;
   readonly entries: number;
 }
 
+/** A replay file's bytes as its reader gets them (the package does no I/O: the caller reads). */
+export interface ReplayBytes {
+  /** The file's bytes from its start, in order (a file read stream); consumed once. */
+  readonly chunks: () => AsyncIterable<Uint8Array>;
+  /** The whole file, for decodeReplayApi when the stream cannot be decoded as it comes. */
+  readonly whole: () => Promise<Uint8Array>;
+}
+
 export interface ReadReplayOptions {
-  /** Called after each chunk of the file is read. */
+  /** Called after each chunk is decoded. */
   readonly onProgress?: (p: ReplayReadProgress) => void;
-  /** Bytes read, and decompressed, at a time (tests make it small to split entries across chunks). */
+  /** Decompressed bytes at a time (tests make it small to split entries across chunks). */
   readonly chunkBytes?: number;
 }
 
 /**
- * decodeReplayApi of a file, read as a stream: the gzip is decompressed a chunk at a time and each entry
+ * decodeReplayApi of a file read as a stream: the gzip is decompressed a chunk at a time and each entry
  * is validated into the columnar store as soon as its last byte arrives (json-stream.ts), so neither
  * the compressed file nor its decompressed JSON (100 MB at 10,000 instances) is ever held whole, and the
  * event loop runs between chunks. A file this cannot read so (not gzip or JSON as expected, a truncated
@@ -473,15 +478,16 @@ export interface ReadReplayOptions {
  * decodeReplayApi instead, which then throws the same ReplayFormatError (message and issues) as it
  * always has, or reads it as it always has.
  */
-export async function readReplayApi(file: string, o: ReadReplayOptions = {}): Promise<ReplayApi> {
-  const streamed = await streamReplayApi(file, o);
-  return streamed ?? decodeReplayApi(await readFile(file));
+export async function readReplayApi(bytes: ReplayBytes, o: ReadReplayOptions = {}): Promise<ReplayApi> {
+  const streamed = await streamReplayApi(bytes, o);
+  return streamed ?? decodeReplayApi(await bytes.whole());
 }
 
+const asBuffer = (b: Uint8Array) =>
+  Buffer.isBuffer(b) ? b : Buffer.from(b.buffer, b.byteOffset, b.byteLength);
+
 /** The stream's half of readReplayApi: null wherever decodeReplayApi must read the whole file. */
-async function streamReplayApi(file: string, o: ReadReplayOptions): Promise<ReplayApi | null> {
-  const bytes = (await stat(file)).size;
-  const chunk = o.chunkBytes ?? 256 * 1024;
+async function streamReplayApi(bytes: ReplayBytes, o: ReadReplayOptions): Promise<ReplayApi | null> {
   const intern = labelInterner();
   const instant: InstantInput[] = [];
   const range: ReplayFile["range"][number][] = [];
@@ -512,30 +518,38 @@ async function streamReplayApi(file: string, o: ReadReplayOptions): Promise<Repl
       splitter.irregular = true;
     }
   });
-  const magic = Buffer.alloc(2);
-  const fh = await open(file);
+  let bytesRead = 0;
+  const input = bytes.chunks()[Symbol.asyncIterator]();
   try {
-    await fh.read(magic, 0, 2, 0);
-  } finally {
-    await fh.close();
-  }
-  const input = createReadStream(file, { highWaterMark: chunk });
-  const gz = magic[0] === 0x1f && magic[1] === 0x8b;
-  // pipeline: an error on either side (a truncated gzip) ends the loop below with it, and leaving the
-  // loop early destroys both.
-  const source = gz ? pipeline(input, createGunzip({ chunkSize: chunk }), () => {}) : input;
-  const progress = () =>
-    o.onProgress?.({ bytesRead: input.bytesRead, bytes, entries: instant.length + range.length });
-  try {
+    const first = await input.next();
+    if (first.done) return null;
+    const head = asBuffer(first.value);
+    // The file's chunks again, the first one included, counted as they are taken.
+    const chunks = (async function* () {
+      bytesRead += head.length;
+      yield head;
+      for (;;) {
+        const next = await input.next();
+        if (next.done) return;
+        bytesRead += next.value.length;
+        yield asBuffer(next.value);
+      }
+    })();
+    const gz = head.length >= 2 && head[0] === 0x1f && head[1] === 0x8b;
+    // pipeline: an error on either side (a truncated gzip) ends the loop below with it, and leaving the
+    // loop early destroys both.
+    const source = gz
+      ? pipeline(Readable.from(chunks), createGunzip({ chunkSize: o.chunkBytes ?? 256 * 1024 }), () => {})
+      : chunks;
     for await (const piece of source as AsyncIterable<Buffer>) {
       splitter.push(piece);
-      progress();
+      o.onProgress?.({ bytesRead, entries: instant.length + range.length });
       if (splitter.irregular) return null;
     }
   } catch {
     return null;
   } finally {
-    input.destroy();
+    await input.return?.();
   }
   return apiFromStream(splitter, instant, range, intern);
 }

@@ -155,11 +155,17 @@ function loadReplay(file: string): { state: LoadedReplay; stamp: string } {
       kind: "reading",
       progress,
       since,
-      done: readReplayApi(file, {
-        onProgress: (p) => {
-          progress.bytesRead = p.bytesRead;
+      done: readReplayApi(
+        {
+          chunks: () => fs.createReadStream(file, { highWaterMark: READ_CHUNK }),
+          whole: () => fs.promises.readFile(file),
         },
-      }).then(
+        {
+          onProgress: (p) => {
+            progress.bytesRead = p.bytesRead;
+          },
+        },
+      ).then(
         (api) => {
           entry.state = { kind: "loaded", api };
           console.log(`untorn: read the replay ${file} in ${((Date.now() - since) / 1000).toFixed(1)} s`);
@@ -176,6 +182,8 @@ function loadReplay(file: string): { state: LoadedReplay; stamp: string } {
 }
 
 const mb = (bytes: number) => (bytes / 2 ** 20).toFixed(1);
+/** Bytes of a replay file read at a time: the event loop turns between chunks. */
+const READ_CHUNK = 256 * 1024;
 
 /** Forgets every replay read (data.ts resetCaches); a read under way still finishes, unused. */
 export function forgetReplays(): void {
