@@ -20,7 +20,7 @@ export function FleetReading() {
   return (
     <div className="banner" role="status" data-testid="fleet-reading">
       <strong>Reading the fleet</strong>
-      {step}; <Elapsed since={r.since} /> so far. The page fills in when it is done.
+      {step}; <Elapsed since={r.since} at={Date.now()} /> so far. The page fills in when it is done.
     </div>
   );
 }
