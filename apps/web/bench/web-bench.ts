@@ -6,20 +6,31 @@
  * - the raw replay read the console needs (decode the file, buildFleetFacts over it) and the advisor
  *   work on top (merge, advise, rank), in this process;
  * - per server build (this one, and with UNTORN_BENCH_BEFORE=<another checkout's built apps/web> the
- *   previous code beside it, alternating which starts first each round): the first page after the
- *   server is up, warm page responses, the server's RSS (now and peak);
+ *   previous code beside it, alternating which starts first each round; with UNTORN_BENCH_HEAP_CAP_MB
+ *   this one again with the old space capped): the first page after the server is up (its first byte,
+ *   whether it said "Reading the fleet", the whole page), warm page responses, the server's RSS right
+ *   after the first page, 10 s later and its peak, and after the runs;
  * - headless Chromium (Debian's): time until the table is interactive (hydrated; the page sets a
  *   performance mark), a search, a sort and the next page, long tasks while scrolling the table;
  * - API latency under 20 concurrent clients (autocannon) on this build: p50 / p99, errors.
- * Writes bench/results/web.json at the repository root. Run: npm run bench -w @untorn/web (after build).
+ * Writes bench/results/web.json (UNTORN_BENCH_RESULTS names another file) at the repository root. Run: npm run bench -w @untorn/web (after build).
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { existsSync, mkdtempSync, openSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import {
+  createReadStream,
+  existsSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { cpus, loadavg, tmpdir, totalmem } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { buildFleetFacts } from "@untorn/fleet/facts";
-import { decodeReplayApi, replayFactsOptions } from "@untorn/fleet/replay";
+import { decodeReplayApi, readReplayApi, replayFactsOptions } from "@untorn/fleet/replay";
 import autocannon from "autocannon";
 import { chromium } from "playwright-core";
 import { buildSnapshot } from "../src/server/snapshot.js";
@@ -30,11 +41,17 @@ const CONNECTIONS = 20;
 const SECONDS = Number(process.env.UNTORN_BENCH_SECONDS ?? 10);
 const END = 1_795_000_000;
 const WEB = fileURLToPath(new URL("..", import.meta.url));
-const RESULTS = fileURLToPath(new URL("../../../bench/results/web.json", import.meta.url));
+const RESULTS =
+  process.env.UNTORN_BENCH_RESULTS ??
+  fileURLToPath(new URL("../../../bench/results/web.json", import.meta.url));
 const CHROMIUM = process.env.UNTORN_CHROMIUM ?? "/usr/bin/chromium";
 /** A built apps/web of the previous code (its own checkout with node_modules), run beside this one. */
 const BEFORE = process.env.UNTORN_BENCH_BEFORE ?? null;
 const ROUNDS = Number(process.env.UNTORN_BENCH_ROUNDS ?? 1);
+/** With it, this build also runs with the old space capped at that many MB ("after-capped"). */
+const HEAP_CAP_MB = process.env.UNTORN_BENCH_HEAP_CAP_MB
+  ? Number(process.env.UNTORN_BENCH_HEAP_CAP_MB)
+  : null;
 
 const ms = (x: number) => Math.round(x * 10) / 10;
 const median = (xs: number[]) => {
@@ -131,6 +148,28 @@ function rssMb(pid: number, field: "VmRSS" | "VmHWM" = "VmRSS"): number | null {
   }
 }
 
+/** GET of a page, streamed: [the whole answer, ms to its first body bytes, whether it said "Reading the fleet"]. */
+async function firstPage(
+  url: string,
+): Promise<[{ ms: number; bytes: number; status: number }, number, boolean]> {
+  const t = performance.now();
+  const r = await fetch(url, { headers: { cookie: `untorn_session=${auth.cookie}` } });
+  let firstByte = -1;
+  let bytes = 0;
+  let text = "";
+  const decoder = new TextDecoder();
+  for await (const chunk of r.body as unknown as AsyncIterable<Uint8Array>) {
+    if (firstByte < 0) firstByte = performance.now() - t;
+    bytes += chunk.byteLength;
+    if (text.length < 2_000_000) text += decoder.decode(chunk, { stream: true });
+  }
+  return [
+    { ms: performance.now() - t, bytes, status: r.status },
+    firstByte,
+    text.includes('data-testid="fleet-reading"'),
+  ];
+}
+
 /** Runs in the page: scrolls the fleet table and reports frame times, long tasks and DOM rows. */
 const SCROLL_SCRIPT = `(async () => {
   const el = document.querySelector('[data-testid="fleet-table"]');
@@ -187,9 +226,10 @@ async function cannon(url: string): Promise<Record<string, number>> {
 }
 
 interface Variant {
-  readonly name: "before" | "after";
+  readonly name: "before" | "after" | "after-capped";
   /** The built apps/web directory to serve. */
   readonly web: string;
+  readonly nodeOptions?: string;
 }
 
 /** One server build: start it on the replay, time the first page, warm pages, the browser, and its RSS. */
@@ -209,6 +249,7 @@ async function serverRun(v: Variant, file: string, work: string, withApi: boolea
       UNTORN_DATA_DIR: join(work, `data-${v.name}-${Date.now()}`),
       UNTORN_ADMIN_PASSWORD: ADMIN_PASSWORD,
       UNTORN_VIEWER_TOKEN: VIEWER_TOKEN,
+      ...(v.nodeOptions ? { NODE_OPTIONS: v.nodeOptions } : {}),
     },
     logFile,
   );
@@ -216,10 +257,18 @@ async function serverRun(v: Variant, file: string, work: string, withApi: boolea
     await waitUp(url, server, logFile);
     await signIn(url);
     const upMs = performance.now() - spawnedAt;
-    const cold = await get(`${url}/`);
+    const firstStart = performance.now();
+    const [cold, firstByteMs, readingShown] = await firstPage(`${url}/`);
     const firstPageMs = performance.now() - spawnedAt;
     if (cold.status !== 200) throw new Error(`${v.name}: GET / answered ${cold.status}`);
     const rssAfterFirstPage = server.pid ? rssMb(server.pid) : null;
+    const peakRssFirstRead = server.pid ? rssMb(server.pid, "VmHWM") : null;
+    // Settled: the read's garbage has had time to be collected (nothing else runs meanwhile).
+    await new Promise((r) => setTimeout(r, 10_000));
+    const rssSettled = server.pid ? rssMb(server.pid) : null;
+    log(
+      `${v.name}: first byte of / ${ms(firstByteMs)} ms after up (reading notice ${readingShown ? "shown" : "not shown"}), whole page ${ms(performance.now() - firstStart - 10_000)} ms; RSS ${rssAfterFirstPage} MB after it, ${rssSettled} MB 10 s later, peak ${peakRssFirstRead} MB`,
+    );
     const warm: number[] = [];
     let pageBytes = 0;
     for (let i = 0; i < 10; i++) {
@@ -339,6 +388,10 @@ async function serverRun(v: Variant, file: string, work: string, withApi: boolea
       server: {
         upMs: ms(upMs),
         firstPageAfterUpMs: ms(cold.ms),
+        firstByteAfterUpMs: ms(firstByteMs),
+        readingNoticeShown: readingShown,
+        peakRssFirstReadMb: peakRssFirstRead,
+        rssSettledAfterFirstPageMb: rssSettled,
         startToFirstPageMs: ms(firstPageMs),
         warmPageP50Ms: ms(median(warm)),
         warmPageMaxMs: ms(Math.max(...warm)),
@@ -385,6 +438,10 @@ function ratios(runs: readonly Run[]): Record<string, number | null> {
   };
   return {
     firstPageAfterUp: ratio((r) => r.server.firstPageAfterUpMs),
+    startToFirstPage: ratio((r) => r.server.startToFirstPageMs),
+    rssAfterFirstPage: ratio((r) => r.server.rssAfterFirstPageMb),
+    rssSettledAfterFirstPage: ratio((r) => r.server.rssSettledAfterFirstPageMb),
+    peakRssFirstRead: ratio((r) => r.server.peakRssFirstReadMb),
     tableInteractiveP50: ratio((r) => r.browser.tableInteractiveP50Ms),
     rss: ratio((r) => r.server.rssMb),
     peakRss: ratio((r) => r.server.peakRssMb),
@@ -407,6 +464,12 @@ async function main(): Promise<void> {
 
     // ---- raw replay read and advisor work, in this process ----
     const [api, decodeMs] = await time(() => decodeReplayApi(readFileSync(file)));
+    const [, streamDecodeMs] = await time(() =>
+      readReplayApi({
+        chunks: () => createReadStream(file, { highWaterMark: 256 * 1024 }),
+        whole: async () => readFileSync(file),
+      }),
+    );
     const opts = replayFactsOptions(api.meta);
     const factsRuns: number[] = [];
     let facts = await buildFleetFacts(api, opts);
@@ -424,13 +487,16 @@ async function main(): Promise<void> {
       window: opts.window,
     });
     log(
-      `replay: decode ${ms(decodeMs)} ms, facts ${ms(median(factsRuns))} ms (${facts.queries} queries), advise+rank ${ms(snap.adviseMs)} ms`,
+      `replay: decode ${ms(decodeMs)} ms (streamed from the file: ${ms(streamDecodeMs)} ms), facts ${ms(median(factsRuns))} ms (${facts.queries} queries), advise+rank ${ms(snap.adviseMs)} ms`,
     );
 
     // ---- the servers, side by side ----
     const variants: Variant[] = [
       ...(BEFORE ? [{ name: "before" as const, web: BEFORE }] : []),
       { name: "after", web: WEB },
+      ...(HEAP_CAP_MB
+        ? [{ name: "after-capped" as const, web: WEB, nodeOptions: `--max-old-space-size=${HEAP_CAP_MB}` }]
+        : []),
     ];
     const runs: Run[] = [];
     const results = () => ({
@@ -455,6 +521,7 @@ async function main(): Promise<void> {
       rawReplay: {
         note: "What the console needs from the source, in this process and this build: decode the replay file into a ReplayApi once, then buildFleetFacts (the fleet page's queries answered by ReplayApi).",
         decodeMs: ms(decodeMs),
+        streamedDecodeMs: ms(streamDecodeMs),
         buildFleetFactsMs: ms(median(factsRuns)),
         queries: facts.queries,
         adviseAndRankMs: ms(snap.adviseMs),
@@ -466,6 +533,7 @@ async function main(): Promise<void> {
       },
       ratiosAfterOverBefore: BEFORE ? ratios(runs) : null,
       roundsPlanned: ROUNDS,
+      heapCapMb: HEAP_CAP_MB,
       runs,
     });
     // Written after every server run: on a loaded machine a run takes minutes, and a stopped bench keeps

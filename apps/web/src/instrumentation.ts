@@ -4,7 +4,7 @@
  * (its migrations run) and the first-run admin created, its password printed once when it was generated;
  * in replay mode the recording's rollouts are loaded into the store (idempotent, recorded-rollouts.ts);
  * the rollout reconciler starts (server/reconciler.ts); and the first fleet read starts in the
- * background, so the first visitor does not wait for a 10,000-instance replay to load.
+ * background, so the first visitor does not wait for a read begun by their request.
  */
 export async function register(): Promise<void> {
   const { serverInfo } = await import("./lib/server-info.js");
@@ -99,7 +99,9 @@ async function startUp(): Promise<void> {
     if (off) console.log(`untorn: rollout reconciler off: ${off}`);
   } else console.error("untorn: rollout reconciler off: the store cannot be opened");
   const { getFleetView } = await import("./server/data.js");
-  // After the server listens (decoding a large replay blocks for seconds). Failures are the first page's
-  // to show (banner, empty state); here they only cost the head start.
+  // The first fleet read starts now, in the background: a replay file is streamed, the facts' queries
+  // and the advice give the event loop turns, so the server listens and the fleet page shows how far the
+  // read has got ("reading the fleet") until it is done; the log says each step. Failures are the first
+  // page's to show (banner, empty state); here they only cost the head start.
   setTimeout(() => void getFleetView().catch(() => undefined), 0);
 }

@@ -12,7 +12,8 @@
  * recorded points inside the requested range and need the recorded step. Anything else throws
  * ReplayMissError naming the query.
  */
-import { gunzipSync, gzipSync } from "node:zlib";
+import { pipeline, Readable } from "node:stream";
+import { createGunzip, gunzipSync, gzipSync } from "node:zlib";
 import { STATS } from "@untorn/catalog/window-stats";
 import { z } from "zod";
 import type { MatrixSeries, PromQueryApi, QueryAnswer, VectorSample } from "./api.js";
@@ -27,6 +28,7 @@ import {
   type TopLevelSpans,
   topLevelSpans,
 } from "./json-spans.js";
+import { EntrySplitter } from "./json-stream.js";
 
 export const REPLAY_FORMAT = "untorn-replay";
 export const REPLAY_VERSION = 1;
@@ -450,6 +452,148 @@ export function decodeReplayApi(bytes: Uint8Array): ReplayApi {
     if (!(err instanceof PieceSyntaxError)) throw err;
   }
   return apiFromTree(parseWholeJson(json));
+}
+
+/** How far readReplayApi has got: bytes of the file taken so far, entries decoded. */
+export interface ReplayReadProgress {
+  readonly bytesRead: number;
+  readonly entries: number;
+}
+
+/** A replay file's bytes as its reader gets them (the package does no I/O: the caller reads). */
+export interface ReplayBytes {
+  /** The file's bytes from its start, in order (a file read stream); consumed once. */
+  readonly chunks: () => AsyncIterable<Uint8Array>;
+  /** The whole file, for decodeReplayApi when the stream cannot be decoded as it comes. */
+  readonly whole: () => Promise<Uint8Array>;
+}
+
+export interface ReadReplayOptions {
+  /** Called after each chunk is decoded. */
+  readonly onProgress?: (p: ReplayReadProgress) => void;
+  /** Decompressed bytes at a time (tests make it small to split entries across chunks). */
+  readonly chunkBytes?: number;
+}
+
+/**
+ * decodeReplayApi of a file read as a stream: the gzip is decompressed a chunk at a time and each entry
+ * is validated into the columnar store as soon as its last byte arrives (json-stream.ts), so neither
+ * the compressed file nor its decompressed JSON (100 MB at 10,000 instances) is ever held whole, and the
+ * event loop runs between chunks. A file this cannot read so (not gzip or JSON as expected, a truncated
+ * gzip, a document that ends inside an entry, an invalid header or entry) is read whole with
+ * decodeReplayApi instead, which then throws the same ReplayFormatError (message and issues) as it
+ * always has, or reads it as it always has.
+ */
+export async function readReplayApi(bytes: ReplayBytes, o: ReadReplayOptions = {}): Promise<ReplayApi> {
+  const streamed = await streamReplayApi(bytes, o);
+  return streamed ?? decodeReplayApi(await bytes.whole());
+}
+
+const asBuffer = (b: Uint8Array) =>
+  Buffer.isBuffer(b) ? b : Buffer.from(b.buffer, b.byteOffset, b.byteLength);
+
+/** The stream's half of readReplayApi: null wherever decodeReplayApi must read the whole file. */
+async function streamReplayApi(bytes: ReplayBytes, o: ReadReplayOptions): Promise<ReplayApi | null> {
+  const intern = labelInterner();
+  const instant: InstantInput[] = [];
+  const range: ReplayFile["range"][number][] = [];
+  const parse =
+    (json: Buffer) =>
+    ([start, end]: Span, list = false): unknown => {
+      const text = json.toString("utf8", start, end);
+      return JSON.parse(list ? `[${text}]` : text);
+    };
+  const splitter = new EntrySplitter((key, json) => {
+    try {
+      const whole = () => JSON.parse(json.toString("utf8")) as unknown;
+      if (key === "range") {
+        const r = rangeEntrySchema.safeParse(whole());
+        if (r.success) range.push(r.data);
+        else splitter.irregular = true;
+        return;
+      }
+      const columns = instantEntryColumns(json, [0, json.length], parse(json), intern);
+      if (columns) {
+        instant.push(columns);
+        return;
+      }
+      const r = instantEntrySchema.safeParse(whole());
+      if (r.success) instant.push(r.data);
+      else splitter.irregular = true;
+    } catch {
+      splitter.irregular = true;
+    }
+  });
+  let bytesRead = 0;
+  const input = bytes.chunks()[Symbol.asyncIterator]();
+  try {
+    const first = await input.next();
+    if (first.done) return null;
+    const head = asBuffer(first.value);
+    // The file's chunks again, the first one included, counted as they are taken.
+    const chunks = (async function* () {
+      bytesRead += head.length;
+      yield head;
+      for (;;) {
+        const next = await input.next();
+        if (next.done) return;
+        bytesRead += next.value.length;
+        yield asBuffer(next.value);
+      }
+    })();
+    const gz = head.length >= 2 && head[0] === 0x1f && head[1] === 0x8b;
+    // pipeline: an error on either side (a truncated gzip) ends the loop below with it, and leaving the
+    // loop early destroys both.
+    const source = gz
+      ? pipeline(Readable.from(chunks), createGunzip({ chunkSize: o.chunkBytes ?? 256 * 1024 }), () => {})
+      : chunks;
+    for await (const piece of source as AsyncIterable<Buffer>) {
+      splitter.push(piece);
+      o.onProgress?.({ bytesRead, entries: instant.length + range.length });
+      if (splitter.irregular) return null;
+    }
+  } catch {
+    return null;
+  } finally {
+    await input.return?.();
+  }
+  return apiFromStream(splitter, instant, range, intern);
+}
+
+function apiFromStream(
+  splitter: EntrySplitter,
+  instant: InstantInput[],
+  range: ReplayFile["range"][number][],
+  intern: (labels: Labels) => Labels,
+): ReplayApi | null {
+  const skeleton = splitter.end();
+  if (!skeleton) return null;
+  let header: unknown;
+  try {
+    header = JSON.parse(skeleton.toString("utf8"));
+  } catch {
+    return null;
+  }
+  if (typeof header !== "object" || header === null) return null;
+  if ((header as { format?: unknown }).format !== REPLAY_FORMAT) return null;
+  const head = replayHeaderSchema.safeParse(header);
+  if (!head.success) return null;
+  // Let each array go as the store takes its entries.
+  const drain = <T>(xs: T[]) =>
+    (function* () {
+      for (let i = 0; i < xs.length; i++) {
+        const x = xs[i]!;
+        (xs as (T | undefined)[])[i] = undefined;
+        yield x;
+      }
+      xs.length = 0;
+    })();
+  return new ReplayApi({
+    meta: head.data.meta,
+    internLabels: intern,
+    instant: drain(instant),
+    range: drain(range),
+  });
 }
 
 /** Facts options that reproduce the recording's query texts (window, step, statistics...). */

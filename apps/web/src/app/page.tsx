@@ -1,6 +1,7 @@
 import type { Metadata } from "next";
 import { Suspense } from "react";
 import { EmptyState } from "../components/empty-state.js";
+import { FleetReading } from "../components/fleet-reading.js";
 import { FleetTable } from "../components/fleet-table.js";
 import { Forbidden } from "../components/forbidden.js";
 import { ParamProblems } from "../components/param-problems.js";
@@ -38,7 +39,14 @@ export default async function FleetPage({ searchParams }: { searchParams: Search
         </div>
       </div>
       {problems.length > 0 && <ParamProblems problems={problems} resetHref="/" />}
-      <Suspense fallback={<CardsSkeleton />}>
+      <Suspense
+        fallback={
+          <>
+            <FleetReading />
+            <CardsSkeleton />
+          </>
+        }
+      >
         <SummarySection />
       </Suspense>
       <Suspense fallback={<TableSkeleton />}>

@@ -21,6 +21,12 @@ export function SourceBadge() {
           Recorded data · {utc(s.end)}
         </span>
       );
+    case "reading":
+      return (
+        <span className="badge badge-outline" title={`Reading ${s.file}`} data-testid="source-badge">
+          Reading the recording…
+        </span>
+      );
     case "invalid":
       return <span className="badge badge-bad">Replay file unreadable</span>;
     default:

@@ -9,6 +9,7 @@ import { parseEnv } from "../env.js";
 import { type FakePrometheus, startFakePrometheus } from "../testing/fake-prometheus.js";
 import { smallReplay } from "../testing/fleet-facts.js";
 import {
+  fleetReading,
   getFleetView,
   getInstance,
   getInstanceCharts,
@@ -284,5 +285,43 @@ describe("getInstanceCharts", () => {
   it("falls back to the longest range a recording has for a range it cannot serve", async () => {
     const r = await getInstanceCharts("db-heavy-plain:9105", "7d", env({ UNTORN_REPLAY: replayFile }));
     expect(r.range?.key).toBe("all");
+  });
+});
+
+describe("the first read of a replay file", () => {
+  it("says how far it has got while it runs, and nothing once the fleet is read", async () => {
+    const file = path.join(dir, "first-read.json.gz");
+    fs.copyFileSync(replayFile, file);
+    const e = env({ UNTORN_REPLAY: file });
+    const reading = fleetReading(e);
+    expect(reading).toMatchObject({
+      phase: "replay",
+      file: "first-read.json.gz",
+      bytes: fs.statSync(file).size,
+    });
+    const phases = new Set<string>();
+    const view = getFleetView(e);
+    const watch = setInterval(() => {
+      const r = fleetReading(e);
+      if (r) phases.add(r.phase);
+    }, 1);
+    const v = await view;
+    clearInterval(watch);
+    expect(v.status.state).toBe("ok");
+    expect(v.rows.length).toBeGreaterThan(0);
+    expect(fleetReading(e)).toBeNull();
+    // Every phase it went through is one the page knows how to say.
+    for (const p of phases) expect(["replay", "facts", "advice"]).toContain(p);
+  });
+
+  it("surfaces a replay file that cannot be read as the page's error, not as a read under way", async () => {
+    const file = path.join(dir, "truncated.json.gz");
+    const bytes = fs.readFileSync(replayFile);
+    fs.writeFileSync(file, bytes.subarray(0, bytes.length >> 1));
+    const e = env({ UNTORN_REPLAY: file });
+    const v = await getFleetView(e);
+    expect(v.status).toMatchObject({ state: "unavailable" });
+    expect(v.status.error).toMatch(/^replay file truncated\.json\.gz: not a gzip file that decompresses: /);
+    expect(fleetReading(e)).toBeNull();
   });
 });

@@ -9,6 +9,7 @@
 import "server-only";
 import type { Advice } from "@untorn/advisor/advise";
 import type { InstanceFacts } from "@untorn/advisor/facts";
+import type { PromQueryApi } from "@untorn/fleet/api";
 import { type InstanceCharts, instanceCharts } from "@untorn/fleet/charts";
 import { buildFleetFacts, type ExporterPresence } from "@untorn/fleet/facts";
 import { applyMetadata } from "@untorn/fleet/profile";
@@ -18,11 +19,24 @@ import type { FleetRow } from "../lib/fleet-row.js";
 import { RANGE_KEYS, RANGE_SECONDS, type RangeKey } from "../lib/ranges.js";
 import { redactForReaders } from "../lib/redact.js";
 import { readDeclaredFile } from "./declared.js";
-import { buildSnapshot, instanceAdvice, reviseSnapshot, type Snapshot, staleRows } from "./snapshot.js";
-import { type ResolvedSource, resolveSource, type SourceInfo } from "./source.js";
+import {
+  buildSnapshotYielding,
+  instanceAdvice,
+  reviseSnapshot,
+  type Snapshot,
+  staleRows,
+} from "./snapshot.js";
+import {
+  forgetReplays,
+  type ReadingInfo,
+  type ResolvedSource,
+  readSource,
+  resolveSource,
+  type SourceInfo,
+} from "./source.js";
 import { getStore } from "./store.js";
 
-export type { SourceInfo } from "./source.js";
+export type { ReadingInfo, SourceInfo } from "./source.js";
 
 export type StatusState = "ok" | "stale" | "unavailable" | "no-source";
 
@@ -97,7 +111,20 @@ interface State {
   readonly cache: Map<string, CacheEntry>;
   readonly inflight: Map<string, Promise<Snapshot>>;
   readonly charts: Map<string, InstanceCharts>;
+  /** The fleet read under way (the first one after a start takes seconds at 10,000 instances). */
+  reading?: FleetReading | null;
 }
+
+/** What a fleet read under way is doing, for the page's "reading the fleet" state and the log. */
+export type FleetReading =
+  | {
+      readonly phase: "replay";
+      readonly file: string;
+      readonly bytesRead: number;
+      readonly bytes: number;
+      readonly since: number;
+    }
+  | { readonly phase: "facts" | "advice"; readonly since: number; readonly instances: number | null };
 
 // One per process even when a dev server reloads this module.
 const shared = globalThis as { __untornData?: State };
@@ -116,18 +143,44 @@ async function readMetadata(e: Env): Promise<{ rows: InstanceMetadata[]; problem
   }
 }
 
+/**
+ * The api with a turn of the event loop before each query: answering from a replay never waits on I/O,
+ * so without it the 75 queries of a fleet read would hold every other request for seconds.
+ */
+function yielding(api: PromQueryApi): PromQueryApi {
+  const turn = () => new Promise<void>((r) => setImmediate(r));
+  const out: PromQueryApi = {
+    queryVector: async (expr, opts) => {
+      await turn();
+      return api.queryVector(expr, opts);
+    },
+    queryRange: async (expr, opts) => {
+      await turn();
+      return api.queryRange(expr, opts);
+    },
+  };
+  if (api.defaultTime) out.defaultTime = () => api.defaultTime!();
+  if (api.backend) out.backend = () => api.backend!();
+  return out;
+}
+
 async function readSnapshot(e: Env, src: ResolvedSource): Promise<Snapshot> {
   if (!src.api || !src.factsOptions) throw new Error("no source");
   const t0 = performance.now();
   const fetchedAt = Date.now();
-  const measured = await buildFleetFacts(src.api, src.factsOptions);
+  state.reading = { phase: "facts", since: fetchedAt, instances: null };
+  const measured = await buildFleetFacts(
+    src.info.kind === "live" ? src.api : yielding(src.api),
+    src.factsOptions,
+  );
   const fetchMs = performance.now() - t0;
+  state.reading = { phase: "advice", since: fetchedAt, instances: measured.facts.length };
   // Declared facts join the measured ones first; what users store is overlaid on both.
   const declared = src.metadataFile ? readDeclaredFile(src.metadataFile) : null;
   const overlay = applyMetadata(measured.facts, declared?.instances ?? undefined);
   const fleet = { ...measured, facts: overlay.facts, warnings: [...measured.warnings, ...overlay.warnings] };
   const meta = await readMetadata(e);
-  return buildSnapshot({
+  return buildSnapshotYielding({
     fleet,
     metadata: meta.rows,
     storeProblem: meta.problem,
@@ -145,10 +198,42 @@ async function readSnapshot(e: Env, src: ResolvedSource): Promise<Snapshot> {
 function singleFlight(e: Env, src: ResolvedSource): Promise<Snapshot> {
   let p = state.inflight.get(src.key);
   if (!p) {
-    p = readSnapshot(e, src).finally(() => state.inflight.delete(src.key));
+    p = readSnapshot(e, src).then(
+      (s) => {
+        console.log(
+          `untorn: read the fleet: ${s.rows.length} instances, facts in ${(s.fetchMs / 1000).toFixed(1)} s (${s.queries} queries), advice in ${(s.adviseMs / 1000).toFixed(1)} s`,
+        );
+        return s;
+      },
+      (err: unknown) => {
+        console.error(`untorn: reading the fleet failed: ${message(err)}`);
+        throw err;
+      },
+    );
+    p = p.finally(() => {
+      state.inflight.delete(src.key);
+      if (state.inflight.size === 0) state.reading = null;
+    });
     state.inflight.set(src.key, p);
   }
   return p;
+}
+
+/**
+ * What a fleet read under way is doing, or null when none is: reading the replay file (bytes of its
+ * size), computing the facts, or advising. Starts reading a replay file when none is under way.
+ */
+export function fleetReading(e: Env = env()): FleetReading | null {
+  const src = resolveSource(e);
+  if (src.info.kind === "reading")
+    return {
+      phase: "replay",
+      file: src.info.file,
+      bytesRead: src.info.bytesRead,
+      bytes: src.info.bytes,
+      since: src.info.since,
+    };
+  return state.inflight.size > 0 ? (state.reading ?? null) : null;
 }
 
 function ttlMs(e: Env, src: ResolvedSource): number {
@@ -158,7 +243,7 @@ function ttlMs(e: Env, src: ResolvedSource): number {
 
 /** The fleet: fresh, cached, or the last good snapshot marked stale. Never throws for source failures. */
 export async function getFleetView(e: Env = env()): Promise<FleetView> {
-  const src = resolveSource(e);
+  const src = await readSource(e);
   if (!src.api) {
     const error = src.info.kind === "invalid" ? `replay file ${src.info.file}: ${src.info.error}` : null;
     return {
@@ -202,8 +287,8 @@ function okStatus(e: Env, s: Snapshot): Status {
   return { state: "ok", error: null, slowMs: s.fetchMs > e.UNTORN_SLOW_MS ? Math.round(s.fetchMs) : null };
 }
 
-/** What the layout shows about the source without reading any metrics. */
-export function getSourceInfo(e: Env = env()): SourceInfo {
+/** What the layout shows about the source without reading any metrics (a replay may be "reading"). */
+export function getSourceInfo(e: Env = env()): SourceInfo | ReadingInfo {
   return resolveSource(e).info;
 }
 
@@ -324,7 +409,7 @@ export async function getInstanceCharts(
   key: RangeKey | null,
   e: Env = env(),
 ): Promise<ChartsView> {
-  const src = resolveSource(e);
+  const src = await readSource(e);
   const ranges = chartRanges(src);
   const range = ranges.find((r) => r.key === (key ?? defaultRange(src))) ?? ranges.at(-1) ?? null;
   if (!src.api || !range)
@@ -363,9 +448,10 @@ export function metadataChanged(instance: string, meta: InstanceMetadata | null)
   }
 }
 
-/** Forgets every cached snapshot and chart (tests, and a source switch in a long-lived dev server). */
+/** Forgets every cached snapshot, chart and replay read (tests, and a source switch in a long-lived dev server). */
 export function resetCaches(): void {
   state.cache.clear();
   state.inflight.clear();
   state.charts.clear();
+  forgetReplays();
 }

@@ -9,7 +9,7 @@ import "server-only";
 import { reconcileRollouts } from "@untorn/rollout-runner/runner";
 import { type Env, env } from "../env.js";
 import { declarations, runnerDeps } from "./rollout-deps.js";
-import { resolveSource } from "./source.js";
+import { readSource, resolveSource } from "./source.js";
 
 interface Loop {
   timer: NodeJS.Timeout | null;
@@ -53,7 +53,7 @@ const log = (m: string) => console.log(`untorn: reconciler: ${m}`);
 
 /** One pass over every active rollout; logs what moved and what failed, never throws. */
 export async function reconcileOnce(e: Env = env()): Promise<void> {
-  const src = resolveSource(e);
+  const src = await readSource(e);
   if (!src.api) return;
   try {
     const deps = await runnerDeps(e);
@@ -88,8 +88,9 @@ function schedule(loop: Loop, ms: number): void {
 /** Starts the loop once per process (instrumentation.ts); returns why it is off, or null when on. */
 export function startReconciler(e: Env = env()): string | null {
   if (e.UNTORN_RECONCILE_SECONDS === 0) return "UNTORN_RECONCILE_SECONDS=0";
+  // Starts reading a replay file in the background: the first pages then find it read or under way.
   const src = resolveSource(e);
-  if (!src.api) return `no data source to observe (${src.info.kind})`;
+  if (!src.api && !("reading" in src)) return `no data source to observe (${src.info.kind})`;
   if (shared.__untornReconciler) return null;
   const loop: Loop = { timer: null, running: null, intervalMs: e.UNTORN_RECONCILE_SECONDS * 1000 };
   shared.__untornReconciler = loop;

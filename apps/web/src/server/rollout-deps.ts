@@ -21,7 +21,7 @@ import {
 import { type Env, env } from "../env.js";
 import { getFleetView, type SourceInfo } from "./data.js";
 import { readDeclaredFile } from "./declared.js";
-import { resolveSource } from "./source.js";
+import { readSource } from "./source.js";
 import { getStore } from "./store.js";
 
 export interface RolloutClock {
@@ -30,8 +30,8 @@ export interface RolloutClock {
   readonly frozenAt: number | null;
 }
 
-export function rolloutClock(e: Env = env()): RolloutClock {
-  const src = resolveSource(e);
+export async function rolloutClock(e: Env = env()): Promise<RolloutClock> {
+  const src = await readSource(e);
   if (src.replay) {
     const end = src.replay.end;
     return { now: () => end, frozenAt: end };
@@ -43,7 +43,7 @@ const log = (m: string) => console.log(`untorn: rollout ${m}`);
 
 /** The runner's dependencies for this process: its store and the source's clock. */
 export async function runnerDeps(e: Env = env()): Promise<RunnerDeps> {
-  return { store: await getStore(e), clock: rolloutClock(e).now, log };
+  return { store: await getStore(e), clock: (await rolloutClock(e)).now, log };
 }
 
 export type PlanView =
@@ -99,7 +99,7 @@ export async function planFor(
     kind: "planned",
     plan: planRollout(parsed),
     source: fleet.source,
-    frozenAt: rolloutClock(e).frozenAt,
+    frozenAt: (await rolloutClock(e)).frozenAt,
     known,
     unknownTargets,
   };
@@ -122,7 +122,7 @@ export async function loadRollout(id: string, e: Env = env()): Promise<StoredRol
  * (field by field, the store's non-empty values win), the same layers the pages apply.
  */
 export async function declarations(e: Env = env()): Promise<MetadataByInstance> {
-  const src = resolveSource(e);
+  const src = await readSource(e);
   const out = new Map<string, DeclaredMetadata>();
   const file = src.metadataFile ? readDeclaredFile(src.metadataFile) : null;
   for (const [k, v] of file?.instances ?? []) out.set(k, v);

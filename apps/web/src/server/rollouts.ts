@@ -26,7 +26,7 @@ import { type Env, env } from "../env.js";
 import { redactForReaders } from "../lib/redact.js";
 import { type LastGate, type Progress, sortRollouts } from "../lib/rollout-view.js";
 import { summaryOfState } from "./rollout-api.js";
-import { resolveSource, type SourceInfo } from "./source.js";
+import { readSource, type SourceInfo } from "./source.js";
 import { getStore } from "./store.js";
 
 /** A rollout id: the store keys rollouts by UUID (the engine's default id); anything else names none. */
@@ -222,7 +222,7 @@ export function chartWaveOf(s: RolloutState): number | null {
  * recording's chart span. Never throws for a failing source: the error is in the view.
  */
 export async function getRolloutCharts(s: RolloutState, e: Env = env()): Promise<RolloutChartsView> {
-  const src = resolveSource(e);
+  const src = await readSource(e);
   const wave = chartWaveOf(s);
   const empty = (error: string | null, note: string | null = null): RolloutChartsView => ({
     source: src.info,

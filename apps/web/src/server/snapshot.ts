@@ -77,14 +77,26 @@ function adviseKept(facts: Iterable<InstanceFacts>): {
   advice: Map<string, KeptAdvice>;
   failed: SkippedInstance[];
 } {
-  const advice = new Map<string, KeptAdvice>();
-  const failed: SkippedInstance[] = [];
+  const out = { advice: new Map<string, KeptAdvice>(), failed: [] as SkippedInstance[] };
+  for (const _ of adviseKeptSteps(facts, out));
+  return out;
+}
+
+/** Instances advised between two turns of the event loop in buildSnapshotYielding (a few ms). */
+const ADVISE_BATCH = 100;
+
+/** adviseKept's work into `out`, pausing (yielding) after every ADVISE_BATCH instances. */
+function* adviseKeptSteps(
+  facts: Iterable<InstanceFacts>,
+  out: { advice: Map<string, KeptAdvice>; failed: SkippedInstance[] },
+): Generator<void> {
+  let n = 0;
   for (const f of facts) {
     const one = adviseAll([f]);
-    if (one.advice[0]) advice.set(f.identity.instance, keepAdvice(one.advice[0]));
-    failed.push(...one.failed);
+    if (one.advice[0]) out.advice.set(f.identity.instance, keepAdvice(one.advice[0]));
+    out.failed.push(...one.failed);
+    if (++n % ADVISE_BATCH === 0) yield;
   }
-  return { advice, failed };
 }
 
 export interface Snapshot {
@@ -141,13 +153,43 @@ export interface SnapshotInput {
 }
 
 export function buildSnapshot(input: SnapshotInput, clock: () => number = () => performance.now()): Snapshot {
+  const steps = snapshotSteps(input, clock);
+  for (;;) {
+    const r = steps.next();
+    if (r.done) return r.value;
+  }
+}
+
+/**
+ * buildSnapshot for the server: the same snapshot, with a turn of the event loop after every
+ * ADVISE_BATCH instances advised, so that pages (the "reading the fleet" state among them) are served
+ * while a 10,000-instance fleet is advised. `adviseMs` then includes those turns.
+ */
+export async function buildSnapshotYielding(
+  input: SnapshotInput,
+  clock: () => number = () => performance.now(),
+): Promise<Snapshot> {
+  const steps = snapshotSteps(input, clock);
+  for (;;) {
+    const r = steps.next();
+    if (r.done) return r.value;
+    await new Promise<void>((resolve) => setImmediate(resolve));
+  }
+}
+
+function* snapshotSteps(input: SnapshotInput, clock: () => number): Generator<void, Snapshot> {
   const t0 = clock();
   const metadata = new Map(input.metadata.map((m) => [m.instance, m]));
   const measured = new Map(input.fleet.facts.map((f) => [f.identity.instance, f]));
   const merged = new Map<string, MergeResult>();
   for (const f of input.fleet.facts)
     merged.set(f.identity.instance, mergeMetadata(f, metadata.get(f.identity.instance)));
-  const { advice: adviceMap, failed } = adviseKept([...merged.values()].map((m) => m.facts));
+  const kept = { advice: new Map<string, KeptAdvice>(), failed: [] as SkippedInstance[] };
+  yield* adviseKeptSteps(
+    [...merged.values()].map((m) => m.facts),
+    kept,
+  );
+  const { advice: adviceMap, failed } = kept;
   const skipped = [...input.fleet.skipped, ...failed];
   const { ranking, rows, summary } = rank(adviceMap, merged, input.fleet.exporters, skipped.length);
   return {

@@ -5,7 +5,7 @@ import { encodeReplay } from "@untorn/fleet/replay";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { parseEnv } from "../env.js";
 import { smallReplay } from "../testing/fleet-facts.js";
-import { findRecordingsDir, newestReplay, replayFile, resolveSource } from "./source.js";
+import { findRecordingsDir, newestReplay, readSource, replayFile, resolveSource } from "./source.js";
 
 let root: string;
 
@@ -54,63 +54,63 @@ describe("replayFile", () => {
   });
 });
 
-describe("resolveSource", () => {
-  it("is live with PROMETHEUS_URL, whatever else is set", () => {
+describe("resolveSource / readSource", () => {
+  it("is live with PROMETHEUS_URL, whatever else is set", async () => {
     const s = resolveSource(parseEnv({ PROMETHEUS_URL: "http://prom:9090/", UNTORN_REPLAY: "/nope" }), root);
     expect(s.info).toEqual({ kind: "live", url: "http://prom:9090" });
     expect(s.api).not.toBeNull();
     expect(s.factsOptions).toEqual({ window: "1h" });
   });
 
-  it("replays the newest recording with the recording's plan", () => {
+  it("replays the newest recording with the recording's plan", async () => {
     write(path.join(root, "lab", "recordings", "fleet.json.gz"), encodeReplay(smallReplay()));
-    const s = resolveSource(parseEnv({}), path.join(root, "apps", "web"));
+    const s = await readSource(parseEnv({}), path.join(root, "apps", "web"));
     expect(s.info.kind).toBe("recorded");
     expect(s.replay?.window).toBe("1h");
     expect(s.factsOptions).toMatchObject({ window: "1h", at: s.replay?.end });
   });
 
-  it("takes a recording's sidecar metadata file, unless UNTORN_METADATA_FILE names another", () => {
+  it("takes a recording's sidecar metadata file, unless UNTORN_METADATA_FILE names another", async () => {
     const rec = path.join(root, "lab", "recordings", "fleet.json.gz");
     write(rec, encodeReplay(smallReplay()));
     const web = path.join(root, "apps", "web");
-    expect(resolveSource(parseEnv({}), web).metadataFile).toBeNull();
+    expect((await readSource(parseEnv({}), web)).metadataFile).toBeNull();
     write(path.join(root, "lab", "recordings", "fleet.metadata.json"), "{}", 1_000);
-    const s = resolveSource(parseEnv({}), web);
+    const s = await readSource(parseEnv({}), web);
     expect(s.metadataFile).toBe(path.join(root, "lab", "recordings", "fleet.metadata.json"));
     // Editing the file changes the cache key, so the next read applies it.
     write(path.join(root, "lab", "recordings", "fleet.metadata.json"), '{"instances":{}}', 2_000);
-    expect(resolveSource(parseEnv({}), web).key).not.toBe(s.key);
-    const named = resolveSource(parseEnv({ UNTORN_METADATA_FILE: "/etc/untorn/fleet.json" }), web);
+    expect((await readSource(parseEnv({}), web)).key).not.toBe(s.key);
+    const named = await readSource(parseEnv({ UNTORN_METADATA_FILE: "/etc/untorn/fleet.json" }), web);
     expect(named.metadataFile).toBe("/etc/untorn/fleet.json");
   });
 
-  it("says why there is no data", () => {
-    expect(resolveSource(parseEnv({}), root).info).toMatchObject({ kind: "none", searched: null });
+  it("says why there is no data", async () => {
+    expect((await readSource(parseEnv({}), root)).info).toMatchObject({ kind: "none", searched: null });
     fs.mkdirSync(path.join(root, "lab", "recordings"), { recursive: true });
-    const s = resolveSource(parseEnv({}), root);
+    const s = await readSource(parseEnv({}), root);
     expect(s.info).toMatchObject({ kind: "none", searched: "lab/recordings" });
     expect(s.info.kind === "none" && s.info.reason).toMatch(/no replay file/);
   });
 
-  it("reports an unreadable or missing replay file instead of throwing", () => {
+  it("reports an unreadable or missing replay file instead of throwing", async () => {
     write(path.join(root, "bad.json.gz"), "not gzip, not json");
-    const bad = resolveSource(parseEnv({ UNTORN_REPLAY: "bad.json.gz" }), root);
+    const bad = await readSource(parseEnv({ UNTORN_REPLAY: "bad.json.gz" }), root);
     expect(bad.info).toMatchObject({ kind: "invalid", file: "bad.json.gz" });
     expect(bad.info.kind === "invalid" && bad.info.error).toMatch(/not JSON/);
-    const missing = resolveSource(parseEnv({ UNTORN_REPLAY: "/no/such/file.json.gz" }), root);
+    const missing = await readSource(parseEnv({ UNTORN_REPLAY: "/no/such/file.json.gz" }), root);
     expect(missing.info).toMatchObject({ kind: "invalid", error: "file not found" });
   });
 
-  it("shows readers no absolute server path: checkout-relative inside it, else the base name", () => {
+  it("shows readers no absolute server path: checkout-relative inside it, else the base name", async () => {
     write(path.join(root, "lab", "recordings", "fleet.json.gz"), encodeReplay(smallReplay()));
-    const inside = resolveSource(parseEnv({}), path.join(root, "apps", "web"));
+    const inside = await readSource(parseEnv({}), path.join(root, "apps", "web"));
     expect(inside.info).toMatchObject({ kind: "recorded", file: "lab/recordings/fleet.json.gz" });
     const elsewhere = fs.mkdtempSync(path.join(os.tmpdir(), "untorn-elsewhere-"));
     try {
       const file = path.join(elsewhere, "other.json.gz");
       write(file, encodeReplay(smallReplay()));
-      const outside = resolveSource(parseEnv({ UNTORN_REPLAY: file }), path.join(root, "apps", "web"));
+      const outside = await readSource(parseEnv({ UNTORN_REPLAY: file }), path.join(root, "apps", "web"));
       expect(outside.info).toMatchObject({ kind: "recorded", file: "other.json.gz" });
       expect(JSON.stringify(outside.info)).not.toContain(elsewhere);
       expect(outside.key).toContain(file);
@@ -119,13 +119,32 @@ describe("resolveSource", () => {
     }
   });
 
-  it("reloads a replay file when it changes on disk", () => {
+  it("reloads a replay file when it changes on disk", async () => {
     const file = path.join(root, "r.json.gz");
     write(file, encodeReplay(smallReplay()), 1_000);
-    const a = resolveSource(parseEnv({ UNTORN_REPLAY: file }), root);
+    const a = await readSource(parseEnv({ UNTORN_REPLAY: file }), root);
     write(file, encodeReplay(smallReplay()), 2_000);
-    const b = resolveSource(parseEnv({ UNTORN_REPLAY: file }), root);
+    const b = await readSource(parseEnv({ UNTORN_REPLAY: file }), root);
     expect(a.key).not.toBe(b.key);
     expect(a.api).not.toBe(b.api);
+  });
+
+  it("reads a replay file once, in the background, saying how far it has got; a failed read is kept", async () => {
+    const file = path.join(root, "big.json.gz");
+    write(file, encodeReplay(smallReplay()), 1_000);
+    const e = parseEnv({ UNTORN_REPLAY: file });
+    const first = resolveSource(e, root);
+    expect(first.info).toMatchObject({ kind: "reading", file: "big.json.gz", bytes: fs.statSync(file).size });
+    expect(first.api).toBeNull();
+    expect("reading" in first && (await first.reading)).toBeUndefined();
+    const read = resolveSource(e, root);
+    expect(read.info.kind).toBe("recorded");
+    // One read per file and process: the same api again, from either function.
+    expect((await readSource(e, root)).api).toBe(read.api);
+    write(file, "not gzip, not json", 2_000);
+    const bad = await readSource(e, root);
+    expect(bad.info).toMatchObject({ kind: "invalid", file: "big.json.gz" });
+    expect(bad.info.kind === "invalid" && bad.info.error).toMatch(/^not JSON: /);
+    expect(resolveSource(e, root).info.kind).toBe("invalid");
   });
 });

@@ -8,7 +8,7 @@ import path from "node:path";
 import type { PromQueryApi } from "@untorn/fleet/api";
 import type { FleetFactsOptions } from "@untorn/fleet/facts";
 import { sidecarMetadataPath } from "@untorn/fleet/metadata";
-import { decodeReplayApi, type ReplayApi, type ReplayMeta, replayFactsOptions } from "@untorn/fleet/replay";
+import { type ReplayApi, type ReplayMeta, readReplayApi, replayFactsOptions } from "@untorn/fleet/replay";
 import { PromClient } from "@untorn/prom/client";
 import type { Env } from "../env.js";
 import { redactForReaders } from "../lib/redact.js";
@@ -28,6 +28,17 @@ export type SourceInfo =
   | { readonly kind: "none"; readonly searched: string | null; readonly reason: string }
   | { readonly kind: "invalid"; readonly file: string; readonly error: string };
 
+/** A replay file being read (streamed and decoded); `bytesRead` of its `bytes` so far. */
+export interface ReadingInfo {
+  readonly kind: "reading";
+  readonly file: string;
+  readonly bytesRead: number;
+  readonly bytes: number;
+  /** When the read began, ms since the epoch. */
+  readonly since: number;
+}
+
+/** The source once it is read (readSource); the read API's `source`. */
 export interface ResolvedSource {
   readonly info: SourceInfo;
   /** Identity of the source for caches: changes when the URL or the replay file changes. */
@@ -38,6 +49,15 @@ export interface ResolvedSource {
   /** Declared metadata file to overlay: UNTORN_METADATA_FILE, or a recording's sidecar; null for none. */
   readonly metadataFile: string | null;
 }
+
+/** The source as it is now (resolveSource): possibly a replay file still being read. */
+export type CurrentSource =
+  | ResolvedSource
+  | (Omit<ResolvedSource, "info"> & {
+      readonly info: ReadingInfo;
+      /** Settles when the replay file has been read or has failed to be. */
+      readonly reading: Promise<void>;
+    });
 
 /** Part of a cache key: changes when the metadata file changes, appears or goes away. */
 function metadataStamp(file: string | null): string {
@@ -100,21 +120,74 @@ export function newestReplay(dir: string): string | null {
   return best?.file ?? null;
 }
 
-interface LoadedReplay {
-  readonly stamp: string;
-  readonly api: ReplayApi;
-}
+type LoadedReplay =
+  | {
+      readonly kind: "reading";
+      readonly done: Promise<void>;
+      progress: { bytesRead: number; bytes: number };
+      readonly since: number;
+    }
+  | { readonly kind: "loaded"; readonly api: ReplayApi }
+  | { readonly kind: "failed"; readonly error: unknown };
 
-const replays = new Map<string, LoadedReplay>();
+// One per process: instrumentation.ts and the pages are bundled apart, each with its own copy of this
+// module, and a replay read twice costs its decode twice and its memory twice.
+const shared = globalThis as { __untornReplays?: Map<string, { stamp: string; state: LoadedReplay }> };
+shared.__untornReplays ??= new Map();
+const replays = shared.__untornReplays;
 
-function loadReplay(file: string): { api: ReplayApi; stamp: string } {
+/**
+ * The replay at `file` as far as it has been read: loaded, failed, or being read, the read started
+ * here when it has not been (readReplayApi streams the file, so the event loop keeps serving pages
+ * meanwhile). A new size or mtime starts a new read; the previous replay is let go.
+ */
+function loadReplay(file: string): { state: LoadedReplay; stamp: string } {
   const st = fs.statSync(file);
   const stamp = `${st.size}:${st.mtimeMs}`;
   const cached = replays.get(file);
   if (cached?.stamp === stamp) return cached;
-  const api = decodeReplayApi(fs.readFileSync(file));
-  replays.set(file, { stamp, api });
-  return { api, stamp };
+  const progress = { bytesRead: 0, bytes: st.size };
+  const since = Date.now();
+  console.log(`untorn: reading the replay ${file} (${mb(st.size)} MB)`);
+  const entry: { stamp: string; state: LoadedReplay } = {
+    stamp,
+    state: {
+      kind: "reading",
+      progress,
+      since,
+      done: readReplayApi(
+        {
+          chunks: () => fs.createReadStream(file, { highWaterMark: READ_CHUNK }),
+          whole: () => fs.promises.readFile(file),
+        },
+        {
+          onProgress: (p) => {
+            progress.bytesRead = p.bytesRead;
+          },
+        },
+      ).then(
+        (api) => {
+          entry.state = { kind: "loaded", api };
+          console.log(`untorn: read the replay ${file} in ${((Date.now() - since) / 1000).toFixed(1)} s`);
+        },
+        (error: unknown) => {
+          entry.state = { kind: "failed", error };
+          console.error(`untorn: cannot read the replay ${file}: ${(error as Error).message}`);
+        },
+      ),
+    },
+  };
+  replays.set(file, entry);
+  return entry;
+}
+
+const mb = (bytes: number) => (bytes / 2 ** 20).toFixed(1);
+/** Bytes of a replay file read at a time: the event loop turns between chunks. */
+const READ_CHUNK = 256 * 1024;
+
+/** Forgets every replay read (data.ts resetCaches); a read under way still finishes, unused. */
+export function forgetReplays(): void {
+  replays.clear();
 }
 
 let client: { url: string; timeoutMs: number; api: PromClient } | null = null;
@@ -152,7 +225,11 @@ export function replayFile(e: Env, cwd: string = process.cwd()): string | null {
   }
 }
 
-export function resolveSource(e: Env, cwd: string = process.cwd()): ResolvedSource {
+/**
+ * The source as it is now: a replay file still being read is `reading` (no api yet; the read is started
+ * if it has not been); readSource waits for it.
+ */
+export function resolveSource(e: Env, cwd: string = process.cwd()): CurrentSource {
   const declaredFile = e.UNTORN_METADATA_FILE ? path.resolve(cwd, e.UNTORN_METADATA_FILE) : null;
   if (e.PROMETHEUS_URL) {
     const api = liveClient(e.PROMETHEUS_URL, e.UNTORN_PROM_TIMEOUT_MS);
@@ -184,7 +261,25 @@ export function resolveSource(e: Env, cwd: string = process.cwd()): ResolvedSour
     if (!file) return none(shown, `no replay file (*.json.gz) in ${shown}`);
   }
   try {
-    const { api, stamp } = loadReplay(file);
+    const { state, stamp } = loadReplay(file);
+    if (state.kind === "failed") throw state.error;
+    if (state.kind === "reading")
+      return {
+        info: {
+          kind: "reading",
+          file: shownPath(file, cwd),
+          bytesRead: state.progress.bytesRead,
+          bytes: state.progress.bytes,
+          since: state.since,
+        },
+        key: `reading:${file}:${stamp}`,
+        api: null,
+        factsOptions: null,
+        replay: null,
+        metadataFile: null,
+        reading: state.done,
+      };
+    const { api } = state;
     const m = api.meta;
     const sidecar = sidecarMetadataPath(file);
     const metadataFile = declaredFile ?? (fs.existsSync(sidecar) ? sidecar : null);
@@ -229,4 +324,13 @@ function none(searched: string | null, reason: string): ResolvedSource {
     replay: null,
     metadataFile: null,
   };
+}
+
+/** resolveSource once a replay file it names has been read (or has failed to be). */
+export async function readSource(e: Env, cwd: string = process.cwd()): Promise<ResolvedSource> {
+  for (;;) {
+    const src = resolveSource(e, cwd);
+    if (!("reading" in src)) return src;
+    await src.reading;
+  }
 }
