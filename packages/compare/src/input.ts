@@ -186,7 +186,7 @@ export function toSampleWindow(w: ReadWindow): SampleWindow {
 }
 
 /** Time of sample i of a window in either form (the compact form's grid: start + i · step). */
-export function sampleTime(w: SampleWindow, i: number): number {
+export function sampleTime(w: SampleWindow | ExplicitWindow | CompactWindow, i: number): number {
   return "t" in w ? w.t[i]! : w.start + i * w.step;
 }
 
@@ -213,6 +213,19 @@ export function toCompactWindow(w: ExplicitWindow, step: number): Window {
     prev = k;
   }
   return { start, step, v };
+}
+
+/**
+ * A window with its values as numbers: the f64 form's samples decoded into the compact form (NaN →
+ * null); the other forms unchanged. For a window validated by the schema (the text decodes).
+ */
+export function toValueWindow(w: Window): ExplicitWindow | CompactWindow {
+  if (!("f64" in w)) return w;
+  const decoded = decodeF64(w.f64);
+  if (typeof decoded === "string") throw new Error(`f64: ${decoded}`);
+  const v: (number | null)[] = new Array(decoded.length);
+  for (let i = 0; i < decoded.length; i++) v[i] = Number.isNaN(decoded[i]!) ? null : decoded[i]!;
+  return { start: w.start, step: w.step, v };
 }
 
 /**
