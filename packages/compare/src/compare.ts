@@ -1,13 +1,8 @@
 import { analyseSeries, type PreparedPair } from "./analyse-series.js";
 import type { Blocks } from "./blocks.js";
 import { deriveSeed } from "./derive-seed.js";
-import {
-  type ComparisonInput,
-  DEFAULT_DIRECTION,
-  type Direction,
-  type Instance,
-  type MetricSpec,
-} from "./input.js";
+import type { ComparisonInput, Instance, MetricSpec } from "./input.js";
+import { DEFAULT_DIRECTION, type Direction } from "./metric-kinds.js";
 import { overallVerdict } from "./overall-verdict.js";
 import { prepareWindow } from "./prepare-window.js";
 import { createRng } from "./prng.js";

@@ -83,13 +83,18 @@ const WORKER_URL = new URL(
 );
 
 /**
- * The parent's Node options but `--conditions`: under the test runner (`@untorn/source`) the built
- * worker would otherwise import the packages' TypeScript sources.
+ * The parent's Node options but `--conditions`, when it has any: under the test runner
+ * (`@untorn/source`) the built worker would otherwise import the packages' TypeScript sources.
+ * Otherwise the worker inherits them as Node does (per-process flags such as V8's are then let be).
  */
-const WORKER_EXEC_ARGV = process.execArgv.filter(
-  (a, i, all) =>
-    !a.startsWith("--conditions") && !a.startsWith("-C") && !/^(--conditions|-C)$/.test(all[i - 1] ?? ""),
-);
+const CONDITION = /^(--conditions|-C)(=|$)/;
+const WORKER_OPTIONS: { execArgv?: string[] } = process.execArgv.some((a) => CONDITION.test(a))
+  ? {
+      execArgv: process.execArgv.filter(
+        (a, i, all) => !CONDITION.test(a) && !/^(--conditions|-C)$/.test(all[i - 1] ?? ""),
+      ),
+    }
+  : {};
 
 /**
  * The sample arrays of the treated instances that can be moved to a worker instead of copied: each
@@ -164,7 +169,7 @@ export async function compareParallel(
       Array.from({ length: threads }, async () => {
         const worker = new Worker(WORKER_URL, {
           workerData: { plan, controls } satisfies WorkerSetup,
-          execArgv: WORKER_EXEC_ARGV,
+          ...WORKER_OPTIONS,
         });
         workers.push(worker);
         await new Promise<void>((resolve, reject) => {
