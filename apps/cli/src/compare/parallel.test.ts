@@ -100,9 +100,18 @@ describe("compareParallel", () => {
     await expect(compareParallel(broken(), { threads: 2 })).rejects.toBeInstanceOf(TypeError);
   });
 
-  it("stays on one thread below the threshold", () => {
+  it("stays on one thread below the threshold, whatever the load", () => {
     const input = ComparisonInput.parse(fleet(3, 2, 0));
     expect(sampleCount(input)).toBeLessThan(PARALLEL_THRESHOLD_SAMPLES);
     expect(defaultThreads(input)).toBe(1);
+    expect(defaultThreads(input, { cores: 2, load: 0 })).toBe(1);
+  });
+
+  it("uses the idle cores above the threshold", () => {
+    const input = ComparisonInput.parse(fleet(3, 12, 0, 24 * 3));
+    expect(sampleCount(input)).toBeGreaterThanOrEqual(PARALLEL_THRESHOLD_SAMPLES);
+    expect(defaultThreads(input, { cores: 2, load: 0.2 })).toBe(2);
+    expect(defaultThreads(input, { cores: 8, load: 5.2 })).toBe(3);
+    expect(defaultThreads(input, { cores: 2, load: 11 })).toBe(1);
   });
 });

@@ -1,23 +1,26 @@
-// compare (@untorn/compare, which does no I/O and starts no threads) on worker threads: each instance's analysis is independent of the others' (its random
-// numbers come from a seed derived from its id and the metric's), so instances are handed out one at
-// a time to a pool of workers and the results put back in input order: the same result, bit for bit,
-// as compare on one thread.
-import { availableParallelism } from "node:os";
+// compare (@untorn/compare, which does no I/O and starts no threads) on several threads: each
+// instance's analysis is independent of the others' (its random numbers come from a seed derived from
+// its id and the metric's), so instances are handed out one at a time to the calling thread and a
+// pool of worker threads, and the results put back in input order: the same result, bit for bit, as
+// compare on one thread.
+import { availableParallelism, loadavg } from "node:os";
 import { Worker } from "node:worker_threads";
 import {
   type ComparisonPlan,
   compare,
   finishComparison,
   type InstanceAnalysis,
+  instanceAnalyser,
   planComparison,
 } from "@untorn/compare/compare";
 import type { ComparisonInput, Instance } from "@untorn/compare/input";
 import type { ComparisonResult } from "@untorn/compare/result";
 
 /**
- * Samples (before and after, all series) from which compareParallel uses every core by default.
- * Starting a worker and loading the package in it costs about 30–60 ms of CPU; a 1-day window of 8
- * metrics at 15 s on 20 instances (1.8 M samples) takes some 300 ms to compare on one thread.
+ * Samples (before and after, all series) from which compareParallel uses idle cores by default.
+ * A worker costs about 0.2–0.5 CPU s (starting it, and compiling the analysis again in its isolate)
+ * and some 100 MB of peak RSS on the 20 × 8 × 7-day input; a 1-day window of 8 metrics at 15 s on
+ * 20 instances (1.8 M samples) takes some 0.6 CPU s to compare on one thread.
  */
 export const PARALLEL_THRESHOLD_SAMPLES = 1_000_000;
 
@@ -29,13 +32,25 @@ export function sampleCount(input: ComparisonInput): number {
   return n;
 }
 
-/** Threads compareParallel uses when not told: every core for inputs of PARALLEL_THRESHOLD_SAMPLES or more. */
-export function defaultThreads(input: ComparisonInput): number {
-  return sampleCount(input) >= PARALLEL_THRESHOLD_SAMPLES ? availableParallelism() : 1;
+/**
+ * Threads compareParallel uses when not told: for inputs of PARALLEL_THRESHOLD_SAMPLES or more, the
+ * cores the 1-minute load average leaves idle (at least 1, at most every core); else 1. On a saturated
+ * machine another thread only adds its start-up and compile CPU and its memory, and takes the core
+ * from someone else.
+ */
+export function defaultThreads(
+  input: ComparisonInput,
+  machine: { cores: number; load: number } = { cores: availableParallelism(), load: loadavg()[0]! },
+): number {
+  if (sampleCount(input) < PARALLEL_THRESHOLD_SAMPLES) return 1;
+  return Math.max(1, Math.min(machine.cores, Math.floor(machine.cores - machine.load + 0.5)));
 }
 
 export interface ParallelOptions {
-  /** Worker threads (default defaultThreads(input)); 1 runs compare on the calling thread. */
+  /**
+   * Threads, the calling one included (default defaultThreads(input)): n − 1 workers start; 1 runs
+   * compare on the calling thread alone.
+   */
   readonly threads?: number;
 }
 
@@ -125,11 +140,11 @@ function movableBuffers(input: ComparisonInput): Set<ArrayBuffer> {
 }
 
 /**
- * compare on a pool of worker threads (node:worker_threads): the same result as compare(input), bit
- * for bit, and the same error when an instance's analysis throws (that of the first such instance in
- * input order). The controls are copied to every worker; each treated instance's sample arrays are
- * moved (transferred, not copied) to the worker that analyses it, so the input's treated sample
- * arrays are detached afterwards: do not reuse the input.
+ * compare on the calling thread and threads − 1 worker threads (node:worker_threads): the same result
+ * as compare(input), bit for bit, and the same error when an instance's analysis throws (that of the
+ * first such instance in input order). The controls are copied to every worker; the sample arrays of
+ * a treated instance a worker analyses are moved (transferred, not copied) to it, so they are detached
+ * in the input afterwards: do not reuse the input.
  */
 export async function compareParallel(
   input: ComparisonInput,
@@ -164,35 +179,51 @@ export async function compareParallel(
     return true;
   };
 
+  // The calling thread analyses instances too, between the workers' messages: one isolate fewer to
+  // start and to hold (about 40 MB and 0.2 CPU s each here) than a worker per core.
+  const local = instanceAnalyser(plan, input.instances);
+  const onThisThread = async () => {
+    for (;;) {
+      // Let the workers' answers in first, so they are fed before this thread takes the next one.
+      await new Promise((resolve) => setImmediate(resolve));
+      if (next >= input.instances.length) return;
+      const index = next++;
+      try {
+        analyses[index] = local(input.instances[index]!);
+      } catch (err) {
+        errors.push({ index, error: err as Error });
+      }
+    }
+  };
+  const onWorker = async () => {
+    const worker = new Worker(WORKER_URL, {
+      workerData: { plan, controls } satisfies WorkerSetup,
+      ...WORKER_OPTIONS,
+    });
+    workers.push(worker);
+    await new Promise<void>((resolve, reject) => {
+      let pending = 0;
+      // Two in flight: the worker never waits for this thread to hand it the next instance.
+      const feed = () => {
+        while (pending < 2 && send(worker)) pending++;
+        if (pending === 0) resolve();
+      };
+      worker.on("message", (m: FromWorker) => {
+        pending--;
+        if ("error" in m) errors.push({ index: m.index, error: revive(m.error) });
+        else analyses[m.index] = m.analysis;
+        feed();
+      });
+      worker.on("error", reject);
+      worker.on("exit", (code) => {
+        if (pending > 0)
+          reject(new Error(`a compare worker thread exited (code ${code}) before it answered`));
+      });
+      feed();
+    });
+  };
   try {
-    await Promise.all(
-      Array.from({ length: threads }, async () => {
-        const worker = new Worker(WORKER_URL, {
-          workerData: { plan, controls } satisfies WorkerSetup,
-          ...WORKER_OPTIONS,
-        });
-        workers.push(worker);
-        await new Promise<void>((resolve, reject) => {
-          let pending = 0;
-          const feed = () => {
-            if (send(worker)) pending++;
-            else if (pending === 0) resolve();
-          };
-          worker.on("message", (m: FromWorker) => {
-            pending--;
-            if ("error" in m) errors.push({ index: m.index, error: revive(m.error) });
-            else analyses[m.index] = m.analysis;
-            feed();
-          });
-          worker.on("error", reject);
-          worker.on("exit", (code) => {
-            if (pending > 0)
-              reject(new Error(`a compare worker thread exited (code ${code}) before it answered`));
-          });
-          feed();
-        });
-      }),
-    );
+    await Promise.all([onThisThread(), ...Array.from({ length: threads - 1 }, onWorker)]);
   } finally {
     await Promise.all(workers.map((w) => w.terminate()));
   }
