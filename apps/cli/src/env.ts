@@ -10,7 +10,7 @@ export const PrometheusUrl = z.url({
 /** The environment the CLI reads: validated here, once; process.env is read nowhere else. */
 const EnvSchema = z.object({
   PROMETHEUS_URL: z.preprocess((v) => (v === "" ? undefined : v), PrometheusUrl.optional()),
-  /** Worker threads of `untorn compare` (as --threads; 1 keeps it on one thread). */
+  /** Threads of `untorn compare` (as --threads; 1 keeps it on one thread). */
   UNTORN_COMPARE_THREADS: z.preprocess(
     (v) => (v === "" ? undefined : v),
     z.coerce

@@ -80,7 +80,7 @@ export function registerCompare(program: Command, io: Io): void {
     )
     .option(
       "--threads <n|auto>",
-      "worker threads for the analysis (default auto: every core from 1 million samples on, else 1; $UNTORN_COMPARE_THREADS)",
+      "threads for the analysis (default auto: from 1 million samples on, the cores the load average leaves idle; else 1; $UNTORN_COMPARE_THREADS)",
     )
     .option(
       "--fail-on <verdicts>",
