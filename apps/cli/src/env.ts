@@ -10,6 +10,16 @@ export const PrometheusUrl = z.url({
 /** The environment the CLI reads: validated here, once; process.env is read nowhere else. */
 const EnvSchema = z.object({
   PROMETHEUS_URL: z.preprocess((v) => (v === "" ? undefined : v), PrometheusUrl.optional()),
+  /** Threads of `untorn compare` (as --threads; 1 keeps it on one thread). */
+  UNTORN_COMPARE_THREADS: z.preprocess(
+    (v) => (v === "" ? undefined : v),
+    z.coerce
+      .number({ error: "expected a whole number of threads, 1 or more" })
+      .int({ error: "expected a whole number of threads, 1 or more" })
+      .min(1, { error: "expected a whole number of threads, 1 or more" })
+      .max(256)
+      .optional(),
+  ),
 });
 
 export type Env = z.infer<typeof EnvSchema>;

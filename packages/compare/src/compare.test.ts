@@ -1,9 +1,11 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { at, buildInput, DAY, fleetLoad, HOUR } from "../test/scenarios.js";
-import { compare } from "./compare.js";
+import { compare, finishComparison, instanceAnalyser, planComparison } from "./compare.js";
 import { ComparisonInput } from "./input.js";
 import { createRng } from "./prng.js";
 import { ComparisonResult, type SeriesResult } from "./result.js";
+import { simulateSeries } from "./simulate.js";
 
 const codes = (r: SeriesResult) => r.flags.map((f) => f.code);
 const find = (res: ComparisonResult, instance: string, metric: string) =>
@@ -469,5 +471,52 @@ describe("compare: verdicts across metrics and instances", () => {
     expect(ra.ciLow).not.toBe(rb.ciLow);
     expect(ra.verdict).toBe("improved");
     expect(rb.verdict).toBe("improved");
+  });
+});
+
+const T0 = 1_767_225_600;
+
+describe("instance analyses", () => {
+  it("do not depend on the order they run in (what compare on worker threads relies on)", () => {
+    const rng = createRng(11);
+    const spec = (start: number, level: number) => ({
+      start,
+      seconds: 4 * 3600,
+      step: 15,
+      level,
+      noise: { sd: 0.1, phi: 0.8 },
+      gaps: { count: 1, seconds: 300 },
+    });
+    const input = ComparisonInput.parse({
+      metrics: [
+        { id: "tps", kind: "throughput" },
+        { id: "lat", kind: "latency" },
+        { id: "ins", kind: "workload" },
+      ],
+      instances: ["a", "b", "c", "k1", "k2"].map((id, i) => ({
+        id,
+        role: i < 3 ? "treated" : "control",
+        series: Object.fromEntries(
+          ["tps", "lat", "ins"].map((m) => [
+            m,
+            {
+              before: simulateSeries(spec(T0, 100 + i), rng),
+              after: simulateSeries(spec(T0 + 86_400, i < 3 ? 115 : 100 + i), rng),
+            },
+          ]),
+        ),
+      })),
+    });
+    const whole = JSON.stringify(compare(input));
+    fc.assert(
+      fc.property(fc.shuffledSubarray([0, 1, 2, 3, 4], { minLength: 5, maxLength: 5 }), (order) => {
+        const plan = planComparison(input);
+        const analyse = instanceAnalyser(plan, input.instances);
+        const analyses = new Array(input.instances.length);
+        for (const i of order) analyses[i] = analyse(input.instances[i]!);
+        expect(JSON.stringify(finishComparison(plan, analyses))).toBe(whole);
+      }),
+      { numRuns: 15 },
+    );
   });
 });

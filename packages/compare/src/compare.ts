@@ -1,13 +1,8 @@
 import { analyseSeries, type PreparedPair } from "./analyse-series.js";
 import type { Blocks } from "./blocks.js";
 import { deriveSeed } from "./derive-seed.js";
-import {
-  type ComparisonInput,
-  DEFAULT_DIRECTION,
-  type Direction,
-  type Instance,
-  type MetricSpec,
-} from "./input.js";
+import type { ComparisonInput, Instance, MetricSpec } from "./input.js";
+import { DEFAULT_DIRECTION, type Direction } from "./metric-kinds.js";
 import { overallVerdict } from "./overall-verdict.js";
 import { prepareWindow } from "./prepare-window.js";
 import { createRng } from "./prng.js";
@@ -22,21 +17,73 @@ import { workloadCheck } from "./workload-check.js";
  * See docs/comparison.md for the method.
  */
 export function compare(input: ComparisonInput): ComparisonResult {
-  const { options, seed } = input;
-  const metrics = input.metrics.map((m) => ({ ...m, direction: resolveDirection(m) }));
-  const bounds = input.windows ?? inferWindows(input);
+  const plan = planComparison(input);
+  const analyse = instanceAnalyser(plan, input.instances);
+  return finishComparison(
+    plan,
+    input.instances.map((inst) => analyse(inst)),
+  );
+}
+
+/** What every instance's analysis shares: resolved metrics, window bounds, options, seed. */
+export interface ComparisonPlan {
+  readonly seed: number;
+  readonly options: ComparisonInput["options"];
+  readonly metrics: readonly (MetricSpec & { readonly direction: Direction })[];
+  readonly bounds: {
+    readonly before: { readonly start: number; readonly end: number };
+    readonly after: { readonly start: number; readonly end: number };
+  };
+}
+
+/** One instance's part of the result: its series results (in metric order) and workload check. */
+export interface InstanceAnalysis {
+  readonly results: SeriesResult[];
+  readonly workload: WorkloadCheck | null;
+}
+
+/**
+ * The parts of compare that look at the whole input: directions resolved, window bounds declared or
+ * taken from all the data. Each instance's analysis then needs only the plan, its own series and the
+ * controls' (compare-parallel.ts runs them on worker threads).
+ */
+export function planComparison(input: ComparisonInput): ComparisonPlan {
+  return {
+    seed: input.seed,
+    options: input.options,
+    metrics: input.metrics.map((m) => ({ ...m, direction: resolveDirection(m) })),
+    bounds: input.windows ?? inferWindows(input),
+  };
+}
+
+function overlapFlag(plan: ComparisonPlan): Flag | undefined {
+  const { bounds } = plan;
+  return bounds.before.end > bounds.after.start && bounds.after.end > bounds.before.start
+    ? {
+        code: "windows_overlap",
+        severity: "warning",
+        message: "the before and after windows overlap: part of the data is counted on both sides",
+      }
+    : undefined;
+}
+
+/**
+ * Analyses instances one at a time against the controls among `instances` (in their input order,
+ * which the difference in differences sums in). Controls are prepared once, when first needed, and
+ * kept (every treated instance is compared with them); a treated instance's samples are prepared when
+ * it is analysed and dropped after, so the cleaned copies of a large fleet never sit in memory all at
+ * once. The result of an instance does not depend on which others were analysed before it.
+ */
+export function instanceAnalyser(
+  plan: ComparisonPlan,
+  instances: readonly Instance[],
+): (inst: Instance) => InstanceAnalysis {
+  const { options, seed, metrics, bounds } = plan;
   const windowSeconds = {
     before: Math.max(bounds.before.end - bounds.before.start, 1),
     after: Math.max(bounds.after.end - bounds.after.start, 1),
   };
-  const overlap =
-    bounds.before.end > bounds.after.start && bounds.after.end > bounds.before.start
-      ? ({
-          code: "windows_overlap",
-          severity: "warning",
-          message: "the before and after windows overlap: part of the data is counted on both sides",
-        } satisfies Flag)
-      : undefined;
+  const overlap = overlapFlag(plan);
 
   // Counter resets in any counter series mark a restart (or a performance_schema TRUNCATE) for the
   // whole instance, so warm-up is excluded from its gauge series too.
@@ -71,27 +118,27 @@ export function compare(input: ComparisonInput): ComparisonResult {
     return pairs;
   };
 
-  // Controls are prepared once and kept (every treated instance is compared with them); a treated
-  // instance's samples are prepared when it is analysed and dropped after, so the cleaned copies of a
-  // large fleet never sit in memory all at once.
-  const controls = input.instances.filter((i) => i.role === "control");
-  const preparedControls = new Map(controls.map((c) => [c.id, prepare(c)]));
-  const results: SeriesResult[] = [];
-  const workload: WorkloadCheck[] = [];
+  const controls = instances.filter((i) => i.role === "control");
+  let preparedControls: Map<string, Map<string, PreparedPair>> | undefined;
+  const controlsPrepared = () => {
+    preparedControls ??= new Map(controls.map((c) => [c.id, prepare(c)]));
+    return preparedControls;
+  };
   const workloadMetrics = metrics.filter((m) => m.kind === "workload");
   const controlBlocks = new Map(metrics.map((m) => [m.id, new Map<string, Blocks>()]));
-  for (const inst of input.instances) {
-    const pairs = preparedControls.get(inst.id) ?? prepare(inst);
+  return (inst) => {
+    const results: SeriesResult[] = [];
+    const pairs = inst.role === "control" ? controlsPrepared().get(inst.id)! : prepare(inst);
+    const prepared = inst.role === "treated" && controls.length > 0 ? controlsPrepared() : undefined;
     for (const m of metrics) {
       const pair = pairs.get(m.id);
       const empty = { before: emptyWindow("before"), after: emptyWindow("after") };
-      const controlPairs =
-        inst.role === "treated"
-          ? controls
-              .map((c) => ({ id: c.id, pair: preparedControls.get(c.id)!.get(m.id) }))
-              .filter((c) => c.pair && c.pair.before.v.length > 0 && c.pair.after.v.length > 0)
-              .map((c) => ({ id: c.id, ...c.pair! }))
-          : [];
+      const controlPairs = prepared
+        ? controls
+            .map((c) => ({ id: c.id, pair: prepared.get(c.id)!.get(m.id) }))
+            .filter((c) => c.pair && c.pair.before.v.length > 0 && c.pair.after.v.length > 0)
+            .map((c) => ({ id: c.id, ...c.pair! }))
+        : [];
       const result = analyseSeries({
         instance: inst.id,
         role: inst.role,
@@ -116,21 +163,32 @@ export function compare(input: ComparisonInput): ComparisonResult {
       }
       results.push(result);
     }
+    let workload: WorkloadCheck | null = null;
     if (inst.role === "treated" && workloadMetrics.length > 0) {
-      const check = workloadCheck({
+      workload = workloadCheck({
         instance: inst.id,
         metrics: workloadMetrics,
         treated: pairs,
-        controls: controls.map((c) => ({ id: c.id, series: preparedControls.get(c.id)! })),
+        controls: controls.map((c) => ({ id: c.id, series: controlsPrepared().get(c.id)! })),
         windowSeconds,
         options,
         rng: createRng(deriveSeed(seed, inst.id, "\u0000workload")),
       });
-      if (check) workload.push(check);
     }
-  }
+    return { results, workload };
+  };
+}
 
+/** The per-metric summaries and the overall verdict over every instance's analysis, in input order. */
+export function finishComparison(
+  plan: ComparisonPlan,
+  analyses: readonly InstanceAnalysis[],
+): ComparisonResult {
+  const { options, seed, metrics } = plan;
+  const results = analyses.flatMap((a) => a.results);
+  const workload = analyses.flatMap((a) => (a.workload ? [a.workload] : []));
   const { overall, summaries } = overallVerdict({ metrics, results, workload, options });
+  const overlap = overlapFlag(plan);
   if (overlap) overall.reasons.push(overlap.message);
   return { version: 1, seed, options, overall, metrics: summaries, results, workload };
 }

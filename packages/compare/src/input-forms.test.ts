@@ -1,7 +1,13 @@
 // The two input forms of a window, the one-pass sample check and its messages.
 import { describe, expect, it } from "vitest";
 import { compare } from "./compare.js";
-import { ComparisonInput, type ComparisonInputJson, parseComparisonInput, toCompactWindow } from "./input.js";
+import {
+  ComparisonInput,
+  type ComparisonInputJson,
+  parseComparisonInput,
+  toCompactWindow,
+  toF64Window,
+} from "./input.js";
 import { createRng } from "./prng.js";
 import { simulateSeries } from "./simulate.js";
 
@@ -62,7 +68,7 @@ describe("compact windows", () => {
         ),
       })),
     };
-    const form = compact.instances[0]!.series["tps"]!.before;
+    const form = compact.instances[0]!.series["tps"]!.before as { v: (number | null)[] };
     expect(form).toMatchObject({ start: T0, step: 15 });
     expect(form.v).toContain(null);
     const a = compare(ComparisonInput.parse(explicit));
@@ -73,6 +79,21 @@ describe("compact windows", () => {
         k === "flags" ? v.filter((f: { code: string }) => f.code !== "non_finite") : v,
       );
     expect(strip(b)).toBe(strip(a));
+    // The same grid with its samples as base64 float64s (null → NaN): the very same result.
+    const f64: ComparisonInputJson = {
+      ...compact,
+      instances: compact.instances.map((inst) => ({
+        ...inst,
+        series: Object.fromEntries(
+          Object.entries(inst.series).map(([m, p]) => [
+            m,
+            { before: toF64Window(p.before), after: toF64Window(p.after) },
+          ]),
+        ),
+      })),
+    };
+    expect(f64.instances[0]!.series["tps"]!.before).toMatchObject({ start: T0, step: 15 });
+    expect(JSON.stringify(compare(ComparisonInput.parse(f64)))).toBe(JSON.stringify(b));
     expect(a.results[0]!.ratio).toBeGreaterThan(1.1);
     expect(b.results[0]!.flags.map((f) => f.code)).toContain("non_finite");
   });
@@ -132,9 +153,29 @@ describe("sample check", () => {
     ],
     ["values that are not an array", withWindows({ start: T0, step: 15, v: 5 }, explicit), /before/],
     [
+      "f64 text with a character outside base64",
+      withWindows({ start: T0, step: 15, f64: "AAAAAAAAAA*=" }, explicit),
+      /before\.f64: not base64: "\*" at character 10/,
+    ],
+    [
+      "f64 bytes that are not whole samples",
+      withWindows({ start: T0, step: 15, f64: "AAAAAAAAAAAA" }, explicit),
+      /before\.f64: the base64 decodes to 9 bytes, not a whole number of float64 samples \(8 bytes each\)/,
+    ],
+    [
+      "an infinite f64 sample",
+      withWindows({ start: T0, step: 15, f64: "AAAAAAAA8H8=" }, explicit),
+      /before\.f64: sample 0 is Infinity: values are finite numbers, or NaN for a missing sample/,
+    ],
+    [
+      "f64 that is not a string",
+      withWindows({ start: T0, step: 15, f64: [1, 2] }, explicit),
+      /before: a window is .* or \{ start, step, f64 \}/,
+    ],
+    [
       "both forms at once",
       withWindows({ t: [T0], start: T0, step: 15, v: [1] }, explicit),
-      /before: a window is \{ t, v \} \(explicit timestamps\) or \{ start, step, v \}/,
+      /before: a window is \{ t, v \} \(explicit timestamps\), \{ start, step, v \} \(a regular grid\) or \{ start, step, f64 \}/,
     ],
     [
       "a compact window outside the declared window",

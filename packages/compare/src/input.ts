@@ -1,24 +1,14 @@
 import { z } from "zod";
+import { decodeF64, encodeF64 } from "./f64-samples.js";
+import { DIRECTIONS, METRIC_KINDS } from "./metric-kinds.js";
 
-/**
- * What a metric measures. `workload` metrics describe the offered load (statement or transaction mix
- * rates, replication stream bytes/s): they are never judged, they feed the workload-parity check.
- */
-export const METRIC_KINDS = ["throughput", "latency", "efficiency", "wait", "workload"] as const;
-export type MetricKind = (typeof METRIC_KINDS)[number];
-
-export const DIRECTIONS = ["higher_is_better", "lower_is_better", "neutral"] as const;
-export type Direction = (typeof DIRECTIONS)[number];
-
-/** Direction used when a metric does not state one. */
-export const DEFAULT_DIRECTION: Record<MetricKind, Direction> = {
-  throughput: "higher_is_better",
-  latency: "lower_is_better",
-  // Efficiency metrics are costs per unit of work (bytes, write ops, fsyncs per transaction).
-  efficiency: "lower_is_better",
-  wait: "lower_is_better",
-  workload: "neutral",
-};
+export {
+  DEFAULT_DIRECTION,
+  DIRECTIONS,
+  type Direction,
+  METRIC_KINDS,
+  type MetricKind,
+} from "./metric-kinds.js";
 
 export const METHODS = ["auto", "block-t", "block-bootstrap", "hodges-lehmann"] as const;
 
@@ -58,11 +48,12 @@ export const MetricSpec = z
 export type MetricSpec = z.infer<typeof MetricSpec>;
 
 /**
- * The schemas of a window's two forms. Sample arrays are zod custom types checked by `checkSamples`
+ * The schemas of a window's three forms. Sample arrays are zod custom types checked by `checkSamples`
  * in one pass (zod's per-element parse allocates per sample). `typed`: a Float64Array is taken as it
- * is (the fast reader, read-input.ts, gives the sample arrays so; NaN in `v` is a missing sample).
+ * is (the fast reader, read-input.ts, gives the sample arrays so; NaN in `v` is a missing sample), and
+ * the f64 form's base64 is decoded into a Float64Array (the JSON form only checks that it decodes).
  */
-function windowSchemas<T, V>(typed: boolean) {
+function windowSchemas<T, V, F>(typed: boolean) {
   const isSamples = (x: unknown) => Array.isArray(x) || (typed && x instanceof Float64Array);
   // The input type is the JSON form either way (ComparisonInputJson is what a user writes).
   const times = (
@@ -85,39 +76,77 @@ function windowSchemas<T, V>(typed: boolean) {
     items: { type: ["number", "null"] },
     description: "Sample values; null marks a missing or NaN sample (JSON has no NaN).",
   });
+  const base64 = (
+    z.custom<F>((x) => typeof x === "string" || (typed && x instanceof Float64Array), {
+      error: "expected a string: base64 of little-endian float64 samples",
+    }) as unknown as z.ZodCustom<F, string>
+  ).meta({
+    type: "string",
+    contentEncoding: "base64",
+    description:
+      "The samples as little-endian IEEE 754 float64s (8 bytes each), base64 (padding optional; the URL-safe alphabet is accepted too); NaN marks a missing sample.",
+  });
+  const start = UnixSeconds.describe("Time of v[0], Unix seconds (not milliseconds).");
+  const step = z.number().gt(0).describe("Seconds between samples: v[i] is at start + i · step.");
   const explicit = z
     .strictObject({ t: times, v: values })
     .superRefine((w, ctx) => checkSamples(w, ctx))
     .describe("Samples with explicit timestamps: t[i] is the time of v[i].");
   const compact = z
-    .strictObject({
-      start: UnixSeconds.describe("Time of v[0], Unix seconds (not milliseconds)."),
-      step: z.number().gt(0).describe("Seconds between samples: v[i] is at start + i · step."),
-      v: values,
-    })
+    .strictObject({ start, step, v: values })
     .superRefine((w, ctx) => checkSamples(w, ctx))
     .describe(
       "Samples on a regular grid (a Prometheus range query): v[i] at start + i · step, null for a missing sample.",
     );
-  const window = z
-    .union([explicit, compact], {
-      error: "a window is { t, v } (explicit timestamps) or { start, step, v } (a regular grid)",
+  const f64Samples = typed
+    ? base64.transform((x, ctx): F => {
+        if (typeof x !== "string") return x;
+        const decoded = decodeF64(x);
+        if (typeof decoded === "string") {
+          // continue: as checkSamples' issues, so the union reports this one, not its generic message.
+          ctx.addIssue({ code: "custom", message: decoded, continue: true });
+          return z.NEVER;
+        }
+        return decoded as F;
+      })
+    : base64;
+  const f64 = z
+    .strictObject({
+      start: start.describe("Time of the first sample, Unix seconds (not milliseconds)."),
+      step: step.describe("Seconds between samples: sample i is at start + i · step."),
+      f64: f64Samples,
     })
-    .describe("One window of one series, in either form.");
-  return { explicit, compact, window };
+    .superRefine((w, ctx) => checkF64Samples(w.f64, ctx))
+    .describe(
+      "Samples on a regular grid as binary: sample i at start + i · step, the values base64 of little-endian float64s, NaN for a missing sample. Read without decimal conversion (docs/comparison.md).",
+    );
+  const window = z
+    .union([explicit, compact, f64], {
+      error:
+        "a window is { t, v } (explicit timestamps), { start, step, v } (a regular grid) or { start, step, f64 } (a regular grid, base64 float64 samples)",
+    })
+    .describe("One window of one series, in any of the three forms.");
+  return { explicit, compact, f64, window };
 }
 
-const jsonWindows = windowSchemas<number[], (number | null)[]>(false);
+const jsonWindows = windowSchemas<number[], (number | null)[], string>(false);
 export const ExplicitWindow = jsonWindows.explicit;
 export type ExplicitWindow = z.infer<typeof ExplicitWindow>;
 export const CompactWindow = jsonWindows.compact;
 export type CompactWindow = z.infer<typeof CompactWindow>;
+export const F64Window = jsonWindows.f64;
+export type F64Window = z.infer<typeof F64Window>;
 /** A window as JSON, in either form. */
 export const Window = jsonWindows.window;
 export type Window = z.infer<typeof Window>;
 
-/** A window as JSON or as the fast reader gives it (Float64Arrays), in either form. */
-const ReadWindow = windowSchemas<number[] | Float64Array, (number | null)[] | Float64Array>(true).window;
+/**
+ * A window as JSON or as the fast reader gives it (Float64Arrays), in any form; the f64 form's
+ * samples decoded.
+ */
+const ReadWindow = windowSchemas<number[] | Float64Array, (number | null)[] | Float64Array, Float64Array>(
+  true,
+).window;
 export type ReadWindow = z.output<typeof ReadWindow>;
 
 /**
@@ -133,6 +162,7 @@ export type SampleWindow =
  * that already are Float64Arrays (the fast reader's) are taken without a copy.
  */
 export function toSampleWindow(w: ReadWindow): SampleWindow {
+  if ("f64" in w) return { start: w.start, step: w.step, v: w.f64 };
   const v = w.v instanceof Float64Array ? w.v : new Float64Array(w.v.length);
   if (!(w.v instanceof Float64Array)) {
     for (let i = 0; i < v.length; i++) {
@@ -145,7 +175,7 @@ export function toSampleWindow(w: ReadWindow): SampleWindow {
 }
 
 /** Time of sample i of a window in either form (the compact form's grid: start + i · step). */
-export function sampleTime(w: ReadWindow | SampleWindow, i: number): number {
+export function sampleTime(w: SampleWindow | ExplicitWindow | CompactWindow, i: number): number {
   return "t" in w ? w.t[i]! : w.start + i * w.step;
 }
 
@@ -172,6 +202,28 @@ export function toCompactWindow(w: ExplicitWindow, step: number): Window {
     prev = k;
   }
   return { start, step, v };
+}
+
+/**
+ * A window with its values as numbers: the f64 form's samples decoded into the compact form (NaN →
+ * null); the other forms unchanged. For a window validated by the schema (the text decodes).
+ */
+export function toValueWindow(w: Window): ExplicitWindow | CompactWindow {
+  if (!("f64" in w)) return w;
+  const decoded = decodeF64(w.f64);
+  if (typeof decoded === "string") throw new Error(`f64: ${decoded}`);
+  const v: (number | null)[] = new Array(decoded.length);
+  for (let i = 0; i < decoded.length; i++) v[i] = Number.isNaN(decoded[i]!) ? null : decoded[i]!;
+  return { start: w.start, step: w.step, v };
+}
+
+/**
+ * The f64 form of a compact window (null → NaN); explicit windows are returned unchanged (the f64
+ * form has no timestamps).
+ */
+export function toF64Window(w: Window): Window {
+  if (!("start" in w) || !("v" in w)) return w;
+  return { start: w.start, step: w.step, f64: encodeF64(w.v) };
 }
 
 /**
@@ -278,6 +330,38 @@ function checkTypedSamples(v: Float64Array, t: Float64Array | undefined, ctx: z.
     }
   }
   reportSampleFaults({ v, t, badTime, badTimes, msTime, badValue, badValues }, ctx);
+}
+
+/**
+ * The f64 form's samples: the text must decode (reported where it is a string, the JSON form), the
+ * values be finite or NaN (a missing sample). No allocation per sample.
+ */
+function checkF64Samples(f64: unknown, ctx: z.RefinementCtx): void {
+  let v: Float64Array;
+  if (typeof f64 === "string") {
+    const decoded = decodeF64(f64);
+    if (typeof decoded === "string") {
+      ctx.addIssue({ code: "custom", message: decoded, path: ["f64"] });
+      return;
+    }
+    v = decoded;
+  } else if (f64 instanceof Float64Array) v = f64;
+  else return;
+  let bad = -1;
+  let count = 0;
+  for (let i = 0; i < v.length; i++) {
+    const x = v[i]!;
+    if (x === Number.POSITIVE_INFINITY || x === Number.NEGATIVE_INFINITY) {
+      if (count++ === 0) bad = i;
+    }
+  }
+  if (bad >= 0) {
+    ctx.addIssue({
+      code: "custom",
+      message: `sample ${bad} is ${v[bad]}: values are finite numbers, or NaN for a missing sample${count > 1 ? ` (${count - 1} more like it)` : ""}`,
+      path: ["f64"],
+    });
+  }
 }
 
 function describe(x: unknown): string {

@@ -1,4 +1,4 @@
-import type { SampleWindow, Window } from "./input.js";
+import type { CompactWindow, ExplicitWindow, SampleWindow } from "./input.js";
 import type { Flag } from "./result.js";
 import { median } from "./stats/median.js";
 
@@ -44,7 +44,10 @@ export interface PreparedPair {
  * timestamps, turns counters into rates (dropping the interval of a reset), drops negative values,
  * excludes restart warm-up and measures gaps. Flags say what was done; nothing is interpolated.
  */
-export function prepareWindow(raw: SampleWindow | Window, options: PrepareOptions): PreparedWindow {
+export function prepareWindow(
+  raw: SampleWindow | ExplicitWindow | CompactWindow,
+  options: PrepareOptions,
+): PreparedWindow {
   const flags: Flag[] = [];
   const w = options.window;
   const flag = (code: Flag["code"], severity: Flag["severity"], message: string) =>

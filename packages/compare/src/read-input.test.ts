@@ -4,6 +4,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { compare } from "./compare.js";
+import { encodeF64 } from "./f64-samples.js";
 import { parseComparisonInput } from "./input.js";
 import { InputSyntaxError, readComparisonInput, readInputBytes, readInputJson } from "./read-input.js";
 
@@ -82,6 +83,13 @@ const window = fc.oneof(
     t: xs.map((x) => x[0]),
     v: xs.map((x) => x[1]),
   })),
+  fc
+    .record({
+      start: fc.integer({ min: T0, max: T0 + 86_400 }),
+      step: fc.constantFrom(1, 15, 0.5),
+      v: fc.array(fc.oneof(sample, fc.constant(Number.NaN)), { maxLength: 60 }),
+    })
+    .map(({ start, step, v }) => ({ start, step, f64: encodeF64(v) })),
 );
 const input = fc
   .record({
@@ -113,8 +121,20 @@ const input = fc
   }));
 const cuts = fc.array(fc.double({ min: 0, max: 1, noNaN: true }), { maxLength: 12 });
 
+/** One treated instance whose tps before window is in the f64 form with this text. */
+const withF64 = (f64: string) => ({
+  metrics: [{ id: "tps", kind: "throughput" }],
+  instances: [
+    {
+      id: "db",
+      role: "treated",
+      series: { tps: { before: { start: T0, step: 15, f64 }, after: { start: T0, step: 15, v: [1, 2] } } },
+    },
+  ],
+});
+
 describe("the fast reader", () => {
-  it("validates random inputs of both forms, in any chunking, exactly as JSON.parse and zod do", () => {
+  it("validates random inputs of all three forms, in any chunking, exactly as JSON.parse and zod do", () => {
     fc.assert(
       fc.property(input, cuts, fc.boolean(), (value, cut, pretty) => {
         const { slow, fast } = bothPaths(JSON.stringify(value, null, pretty ? 2 : undefined), cut);
@@ -221,11 +241,13 @@ describe("the fast reader", () => {
                 i,
                 m,
                 which,
-                w: pair[which] as { v: unknown[] },
+                w: pair[which] as { v?: unknown[] },
               })),
             ),
           );
-          const withSamples = windows.filter((x) => x.w.v.length > 0);
+          const withSamples = windows.filter((x): x is typeof x & { w: { v: unknown[] } } =>
+            Boolean(x.w.v && x.w.v.length > 0),
+          );
           fc.pre(withSamples.length > 0);
           const target = withSamples[pick % withSamples.length]!;
           const k = pick % target.w.v.length;
@@ -268,6 +290,47 @@ describe("the fast reader", () => {
     expect(t('{"metrics": [{"id": "a\nb"}]}')).toMatch(/^metrics\[0\]\.id: control character in a string/);
     expect(t("[".repeat(300))).toMatch(/nested deeper than 256 levels/);
     expect(t('{"a": 1} {')).toMatch(/unexpected data after the JSON value \(at byte 9\)/);
+  });
+
+  it("reads f64 text split across chunks, and with JSON escapes, as JSON.parse does", () => {
+    const v = Array.from({ length: 3000 }, (_, i) => (i % 97 === 0 ? Number.NaN : Math.sin(i) * 1e3));
+    const f64 = encodeF64(v);
+    expect(f64).toContain("/");
+    for (const text of [f64, f64.replaceAll("/", "\\/")]) {
+      const json = JSON.stringify(withF64(f64)).replace(JSON.stringify(f64), `"${text}"`);
+      const { slow, fast } = bothPaths(json, [0.2, 0.21, 0.5, 0.8]);
+      expect(slow.ok).toBe(true);
+      expect(fast).toEqual(slow);
+    }
+    const r = readInputBytes(Buffer.from(JSON.stringify(withF64(f64)))) as {
+      instances: { series: { tps: { before: { f64: unknown } } } }[];
+    };
+    const got = r.instances[0]!.series.tps.before.f64;
+    expect(got).toBeInstanceOf(Float64Array);
+    expect(Array.from(got as Float64Array)).toEqual(v);
+  });
+
+  it("leaves f64 text that does not decode to the schema, which names what is wrong", () => {
+    for (const [text, message] of [
+      ["AAAA!AAAAAA=", /before\.f64: not base64: "!" at character 4/],
+      [
+        "AAAAAAAAAAAAAAAA",
+        /before\.f64: the base64 decodes to 12 bytes, not a whole number of float64 samples/,
+      ],
+      ["AAAAA", /before\.f64: 5 characters are not base64/],
+      [
+        encodeF64([1, Number.POSITIVE_INFINITY, 2, Number.NEGATIVE_INFINITY]),
+        /before\.f64: sample 1 is Infinity: values are finite numbers, or NaN for a missing sample \(1 more like it\)/,
+      ],
+    ] as const) {
+      const json = JSON.stringify(withF64(text));
+      const { slow, fast } = bothPaths(json, [0.5]);
+      expect(fast).toEqual(slow);
+      const r = readComparisonInput(chunksOf(Buffer.from(json), [0.5]));
+      expect(r.success).toBe(false);
+      if (!r.success)
+        expect(r.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("\n")).toMatch(message);
+    }
   });
 
   it("gives compare the same result as the zod path", () => {

@@ -3,11 +3,13 @@
 // JSON.parse of a 20-instance, 8-metric, 7-day input (13 M samples) holds every sample as a JS number
 // in a JS array: several hundred MB before validation starts. This reader scans the bytes in chunks
 // and parses the arrays at `instances[i].series[m].before|after.v|t` straight into Float64Arrays
-// (null → NaN); everything else (metadata, options, ids) becomes ordinary JSON values that the zod
+// (null → NaN), and the f64 form's base64 text (`...before|after.f64`) is found with indexOf and
+// decoded natively into a Float64Array; everything else (metadata, options, ids) becomes ordinary JSON values that the zod
 // schema validates as before. What it returns is what JSON.parse returns, but for those arrays.
 // No I/O here: the caller hands over the bytes chunk by chunk (the CLI reads a file or stdin in 1 MiB
 // chunks, so neither the file nor a string of it is ever held whole).
 import { decimalResult, decimalToDouble, scanDecimal } from "./decimal-to-double.js";
+import { decodeF64 } from "./f64-samples.js";
 import { parseComparisonInput } from "./input.js";
 
 /** Malformed JSON, or a sample array holding something other than numbers (and null in `v`). */
@@ -158,12 +160,12 @@ class Reader {
   }
 
   /** Whether the value about to be read is a window's sample array (v, or t of the explicit form). */
-  private atSamples(): "v" | "t" | undefined {
+  private atSamples(): "v" | "t" | "f64" | undefined {
     const k = this.path;
     const n = k.length;
     if (n !== 6 || k[0] !== "instances" || k[2] !== "series") return undefined;
     if (k[4] !== "before" && k[4] !== "after") return undefined;
-    return k[5] === "v" ? "v" : k[5] === "t" ? "t" : undefined;
+    return k[5] === "v" ? "v" : k[5] === "t" ? "t" : k[5] === "f64" ? "f64" : undefined;
   }
 
   private object(depth: number): Record<string, unknown> {
@@ -184,8 +186,13 @@ class Reader {
       this.path.push(key);
       const samples = this.atSamples();
       this.space();
+      const c0 = samples === undefined ? -1 : this.peek();
       const value =
-        samples !== undefined && this.peek() === 0x5b ? this.samples(samples) : this.value(depth + 1);
+        samples === "f64" && c0 === 0x22
+          ? this.f64()
+          : samples !== undefined && samples !== "f64" && c0 === 0x5b
+            ? this.samples(samples)
+            : this.value(depth + 1);
       this.path.pop();
       // As JSON.parse: an own property even for "__proto__"; a repeated key keeps its last value.
       if (key === "__proto__")
@@ -308,6 +315,48 @@ class Reader {
       this.p--;
       this.fail(`expected ',' or ']' after a sample, found ${this.found()}`, n - 1);
     }
+  }
+
+  /**
+   * The f64 form's base64 text, its end found with indexOf (across chunks when it spans them), decoded
+   * straight into a Float64Array. Text that does not decode is returned as the string it is: the
+   * schema then reports what is wrong with it, as it does for input read by JSON.parse.
+   */
+  private f64(): Float64Array | string {
+    this.p++; // "
+    const parts: string[] = [];
+    for (;;) {
+      let q = this.s.indexOf('"', this.p);
+      // A quote after an odd run of backslashes is escaped (base64 has no backslash, but JSON may
+      // write "/" as "\/"): look further.
+      while (q >= 0) {
+        let b = q - 1;
+        while (b >= this.p && this.s.charCodeAt(b) === 0x5c) b--;
+        if ((q - 1 - b) % 2 === 0) break;
+        q = this.s.indexOf('"', q + 1);
+      }
+      if (q >= 0) {
+        parts.push(this.s.slice(this.p, q));
+        this.p = q + 1;
+        break;
+      }
+      // The text goes on in the next chunk; a backslash at this chunk's end stays for the next.
+      let keep = this.s.length;
+      while (keep > this.p && this.s.charCodeAt(keep - 1) === 0x5c) keep--;
+      parts.push(this.s.slice(this.p, keep));
+      this.p = keep;
+      if (!this.ensure(this.s.length - this.p + 1)) this.fail("unterminated string");
+    }
+    let text = parts.length === 1 ? parts[0]! : parts.join("");
+    if (text.includes("\\")) {
+      try {
+        text = JSON.parse(`"${text}"`) as string;
+      } catch {
+        this.fail("malformed escape in the f64 text");
+      }
+    }
+    const decoded = decodeF64(text);
+    return typeof decoded === "string" ? text : decoded;
   }
 
   /** The token at the cursor, for an error message (at most 20 characters). */

@@ -1,12 +1,15 @@
 // Benchmark: compare of 20 instances × 8 metrics, 7-day before and 7-day after windows at 15 s, with
-// the same samples in both input forms (explicit timestamps { t, v } and the compact grid
-// { start, step, v }) read by both readers side by side: JSON.parse of the whole file then zod (the
-// previous path), and the fast reader (read-input.ts: 1 MiB chunks, sample arrays straight into
-// Float64Arrays) then zod. Each (scenario, path) runs in its own single-threaded child process (V8
-// --single-threaded) so time and peak memory are its own; rounds rotate the order of the paths and
+// the same samples in three input forms (explicit timestamps { t, v }, the compact grid
+// { start, step, v } and the grid with base64 float64 samples { start, step, f64 }) read by both
+// readers side by side: JSON.parse of the whole file then zod (the previous path), and the fast reader
+// (read-input.ts: 1 MiB chunks, sample arrays straight into Float64Arrays) then zod. Paths ending in
+// -threads then run compare on a pool of worker threads (the CLI's compareParallel, one worker per
+// core: build @untorn/cli first), the others on the main thread. Each (scenario, path) runs in its own
+// child process (V8 --single-threaded: no V8 helper threads, so the -threads paths' parallelism is
+// their workers only) so time and peak memory are its own; rounds rotate the order of the paths and
 // the report keeps every run and their medians. Writes bench/results/compare.json and prints a summary.
 // Run after a build: npm run bench -w @untorn/compare [-- <rounds, default 5> [<scenarios, comma-separated>]]
-// Environment: UNTORN_COMPARE_BENCH_PATHS (comma-separated subset of the paths, all four by default),
+// Environment: UNTORN_COMPARE_BENCH_PATHS (comma-separated subset of the paths, all by default),
 // UNTORN_COMPARE_BENCH_DAYS (days per window, 7 by default: fewer for a quick profile),
 // UNTORN_COMPARE_BENCH_PREVIOUS (dist/tools/bench.js of a previous build of this package: every path
 // then also runs on that code, side by side in each round, as "<path>@previous"),
@@ -26,15 +29,16 @@ import {
   writeFileSync,
   writeSync,
 } from "node:fs";
-import { cpus, loadavg, tmpdir } from "node:os";
+import { availableParallelism, cpus, loadavg, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { PerformanceObserver, performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
 import { compare } from "@untorn/compare/compare";
+import { decodeF64, encodeF64 } from "@untorn/compare/f64-samples";
 import { ComparisonInput, type ComparisonInputJson } from "@untorn/compare/input";
 import { createRng } from "@untorn/compare/prng";
 import { readComparisonInput } from "@untorn/compare/read-input";
-import type { Flag } from "@untorn/compare/result";
+import type { ComparisonResult, Flag } from "@untorn/compare/result";
 import { sharedFactor, simulateSeries } from "@untorn/compare/simulate";
 
 const DAY = 86_400;
@@ -71,14 +75,27 @@ const LEVEL: Record<string, number> = {
   com_update: 1500,
 };
 
-const FORMS = ["explicit", "compact"] as const;
+const FORMS = ["explicit", "compact", "f64"] as const;
 type Form = (typeof FORMS)[number];
-/** Form and reader: JSON.parse + zod (the previous path), or the fast reader + zod. */
-const PATHS = ["explicit", "compact", "explicit-fast", "compact-fast"] as const;
+/**
+ * Form and reader: JSON.parse + zod (the previous path), or the fast reader + zod; -threads: compare
+ * on worker threads.
+ */
+const PATHS = [
+  "explicit",
+  "compact",
+  "f64",
+  "explicit-fast",
+  "compact-fast",
+  "f64-fast",
+  "compact-fast-threads",
+  "f64-fast-threads",
+] as const;
 type Path = (typeof PATHS)[number];
 /** A path run on this code, or on the previous build's (UNTORN_COMPARE_BENCH_PREVIOUS). */
 type Variant = Path | `${Path}@previous`;
-const formOf = (path: Variant): Form => (path.startsWith("explicit") ? "explicit" : "compact");
+const formOf = (path: Variant): Form =>
+  path.startsWith("explicit") ? "explicit" : path.startsWith("f64") ? "f64" : "compact";
 
 interface Scenario {
   readonly name: string;
@@ -103,7 +120,7 @@ function inForm(w: { t: number[]; v: (number | null)[] }, form: Form): JsonWindo
   const n = Math.round((w.t[w.t.length - 1]! - start) / STEP) + 1;
   const v: (number | null)[] = new Array(n).fill(null);
   for (let i = 0; i < w.t.length; i++) v[Math.round((w.t[i]! - start) / STEP)] = w.v[i]!;
-  return { start, step: STEP, v };
+  return form === "f64" ? { start, step: STEP, f64: encodeF64(v) } : { start, step: STEP, v };
 }
 
 function buildInput(scenario: Scenario, form: Form): ComparisonInputJson {
@@ -154,8 +171,10 @@ function writeInput(scenario: Scenario, form: Form, file: string): { samples: nu
     writeSync(fd, `${i > 0 ? "," : ""}${JSON.stringify(rest).slice(0, -1)},"series":{`);
     Object.entries(series).forEach(([id, pair], k) => {
       for (const w of [pair.before, pair.after]) {
-        slots += w.v.length;
-        for (const x of w.v) if (x !== null) samples++;
+        const v = "f64" in w ? decodeF64(w.f64) : w.v;
+        if (typeof v === "string") throw new Error(v);
+        slots += v.length;
+        for (const x of v) if (x !== null && !Number.isNaN(x)) samples++;
       }
       writeSync(fd, `${k > 0 ? "," : ""}${JSON.stringify(id)}:${JSON.stringify(pair)}`);
     });
@@ -171,9 +190,21 @@ function writeInput(scenario: Scenario, form: Form, file: string): { samples: nu
  * validate, drop the parsed JSON: compare reads the validated Float64Array copies) or does now (the
  * fast reader over 1 MiB chunks, as the CLI's readComparisonFile), then compare.
  */
-function runScenario(name: string, form: Path, file: string): void {
+/** What the bench uses of the CLI's apps/cli/src/compare/parallel.ts. */
+interface Parallel {
+  compareParallel(input: ComparisonInput, options: { threads: number }): Promise<ComparisonResult>;
+}
+
+async function runScenario(name: string, form: Path, file: string): Promise<void> {
   const scenario = SCENARIOS.find((s) => s.name === name)!;
+  const threads = form.endsWith("-threads");
+  // The CLI's pool (apps/cli/src/compare/parallel.ts), loaded before the clock starts.
+  const parallel: Parallel | undefined = threads
+    ? await import(new URL("../../../../apps/cli/dist/compare/parallel.js", import.meta.url).href)
+    : undefined;
   const baselineRss = process.memoryUsage().rss;
+  let g0 = Number.POSITIVE_INFINITY;
+  let t2a = Number.POSITIVE_INFINITY;
   // Garbage collection inside the timed part (read, validation, compare), from V8's own gc entries.
   let gcMs = 0;
   const gc = new PerformanceObserver((list) => {
@@ -191,7 +222,7 @@ function runScenario(name: string, form: Path, file: string): void {
   let parsed: ComparisonInput;
   let tRead: number;
   let cRead: number;
-  if (form.endsWith("-fast")) {
+  if (form.includes("-fast")) {
     // Reading and validating are one call: the zod part over the small structure is counted in "read".
     const fd = openSync(file, "r");
     const buf = Buffer.allocUnsafe(1 << 20);
@@ -214,13 +245,15 @@ function runScenario(name: string, form: Path, file: string): void {
   const t1 = performance.now();
   const c1 = cpu();
   // What compare holds once the JSON is gone (--expose-gc; outside the timed phases).
-  const g0 = performance.now();
+  g0 = performance.now();
   (globalThis as { gc?: () => void }).gc?.();
 
   const rssValidated = process.memoryUsage().rss;
   const c2a = cpu();
-  const t2a = performance.now();
-  const result = compare(parsed);
+  t2a = performance.now();
+  const result = parallel
+    ? await parallel.compareParallel(parsed, { threads: availableParallelism() })
+    : compare(parsed);
   const t2 = performance.now();
   const c2 = cpu();
   const rssCompared = process.memoryUsage().rss;
@@ -230,6 +263,7 @@ function runScenario(name: string, form: Path, file: string): void {
     const out = {
       name,
       form,
+      threads: threads ? availableParallelism() : 1,
       instances: INSTANCES,
       inputMB: Math.round(statSync(file).size / 2 ** 20),
       controls: scenario.controls,
@@ -296,7 +330,7 @@ type Run = Record<string, unknown> &
 
 const [arg, formArg, fileArg] = process.argv.slice(2);
 if (arg && formArg && fileArg) {
-  runScenario(arg, formArg as Path, fileArg);
+  await runScenario(arg, formArg as Path, fileArg);
 } else {
   const rounds = Math.max(1, Number(arg ?? 5) || 5);
   // A comma-separated subset of the scenarios (all by default).
@@ -391,6 +425,10 @@ if (arg && formArg && fileArg) {
       ["fastOverJsonParse.explicit", "explicit-fast", "explicit"],
       ["fastOverJsonParse.compact", "compact-fast", "compact"],
       ["compactFastOverExplicit", "compact-fast", "explicit"],
+      ["f64FastOverCompactFast", "f64-fast", "compact-fast"],
+      ["compactFastThreadsOverCompactFast", "compact-fast-threads", "compact-fast"],
+      ["f64FastThreadsOverF64Fast", "f64-fast-threads", "f64-fast"],
+      ["f64FastThreadsOverCompactFast", "f64-fast-threads", "compact-fast"],
       ...paths.map((p): [string, Variant, Variant] => [`nowOverPrevious.${p}`, p, `${p}@previous`]),
     ];
     const hashes = new Set(runs.filter((x) => x.name === s.name).map((x) => x.resultHash));
@@ -413,7 +451,7 @@ if (arg && formArg && fileArg) {
   });
   const report = {
     benchmark: "compare",
-    description: `${INSTANCES} instances x ${METRICS.length} metrics, ${DAYS}-day before and ${DAYS}-day after windows at ${STEP} s, the same samples as explicit timestamps and as the compact grid, each read from a JSON file by JSON.parse of the whole file then zod (explicit, compact: the previous path of untorn compare --input) and by the fast reader then zod (explicit-fast, compact-fast: the path now); then compare; one single-threaded process per scenario and path${previous ? ", each path also on the previous build of the package (<path>@previous)" : ""}; medians of ${rounds} rounds (the ratios: median of the per-round ratios; for the -fast paths read covers reading and validation)`,
+    description: `${INSTANCES} instances x ${METRICS.length} metrics, ${DAYS}-day before and ${DAYS}-day after windows at ${STEP} s, the same samples as explicit timestamps, as the compact grid and as the grid with base64 float64 samples (f64), each read from a JSON file by JSON.parse of the whole file then zod (explicit, compact, f64) and by the fast reader then zod (-fast); then compare on the main thread, or on ${availableParallelism()} worker threads (-threads); one process per scenario and path, V8 --single-threaded${previous ? ", each path also on the previous build of the package (<path>@previous)" : ""}; medians of ${rounds} rounds (the ratios: median of the per-round ratios; for the -fast paths read covers reading and validation)`,
     date: new Date().toISOString(),
     node: process.version,
     cpu: cpus()[0]?.model ?? "unknown",

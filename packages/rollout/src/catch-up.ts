@@ -15,7 +15,13 @@
  * `replication_lag_seconds` (Seconds_Behind_Source / Seconds_Behind_Master).
  */
 import { compare } from "@untorn/compare/compare";
-import { ComparisonInput, type SeriesPair, sampleTime, type Window } from "@untorn/compare/input";
+import {
+  ComparisonInput,
+  type SeriesPair,
+  sampleTime,
+  toValueWindow,
+  type Window,
+} from "@untorn/compare/input";
 import type { MetricSummary } from "@untorn/compare/result";
 import type { CatchUpJudgement, GateOutcome, LagSummary } from "./events.js";
 import type { BakeSeries } from "./observations.js";
@@ -45,8 +51,9 @@ interface Samples {
   readonly v: (number | null)[];
 }
 
-function samplesOf(w: Window | undefined): Samples {
-  if (!w) return { t: [], v: [] };
+function samplesOf(window: Window | undefined): Samples {
+  if (!window) return { t: [], v: [] };
+  const w = toValueWindow(window);
   const t: number[] = [];
   for (let i = 0; i < w.v.length; i++) t.push(sampleTime(w, i));
   return { t, v: [...w.v] };

@@ -93,6 +93,31 @@ describe("untorn compare --input", () => {
     expect(tps.ratio!).toBeLessThan(1.4);
   });
 
+  it("gives the same result on worker threads (--threads, $UNTORN_COMPARE_THREADS) as on one", async () => {
+    const file = join(dir, "threads.json");
+    const input = syntheticInput();
+    input.instances.push(
+      { ...input.instances[0]!, id: "db2" },
+      { ...input.instances[0]!, id: "db3", role: "control" },
+    );
+    await writeFile(file, JSON.stringify(input));
+    const one = await cli(["--input", file, "--json", "--threads", "1"]);
+    expect(one.code).toBe(EXIT.ok);
+    const two = await cli(["--input", file, "--json", "--threads", "2"]);
+    expect(two.out).toBe(one.out);
+    const env = await cli(["--input", file, "--json"], { UNTORN_COMPARE_THREADS: "2" });
+    expect(env.out).toBe(one.out);
+    const bad = await cli(["--input", file, "--threads", "0"]);
+    expect(bad.code).toBe(EXIT.usage);
+    expect(bad.err).toContain("--threads 0: expected auto or a whole number of threads from 1 to 256");
+    const badEnv = await cli(["--input", file], { UNTORN_COMPARE_THREADS: "many" });
+    expect(badEnv.code).toBe(EXIT.usage);
+    expect(badEnv.err).toMatch(/UNTORN_COMPARE_THREADS.*expected a whole number of threads/s);
+    const samples = await cli(["--input", file, "--samples", "f64"]);
+    expect(samples.code).toBe(EXIT.usage);
+    expect(samples.err).toContain("--samples sets the form of --save-input");
+  });
+
   it("exits 3 naming the field of a bad file", async () => {
     const bad = syntheticInput() as { metrics: { kind: string }[] };
     bad.metrics[0]!.kind = "speed";
@@ -103,7 +128,7 @@ describe("untorn compare --input", () => {
     expect(r.err).toContain("metrics[0].kind");
 
     const unequal = syntheticInput();
-    unequal.instances[0]!.series["tps"]!.before.v.pop();
+    (unequal.instances[0]!.series["tps"]!.before as { v: unknown[] }).v.pop();
     await writeFile(file, JSON.stringify(unequal));
     const r2 = await cli(["--input", file]);
     expect(r2.code).toBe(EXIT.invalidInput);
@@ -274,6 +299,36 @@ describe("untorn compare against Prometheus", () => {
       // Reading the saved input gives the same verdict offline.
       const again = await cli(["--input", saved, "--json"]);
       expect((JSON.parse(again.out) as ComparisonResult).overall.verdict).toBe("improved");
+      // The same input saved with base64 float64 samples reads to the very same result.
+      const saved64 = join(dir, "saved-f64.json");
+      const r64 = await cli([
+        "--instance",
+        "db1",
+        "--control",
+        "db2",
+        "--before",
+        `${iso(BEFORE.start)}..${iso(BEFORE.end)}`,
+        "--after",
+        `${BEFORE.end + 3600}..${AFTER.end}`,
+        "--prometheus",
+        prom.url,
+        "--metrics",
+        "transactions_per_second,write_bytes_per_transaction,fsyncs_per_transaction",
+        "--warmup",
+        "5m",
+        "--save-input",
+        saved64,
+        "--samples",
+        "f64",
+      ]);
+      expect(r64.code).toBe(EXIT.ok);
+      const input64 = JSON.parse(await readFile(saved64, "utf8")) as ComparisonInputJson;
+      expect(input64.instances[0]!.series["transactions_per_second"]!.before).toMatchObject({
+        step: 15,
+        f64: expect.stringMatching(/^[A-Za-z0-9+/]+=*$/),
+      });
+      const again64 = await cli(["--input", saved64, "--json"]);
+      expect(again64.out).toBe(again.out);
     } finally {
       await prom.close();
     }

@@ -1,14 +1,29 @@
 import { writeFile } from "node:fs/promises";
-import { compare } from "@untorn/compare/compare";
-import { type ComparisonInput, Options, parseComparisonInput } from "@untorn/compare/input";
+import {
+  type ComparisonInput,
+  type ComparisonInputJson,
+  Options,
+  parseComparisonInput,
+  toF64Window,
+} from "@untorn/compare/input";
 import type { ComparisonResult } from "@untorn/compare/result";
 import { nowOf } from "@untorn/fleet/api";
 import type { Command } from "commander";
 import { fetchComparisonInput } from "../compare/fetch.js";
-import { type CompareFlags, livePlan, optionOverrides, parseFailOn, parseSeed } from "../compare/options.js";
+import {
+  type CompareFlags,
+  livePlan,
+  optionOverrides,
+  parseFailOn,
+  parseSamplesForm,
+  parseSeed,
+  parseThreads,
+} from "../compare/options.js";
+import { compareParallel } from "../compare/parallel.js";
 import { readComparisonFile } from "../compare/read-input-file.js";
 import { renderComparison } from "../compare/render.js";
 import { formatRange, iso } from "../compare/time-range.js";
+import { loadEnv } from "../env.js";
 import { CliError, describeIssues, EXIT } from "../errors.js";
 import type { Io } from "../io.js";
 import { Progress } from "../progress.js";
@@ -60,6 +75,14 @@ export function registerCompare(program: Command, io: Io): void {
     .option("--json", "print the full result as JSON (docs/schemas/comparison-result.schema.json)")
     .option("--save-input <file>", "also write the input built from Prometheus, for `--input` later")
     .option(
+      "--samples <compact|f64>",
+      "sample form of --save-input: compact (decimal numbers, the default) or f64 (base64 float64s: exact, smaller, read without decimal conversion)",
+    )
+    .option(
+      "--threads <n|auto>",
+      "threads for the analysis (default auto: from 1 million samples on, the cores the load average leaves idle; else 1; $UNTORN_COMPARE_THREADS)",
+    )
+    .option(
       "--fail-on <verdicts>",
       "exit 4 when the overall verdict is one of these, e.g. regressed,inconclusive",
     )
@@ -68,6 +91,10 @@ export function registerCompare(program: Command, io: Io): void {
       const overrides = optionOverrides(flags);
       const seed = parseSeed(flags.seed);
       const failOn = parseFailOn(flags.failOn);
+      const samplesForm = parseSamplesForm(flags.samples);
+      if (flags.samples !== undefined && flags.saveInput === undefined)
+        throw new CliError("--samples sets the form of --save-input: give --save-input too", EXIT.usage);
+      const threads = parseThreads(flags.threads) ?? loadEnv(io.env).UNTORN_COMPARE_THREADS;
       const header: string[] = [];
       let input: ComparisonInput;
 
@@ -119,7 +146,8 @@ export function registerCompare(program: Command, io: Io): void {
         }
         input = parsed.data;
         if (flags.saveInput) {
-          await writeFile(flags.saveInput, `${JSON.stringify(fetched.input, null, 2)}\n`).catch((err) => {
+          const saved = samplesForm === "f64" ? withF64Samples(fetched.input) : fetched.input;
+          await writeFile(flags.saveInput, `${JSON.stringify(saved, null, 2)}\n`).catch((err) => {
             throw new CliError(`cannot write ${flags.saveInput}: ${(err as Error).message}`);
           });
         }
@@ -134,7 +162,8 @@ export function registerCompare(program: Command, io: Io): void {
           );
       }
 
-      const result: ComparisonResult = compare(input);
+      // On worker threads for large inputs (parallel.ts): the same result as on one.
+      const result: ComparisonResult = await compareParallel(input, threads !== undefined ? { threads } : {});
       if (flags.json) io.out(`${JSON.stringify(result, null, 2)}\n`);
       else io.out(renderComparison(result, { header }));
       if (failOn.includes(result.overall.verdict)) {
@@ -144,6 +173,22 @@ export function registerCompare(program: Command, io: Io): void {
         );
       }
     });
+}
+
+/** The input with every compact window's samples as base64 float64s (explicit windows stay). */
+function withF64Samples(input: ComparisonInputJson): ComparisonInputJson {
+  return {
+    ...input,
+    instances: input.instances.map((inst) => ({
+      ...inst,
+      series: Object.fromEntries(
+        Object.entries(inst.series).map(([m, p]) => [
+          m,
+          { before: toF64Window(p.before), after: toF64Window(p.after) },
+        ]),
+      ),
+    })),
+  };
 }
 
 const kebab = (s: string) => s.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);

@@ -104,11 +104,14 @@ describe("fetchComparisonInput", () => {
     expect(treated!.restarts).toEqual([10_900]);
     expect(control!.restarts).toEqual([]);
     // Range queries answer on the step grid: the input carries the compact form, NaN as null.
+    type Compact = { v: (number | null)[] };
     const tps = r.input.instances[0]!.series["transactions_per_second"]!;
     expect(tps.before).toMatchObject({ start: 10_000, step: 15 });
-    expect(tps.before.v).toHaveLength(41);
-    expect(tps.after.v[0]).toBe(150 + (11_000 % 7));
-    expect(r.input.instances[0]!.series["write_bytes_per_transaction"]!.before.v).toContain(null);
+    expect((tps.before as Compact).v).toHaveLength(41);
+    expect((tps.after as Compact).v[0]).toBe(150 + (11_000 % 7));
+    expect((r.input.instances[0]!.series["write_bytes_per_transaction"]!.before as Compact).v).toContain(
+      null,
+    );
     // compare reads them as Float64Arrays, a missing sample as NaN.
     const typed = treated!.series["transactions_per_second"]!;
     expect(typed.before.v).toBeInstanceOf(Float64Array);

@@ -30,6 +30,8 @@ export interface CompareFlags {
   seed?: string;
   json?: boolean;
   saveInput?: string;
+  samples?: string;
+  threads?: string;
   failOn?: string;
 }
 
@@ -183,4 +185,20 @@ function normaliseWindow(s: number): string {
   if (ms % 60_000 === 0) return `${ms / 60_000}m`;
   if (ms % 1000 === 0) return `${ms / 1000}s`;
   return `${ms}ms`;
+}
+
+/** How --save-input writes the samples: compact (decimal, readable; the default) or f64 (base64 float64s). */
+export function parseSamplesForm(text: string | undefined): "compact" | "f64" {
+  if (text === undefined || text === "compact") return "compact";
+  if (text === "f64") return "f64";
+  throw usage(`--samples ${text}: expected compact or f64`);
+}
+
+/** --threads: a whole number of worker threads, 1 or more ("auto" or absent: undefined). */
+export function parseThreads(text: string | undefined): number | undefined {
+  if (text === undefined || text === "auto") return undefined;
+  const n = Number(text);
+  if (!Number.isInteger(n) || n < 1 || n > 256)
+    throw usage(`--threads ${text}: expected auto or a whole number of threads from 1 to 256`);
+  return n;
 }
