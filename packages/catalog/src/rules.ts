@@ -171,7 +171,7 @@ const windowRules: RecordingRule[] = [...componentRules, ...signalRules].flatMap
     expr: recordedWindowStat(perStep, stat, window, avgRange, RULE_WINDOW).q,
     help:
       stat === "avg"
-        ? `Average over the last ${window} of ${r.record}${kind === "rate" ? ` (its ${RULE_WINDOW} rates over the last ${avgRange}, which together cover ${window})` : ""}.`
+        ? `Average over the last ${window} of ${r.record}${kind === "rate" ? ` (its ${RULE_WINDOW} rates over the last ${window} less ${RULE_WINDOW}, which together cover ${window})` : ""}.`
         : `${stat} over the last ${window} of ${r.record}, every recorded value counted.`,
     needs: r.needs,
   }));
