@@ -3,7 +3,7 @@
 import { alertRules, runbookUrl } from "@untorn/catalog/alerts";
 import { fallbackMetricList } from "@untorn/catalog/fallback-metrics";
 import { metricList } from "@untorn/catalog/metrics";
-import { recordingRules } from "@untorn/catalog/rules";
+import { RECORDED_WINDOW, recordingRuleGroups } from "@untorn/catalog/rules";
 import { DEFAULT_WINDOW, RULE_WINDOW, type SignalGroup, signalList } from "@untorn/catalog/signals";
 
 export const METRICS_DOC = "../docs/metrics.md";
@@ -97,12 +97,18 @@ export function metricsDoc(): string {
   out.push(
     "## Recording rules",
     "",
-    "`dashboards/generated/prometheus/untorn-recording-rules.yml`. Rates record the `any` form (untorn-exporter, else the fallback).",
-    "",
-    "| Rule | What it stores |",
-    "|---|---|",
+    "`dashboards/generated/prometheus/untorn-recording-rules.yml`. Rates record the `any` form (untorn-exporter, else the fallback). Groups are evaluated in this order, each at the global evaluation interval unless it names its own.",
   );
-  for (const r of recordingRules) out.push(`| ${code(r.record)} | ${cell(r.help)} |`);
+  for (const g of recordingRuleGroups) {
+    out.push("", `### \`${g.name}\`${g.interval ? ` (every ${g.interval})` : ""}`, "");
+    if (g.name === "untorn.window")
+      out.push(
+        `The statistics the fleet profile reads over its default ${RECORDED_WINDOW.window} window, taken over the \`untorn.rates\` series. A read returns the statistic as of the group's last evaluation: at most ${RECORDED_WINDOW.interval} old, plus the evaluation's lag.`,
+        "",
+      );
+    out.push("| Rule | What it stores |", "|---|---|");
+    for (const r of g.rules) out.push(`| ${code(r.record)} | ${cell(r.help)} |`);
+  }
   out.push("", "## Alerts", "", "| Alert | Severity | Summary |", "|---|---|---|");
   for (const a of alertRules) {
     out.push(

@@ -14,6 +14,7 @@ export function recordingRulesYaml(): string {
   const comments: CommentAt[] = [];
   const groups = recordingRuleGroups.map((g, gi) => ({
     name: g.name,
+    ...(g.interval ? { interval: g.interval } : {}),
     rules: g.rules.map((r, ri) => {
       comments.push([["groups", gi, "rules", ri], r.help]);
       return { record: r.record, expr: r.expr };

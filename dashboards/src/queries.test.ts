@@ -114,6 +114,8 @@ describe("recording rule queries", () => {
     // INNODB_METRICS dblwr_flush_wait_events is MySQL 8.0.20+ only.
     expect(rules.filter((r) => !expectsData(r.needs, mariadb)).map((r) => r.name)).toEqual([
       "instance:untorn_doublewrite_flush_wait_events:rate5m",
+      "instance:untorn_doublewrite_flush_wait_events:rate5m_avg_1h",
+      "instance:untorn_doublewrite_flush_wait_events:rate5m_p95_1h",
     ]);
   });
 });

@@ -4,6 +4,7 @@
  */
 import { readFile } from "node:fs/promises";
 import type { Matcher, Selector } from "@untorn/catalog/promql";
+import { DEFAULT_FLEET_WINDOW } from "@untorn/catalog/rules";
 import type { PromQueryApi } from "@untorn/fleet/api";
 import type { FleetFactsOptions, RecordingRulesUse } from "@untorn/fleet/facts";
 import {
@@ -22,7 +23,8 @@ import { loadEnv, PrometheusUrl } from "./env.js";
 import { CliError, describeIssues, EXIT } from "./errors.js";
 import type { Io } from "./io.js";
 
-export const DEFAULT_WINDOW = "1h";
+/** The window untorn.window records, so a default profile reads one sample per series. */
+export const DEFAULT_WINDOW = DEFAULT_FLEET_WINDOW;
 
 export interface SourceFlags {
   prometheus?: string;
@@ -210,11 +212,13 @@ export function explain(err: unknown, source?: Source): unknown {
 
 /** One line saying where the data came from, for the top of text output. */
 /**
- * Where the window statistics' rates came from, for the line under the source: the recording rules'
- * series, or raw series and why (live Prometheus only: a replay always holds the raw plan's answers).
+ * Where the window statistics came from, for the line under the source: untorn.window's recorded
+ * statistics (and how old they may be), the recording rules' per-instance rates (and why not the
+ * former), or raw series and why (live Prometheus only: a replay always holds the raw plan's answers).
  */
 export function ratesLine(s: Source, rules: RecordingRulesUse): string {
-  if (rules.used) return "; rates from the recording rules";
+  if (rules.tier === "window") return `; window statistics from the recording rules (${rules.windowNote})`;
+  if (rules.used) return `; rates from the recording rules (${rules.windowNote})`;
   if (s.replay) return "";
   return `; rates recomputed from raw series (${rules.fallbackReason}: slower on large fleets, see docs/scaling.md)`;
 }

@@ -3,6 +3,7 @@
  * in the app reads process.env. An empty value counts as unset (docker-compose writes `VAR=` for
  * unset variables).
  */
+import { DEFAULT_FLEET_WINDOW } from "@untorn/catalog/rules";
 import { z } from "zod";
 import { parseRoleMap } from "./lib/role-map.js";
 import { serverInfo } from "./lib/server-info.js";
@@ -183,10 +184,13 @@ export const envSchema = z.object({
    * `<UNTORN_PUBLIC_URL>/api/auth/oidc/callback`.
    */
   UNTORN_PUBLIC_URL: optional(httpUrl("UNTORN_PUBLIC_URL")),
-  /** Window the fleet's workload statistics cover (PromQL duration). */
+  /**
+   * Window the fleet's workload statistics cover (PromQL duration). The default is the one the
+   * untorn.window recording rules record, so the fleet page reads one sample per series.
+   */
   UNTORN_WINDOW: optional(
     z.string().regex(/^\d+[smhdw]$/, "UNTORN_WINDOW must be a duration like 1h"),
-  ).transform((v) => v ?? "1h"),
+  ).transform((v) => v ?? DEFAULT_FLEET_WINDOW),
   /** Per-request Prometheus timeout. */
   UNTORN_PROM_TIMEOUT_MS: optional(positiveInt(100, 600_000)).transform((v) => v ?? 15_000),
   /** A fleet read slower than this is reported as slow in the banner. */

@@ -1,22 +1,31 @@
 import { describe, expect, it } from "vitest";
 import { fallbackMetricList } from "./fallback-metrics.js";
 import { metricList } from "./metrics.js";
+import { vec } from "./promql.js";
 import { parsePromql } from "./promql-check.js";
 import {
+  DEFAULT_FLEET_WINDOW,
   DOUBLEWRITE_WAIT_BASELINE_AVG,
   DOUBLEWRITE_WAIT_RECORD,
+  RECORDED_WINDOW,
   recordingRuleGroups,
   recordingRuleNames,
   recordingRules,
+  recordingRulesProbe,
+  WINDOW_PROBE_RECORD,
+  windowRecord,
+  windowRecorded,
+  windowRecordedStats,
 } from "./rules.js";
 import { componentList, signalList } from "./signals.js";
+import { recordedWindowStats } from "./window-stats.js";
 
 const raw = new Set([...metricList, ...fallbackMetricList].map((m) => m.name));
 
 describe("recording rules", () => {
   it("follow level:metric:operations and are unique", () => {
     for (const name of recordingRuleNames)
-      expect(name).toMatch(/^instance:untorn_[a-z0-9_]+:(rate5m(_[a-z]+[0-9]+[a-z])?|max)$/);
+      expect(name).toMatch(/^instance:untorn_[a-z0-9_]+:(rate5m|max)(_[a-z]+[0-9]+[a-z]|_(avg|p95)_1h)?$/);
     expect(new Set(recordingRuleNames).size).toBe(recordingRuleNames.length);
   });
 
@@ -76,5 +85,70 @@ describe("recording rules", () => {
     expect(avg?.expr).toBe(
       `avg_over_time(${DOUBLEWRITE_WAIT_RECORD}[1d] offset 1h) and on(instance) present_over_time(${DOUBLEWRITE_WAIT_RECORD}[1d] offset 7h)`,
     );
+  });
+});
+
+describe("untorn.window: the per-instance series' statistics over the default window", () => {
+  const group = recordingRuleGroups.find((g) => g.name === "untorn.window");
+  const rates = recordingRuleGroups.find((g) => g.name === "untorn.rates");
+
+  it("comes right after untorn.rates, every minute, two statistics of each of its series", () => {
+    expect(recordingRuleGroups.map((g) => g.name)).toEqual([
+      "untorn.rates",
+      "untorn.window",
+      "untorn.baselines",
+    ]);
+    expect(group?.interval).toBe("1m");
+    expect(RECORDED_WINDOW.window).toBe(DEFAULT_FLEET_WINDOW);
+    expect(group?.rules.map((r) => r.record)).toEqual(
+      rates?.rules.flatMap((r) => [`${r.record}_avg_1h`, `${r.record}_p95_1h`]),
+    );
+  });
+
+  it("stores the expressions the fleet profile sends over the per-instance series", () => {
+    const find = (name: string) => group?.rules.find((r) => r.record === name);
+    const pages = "instance:untorn_doublewrite_pages:rate5m";
+    // A rate at t covers (t - 5m, t]: the rates of the last 55m cover the hour.
+    expect(find(windowRecord(pages, "avg"))?.expr).toBe(`avg_over_time(${pages}[3300s])`);
+    expect(find(windowRecord(pages, "p95"))?.expr).toBe(`quantile_over_time(0.95, ${pages}[1h])`);
+    const age = "instance:untorn_checkpoint_age_bytes:max";
+    expect(find(windowRecord(age, "avg"))?.expr).toBe(`avg_over_time(${age}[1h])`);
+    expect(find(windowRecord(age, "avg"))?.help).toMatch(/^Average over the last 1h of /);
+    for (const r of group?.rules ?? []) {
+      const stat = r.record.endsWith("_avg_1h") ? "avg" : "p95";
+      const tier1 = r.record.replace(/_(avg|p95)_1h$/, "");
+      const avgRange = tier1.endsWith(":max") ? "1h" : "3300s";
+      // The same text as one statistic of the plan's own query, less its tag.
+      expect(recordedWindowStats(vec(tier1, []), [stat], "1h", avgRange, "5m").q).toContain(r.expr);
+    }
+  });
+
+  it("is read as tagged plain selectors, for the recorded window and statistics only", () => {
+    const v = vec('instance:untorn_file_writes:rate5m{instance="db-1"}', ["class"]);
+    expect(windowRecordedStats(v, ["avg", "p95"], "1h")?.q).toBe(
+      'label_replace(instance:untorn_file_writes:rate5m_avg_1h{instance="db-1"}, "untorn_stat", "avg", "", "") or label_replace(instance:untorn_file_writes:rate5m_p95_1h{instance="db-1"}, "untorn_stat", "p95", "", "")',
+    );
+    expect(windowRecordedStats(v, ["avg", "p95"], "1h")?.labels).toEqual(["class", "untorn_stat"]);
+    expect(windowRecordedStats(v, ["avg", "p95"], "30m")).toBeNull();
+    expect(windowRecordedStats(v, ["avg", "p99"], "1h")).toBeNull();
+    expect(windowRecordedStats(vec("rate(x[5m])", []), ["avg"], "1h")).toBeNull();
+    expect(windowRecordedStats(vec("instance:untorn_nothing:rate5m", []), ["avg"], "1h")).toBeNull();
+    expect(windowRecorded("1h", ["avg"])).toBe(true);
+    expect(windowRecorded("1h", ["avg", "max"])).toBe(false);
+    expect(windowRecorded("60m", ["avg"])).toBe(false);
+  });
+
+  it("is part of the one probe request: a third count, of its last rule's series now", () => {
+    const q = recordingRulesProbe("1h", "db-1");
+    expect(q).toBe(
+      [
+        'label_replace(count(instance:untorn_redo_written_bytes:rate5m{instance="db-1"}), "untorn_probe", "now", "", "")',
+        'label_replace(count(instance:untorn_redo_written_bytes:rate5m{instance="db-1"} offset 1h), "untorn_probe", "start", "", "")',
+        'label_replace(count(instance:untorn_redo_written_bytes:rate5m_p95_1h{instance="db-1"}), "untorn_probe", "window", "", "")',
+      ].join(" or "),
+    );
+    expect(group?.rules.at(-1)?.record).not.toBe(undefined);
+    expect(group?.rules.map((r) => r.record)).toContain(WINDOW_PROBE_RECORD);
+    expect(parsePromql(q).errors).toEqual([]);
   });
 });

@@ -5,7 +5,7 @@
  */
 
 import { metrics as M } from "./metrics.js";
-import { renderMatchers } from "./promql.js";
+import { renderMatchers, type Vec, vec } from "./promql.js";
 import {
   type Component,
   type ComponentKey,
@@ -17,6 +17,15 @@ import {
   signalList,
   signals,
 } from "./signals.js";
+import {
+  plainSelector,
+  recordedAvgRange,
+  recordedWindowStat,
+  STAT_LABEL,
+  type Stat,
+  tag,
+  union,
+} from "./window-stats.js";
 
 export interface RecordingRule {
   readonly record: string;
@@ -31,6 +40,8 @@ export interface RecordingRule {
 
 export interface RuleGroup<R> {
   readonly name: string;
+  /** Evaluation interval of the group, as a PromQL duration; the global one when absent. */
+  readonly interval?: string;
   readonly rules: readonly R[];
 }
 
@@ -116,10 +127,85 @@ const baselineRules: RecordingRule[] = [
   },
 ];
 
+// ---- window statistics of the per-instance series (the fleet profile's default window) ----
+
+/**
+ * The window the product reads by default (the CLI's and the web console's), and the one the
+ * untorn.window group records statistics over.
+ */
+export const DEFAULT_FLEET_WINDOW = "1h";
+
+/**
+ * What untorn.window records: the fleet profile's default window and statistics (the advisor reads the
+ * average and the p95). A profile over another window, or asking other statistics, reads the
+ * per-instance rates instead.
+ */
+export const RECORDED_WINDOW = {
+  window: DEFAULT_FLEET_WINDOW,
+  stats: ["avg", "p95"] as const satisfies readonly Stat[],
+  /**
+   * Evaluation interval of the group: an instant read of its series is a statistic as of the group's last
+   * evaluation, at most this old (plus the evaluation's own lag). One minute in a one-hour window moves
+   * the average by at most 1/60 of the change; each evaluation reads every sample of the window again.
+   */
+  interval: "1m",
+} as const;
+
+/** The recorded series of a window statistic of a per-instance series: `<record>_<stat>_<window>`. */
+export const windowRecord = (record: string, stat: Stat, window: string = RECORDED_WINDOW.window): string =>
+  `${record}_${stat}_${window}`;
+
+const rateRecords = new Set<string>([
+  ...(Object.values(components) as Component[]).flatMap((c) => (c.record && c.windowed ? [c.record] : [])),
+  ...signalRules.map((r) => r.record),
+]);
+
+const windowRules: RecordingRule[] = [...componentRules, ...signalRules].flatMap((r) => {
+  const kind = rateRecords.has(r.record) ? "rate" : "gauge";
+  const { window } = RECORDED_WINDOW;
+  const avgRange = kind === "rate" ? recordedAvgRange(window, RULE_WINDOW) : window;
+  const perStep = vec(r.record, []);
+  return RECORDED_WINDOW.stats.map((stat) => ({
+    record: windowRecord(r.record, stat),
+    // The expressions the fleet profile sends when it reads the per-instance series itself.
+    expr: recordedWindowStat(perStep, stat, window, avgRange, RULE_WINDOW).q,
+    help:
+      stat === "avg"
+        ? `Average over the last ${window} of ${r.record}${kind === "rate" ? ` (its ${RULE_WINDOW} rates over the last ${window} less ${RULE_WINDOW}, which together cover ${window})` : ""}.`
+        : `${stat} over the last ${window} of ${r.record}, every recorded value counted.`,
+    needs: r.needs,
+  }));
+});
+
 export const recordingRuleGroups: readonly RuleGroup<RecordingRule>[] = [
   { name: "untorn.rates", rules: [...componentRules, ...signalRules] },
+  // After untorn.rates: it reads that group's series.
+  { name: "untorn.window", interval: RECORDED_WINDOW.interval, rules: windowRules },
   { name: "untorn.baselines", rules: baselineRules },
 ];
+
+/** The series untorn.window records. */
+export const windowRuleNames: ReadonlySet<string> = new Set(windowRules.map((r) => r.record));
+
+/**
+ * The window statistics of a per-instance series read from untorn.window's series: for a plain selector
+ * of a recorded series (`record{matchers}`), the union of its statistics' series with the same matchers,
+ * each tagged with STAT_LABEL. null when the window or a statistic is not recorded, or `perStep` is not a
+ * plain selector of a recorded series.
+ */
+export function windowRecordedStats(perStep: Vec, stats: readonly Stat[], window: string): Vec | null {
+  if (window !== RECORDED_WINDOW.window) return null;
+  const sel = plainSelector(perStep.q);
+  if (!sel) return null;
+  const names = stats.map((s) => windowRecord(sel.name, s));
+  if (!names.every((n) => windowRuleNames.has(n))) return null;
+  return union(stats.map((s, i) => tag(vec(`${names[i]}${sel.matchers}`, perStep.labels), STAT_LABEL, s)));
+}
+
+/** Whether untorn.window records every statistic asked over the window (its series are read then). */
+export const windowRecorded = (window: string, stats: readonly Stat[]): boolean =>
+  window === RECORDED_WINDOW.window &&
+  stats.every((s) => (RECORDED_WINDOW.stats as readonly Stat[]).includes(s));
 
 export const recordingRules: readonly RecordingRule[] = recordingRuleGroups.flatMap((g) => g.rules);
 
@@ -139,15 +225,29 @@ export const RULES_PROBE_RECORD = components.redoWrittenBytes.record as string;
 export const RULES_PROBE_LABEL = "untorn_probe";
 
 /**
+ * The window statistic the probe looks for: the last rule of untorn.window for the probe's series, so it
+ * is there once the group has been evaluated in full, and a rule file without the group reads as such.
+ */
+export const WINDOW_PROBE_RECORD = windowRecord(
+  RULES_PROBE_RECORD,
+  RECORDED_WINDOW.stats[RECORDED_WINDOW.stats.length - 1]!,
+);
+
+/**
  * One cheap request that tells whether the recording rules are loaded and cover a window ending at the
- * evaluation time: the number of instances with a recorded transaction rate now (`now`) and at the
- * window's start (`start`, within the 5 min lookback). Both above 0: the recorded per-instance series can
- * stand in for rates recomputed from raw series. Only `instance` survives the rules' `sum by (instance)`,
- * so a selector on other labels cannot be applied to recorded series.
+ * evaluation time: the number of instances with a recorded redo write rate now (`now`) and at the
+ * window's start (`start`, within the 5 min lookback), and with untorn.window's statistic now (`window`).
+ * `now` and `start` above 0: the recorded per-instance series can stand in for rates recomputed from raw
+ * series; `window` too: the recorded window statistics can stand in for those. Only `instance` survives
+ * the rules' `sum by (instance)`, so a selector on other labels cannot be applied to recorded series.
  */
 export function recordingRulesProbe(window: string, instance?: string): string {
   const sel = instance === undefined ? "" : `{${renderMatchers({ instance })}}`;
-  const at = (offset: string) =>
-    `label_replace(count(${RULES_PROBE_RECORD}${sel}${offset}), "${RULES_PROBE_LABEL}", "${offset ? "start" : "now"}", "", "")`;
-  return `${at("")} or ${at(` offset ${window}`)}`;
+  const count = (record: string, offset: string, value: string) =>
+    `label_replace(count(${record}${sel}${offset}), "${RULES_PROBE_LABEL}", "${value}", "", "")`;
+  return [
+    count(RULES_PROBE_RECORD, "", "now"),
+    count(RULES_PROBE_RECORD, ` offset ${window}`, "start"),
+    count(WINDOW_PROBE_RECORD, "", "window"),
+  ].join(" or ");
 }

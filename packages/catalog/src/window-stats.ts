@@ -6,7 +6,7 @@
  */
 import { fallbackMetrics as F } from "./fallback-metrics.js";
 import { metrics as M } from "./metrics.js";
-import { labelReplace, maxBy, orElse, range, type Selector, type Vec, vec } from "./promql.js";
+import { durationMs, labelReplace, maxBy, orElse, range, type Selector, type Vec, vec } from "./promql.js";
 
 /** Label that carries the statistic (avg, p50, ...) of a bundled window query. */
 export const STAT_LABEL = "untorn_stat";
@@ -86,17 +86,43 @@ export function recordedWindowStats(
   avgRange: string,
   step: string,
 ): Vec {
-  return union(
-    stats.map((s) => {
-      const v =
-        s === "avg"
-          ? overRecorded("avg_over_time", perStep, avgRange, step)
-          : s === "max"
-            ? overRecorded("max_over_time", perStep, window, step)
-            : overRecorded("quantile_over_time", perStep, window, step, QUANTILE[s]);
-      return tag(v, STAT_LABEL, s);
-    }),
-  );
+  return union(stats.map((s) => tag(recordedWindowStat(perStep, s, window, avgRange, step), STAT_LABEL, s)));
+}
+
+/** One statistic of recordedWindowStats, untagged: what the window recording rules store. */
+export function recordedWindowStat(
+  perStep: Vec,
+  stat: Stat,
+  window: string,
+  avgRange: string,
+  step: string,
+): Vec {
+  return stat === "avg"
+    ? overRecorded("avg_over_time", perStep, avgRange, step)
+    : stat === "max"
+      ? overRecorded("max_over_time", perStep, window, step)
+      : overRecorded("quantile_over_time", perStep, window, step, QUANTILE[stat]);
+}
+
+/**
+ * The range the average of a recorded rate (at its rule's rate window) is taken over: the window less the
+ * rule's own rate window, so the rates averaged cover the window and no more (the whole window when it is
+ * not longer). In seconds, e.g. "3300s" for 1h and 5m.
+ */
+export function recordedAvgRange(window: string, ruleWindow: string): string {
+  const w = durationMs(window) / 1000;
+  const r = durationMs(ruleWindow) / 1000;
+  return w > r ? `${w - r}s` : window;
+}
+
+/**
+ * A plain selector `name{matchers}` split into its name and its matcher block (with braces, "" when
+ * none); null for anything else.
+ */
+export function plainSelector(q: string): { name: string; matchers: string } | null {
+  if (!PLAIN_SELECTOR.test(q)) return null;
+  const i = q.indexOf("{");
+  return i < 0 ? { name: q, matchers: "" } : { name: q.slice(0, i), matchers: q.slice(i) };
 }
 
 /**

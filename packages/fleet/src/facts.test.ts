@@ -1,3 +1,5 @@
+import { RULES_PROBE_LABEL } from "@untorn/catalog/rules";
+import { STAT_LABEL } from "@untorn/catalog/window-stats";
 import { describe, expect, it } from "vitest";
 import type { PromQueryApi } from "./api.js";
 import { buildFleetFacts, instanceFacts } from "./facts.js";
@@ -329,5 +331,73 @@ describe("instanceFacts", () => {
     expect(one.instance).toEqual(
       fleet.facts.find((f) => f.identity.instance === MYSQL_FALLBACK_ONLY.instance),
     );
+  });
+});
+
+describe("the recording rules probe: which tier the window statistics are read from", () => {
+  /** An api whose only answer is the probe's: `counts` by probe term; every other query is empty. */
+  const probing = (counts: Partial<Record<"now" | "start" | "window", number>>) => {
+    const sent: string[] = [];
+    const a: PromQueryApi = {
+      queryVector: async (expr) => {
+        sent.push(expr);
+        const data = expr.includes(RULES_PROBE_LABEL)
+          ? Object.entries(counts).map(([k, value]) => ({
+              labels: { [RULES_PROBE_LABEL]: k },
+              value,
+              timestamp: AT,
+            }))
+          : [];
+        return { data, warnings: [] };
+      },
+      queryRange: async () => ({ data: [], warnings: [] }),
+    };
+    return { api: a, sent };
+  };
+  const windowedSent = (sent: readonly string[]) => sent.filter((q) => q.includes(`"${STAT_LABEL}"`));
+  const all = { now: 3, start: 3, window: 3 };
+
+  it("reads untorn.window's statistics when the probe finds them and the rates reach the window's start", async () => {
+    const { api: a, sent } = probing(all);
+    const r = await buildFleetFacts(a, { window: "1h", at: AT });
+    expect(r.recordingRules).toMatchObject({ used: true, fallbackReason: null, tier: "window" });
+    expect(r.recordingRules.windowNote).toMatch(/as of the untorn.window rules' last evaluation, at most 1m/);
+    expect(windowedSent(sent).every((q) => !q.includes("_over_time"))).toBe(true);
+    expect(sent[0]).toContain('"window"');
+    // One probe, then the plan: the same count as the raw plan's.
+    expect(r.queries).toBe(factQueries(planOptions({ window: "1h" })).length + 1);
+  });
+
+  it("falls back to the per-instance rates, and says why, without the group's series", async () => {
+    const { api: a, sent } = probing({ now: 3, start: 3 });
+    const r = await buildFleetFacts(a, { window: "1h", at: AT });
+    expect(r.recordingRules).toMatchObject({ used: true, fallbackReason: null, tier: "rates" });
+    expect(r.recordingRules.windowNote).toMatch(/untorn.window rules are not loaded/);
+    expect(windowedSent(sent).every((q) => q.includes("quantile_over_time(0.95, instance:untorn_"))).toBe(
+      true,
+    );
+  });
+
+  it("needs the rates to reach back over the window too: raw series when they do not", async () => {
+    const { api: a } = probing({ now: 3, window: 3 });
+    const r = await buildFleetFacts(a, { window: "1h", at: AT });
+    expect(r.recordingRules).toMatchObject({ used: false, tier: "raw", windowNote: null });
+    expect(r.recordingRules.fallbackReason).toMatch(/do not reach back to the window's start/);
+  });
+
+  it("reads the per-instance rates for another window, other statistics, or when asked to", async () => {
+    for (const [o, why] of [
+      [{ window: "30m" }, /a 30m window/],
+      [{ window: "1h", stats: ["avg", "p99"] as const }, /p99 asked/],
+      [{ window: "1h", windowRules: false }, /untorn.window not requested/],
+    ] as const) {
+      const { api: a } = probing(all);
+      const r = await buildFleetFacts(a, { ...o, at: AT });
+      expect(r.recordingRules.tier).toBe("rates");
+      expect(r.recordingRules.windowNote).toMatch(why);
+    }
+    const { api: a } = probing(all);
+    const r = await buildFleetFacts(a, { window: "1h", at: AT, selector: { cluster: "prod" } });
+    expect(r.recordingRules).toMatchObject({ used: false, tier: "raw" });
   });
 });

@@ -11,7 +11,13 @@ import {
   type WindowStat,
 } from "@untorn/advisor/facts";
 import type { Selector } from "@untorn/catalog/promql";
-import { RULES_PROBE_LABEL, RULES_PROBE_RECORD, recordingRulesProbe } from "@untorn/catalog/rules";
+import {
+  RECORDED_WINDOW,
+  RULES_PROBE_LABEL,
+  RULES_PROBE_RECORD,
+  recordingRulesProbe,
+  WINDOW_PROBE_RECORD,
+} from "@untorn/catalog/rules";
 import { RULE_WINDOW } from "@untorn/catalog/signals";
 import { FACT_LABEL, STAT_LABEL, STATS, type Stat } from "@untorn/catalog/window-stats";
 import {
@@ -35,6 +41,7 @@ import {
   recordingRulesUsable,
   WINDOWED,
   type WindowedSpec,
+  windowRulesUsable,
 } from "./plan.js";
 import { observedSeconds, type RateSemantics, youngRateFactor } from "./young.js";
 
@@ -58,6 +65,11 @@ export interface FleetFactsOptions {
    * the recorded rates in place of raw ones. false: raw series only, no probe.
    */
   readonly recordingRules?: boolean;
+  /**
+   * With recordingRules: read untorn.window's recorded window statistics where they apply (default
+   * true); false reads the per-instance rates even then (to compare the two).
+   */
+  readonly windowRules?: boolean;
   /** Queries in flight at once (a PromClient also caps this itself). Default 4. */
   readonly concurrency?: number;
   /** Called after each query with (done, total). */
@@ -102,10 +114,23 @@ export interface FleetFacts {
 }
 
 export interface RecordingRulesUse {
+  /** The window statistics came from recorded series (either tier). */
   readonly used: boolean;
   /** Why the raw series were read (rules not loaded, not covering the window, not applicable); null when used. */
   readonly fallbackReason: string | null;
+  /**
+   * Which series the window statistics were read from: untorn.window's recorded statistics ("window"),
+   * the per-instance rates of untorn.rates ("rates"), or raw series ("raw").
+   */
+  readonly tier: RecordedTier;
+  /**
+   * Why untorn.window's statistics were not read when the per-instance rates were (another window or
+   * statistic, group not loaded); with tier "window", how old its statistics may be. null with tier "raw".
+   */
+  readonly windowNote: string | null;
 }
+
+export type RecordedTier = "window" | "rates" | "raw";
 
 type Labels = Readonly<Record<string, string>>;
 type StatValues = Partial<Record<Stat, number>>;
@@ -141,8 +166,13 @@ export async function buildFleetFacts(api: PromQueryApi, opts: FleetFactsOptions
   const backend = await learnBackend(api);
   const clockNote = opts.at === undefined ? backend.note : null;
   const at = opts.at ?? nowOf(api);
-  const rules = await probeRecordingRules(counting, planOptions(opts), opts.recordingRules ?? true, at);
-  const plan = planOptions({ ...opts, recorded: rules.used });
+  const rules = await probeRecordingRules(
+    counting,
+    planOptions(opts),
+    { rates: opts.recordingRules ?? true, window: opts.windowRules ?? true },
+    at,
+  );
+  const plan = planOptions({ ...opts, recorded: rules.used, recordedWindow: rules.tier === "window" });
   const queries = factQueries(plan);
   const collector = new FactsCollector(plan, at, backend.semantics);
   const probed = counting.count;
@@ -177,30 +207,59 @@ async function learnBackend(api: PromQueryApi): Promise<{ note: string | null; s
 
 /**
  * Whether the recorded series may stand in for raw ones: the plan allows it (recordingRulesUsable) and
- * one probe request finds the rules' series now and at the window's start. The probe is always sent when
- * the plan allows it, so the request count does not depend on the answer.
+ * one probe request finds the rules' series now and at the window's start. Then whether untorn.window's
+ * statistics may stand in for those taken over the per-instance rates: the plan's window and statistics
+ * are the recorded ones (windowRulesUsable) and the same request finds the group's series now. Only
+ * then, so they are read only where the per-instance rates they are taken over cover the whole window.
+ * The probe is always sent when the plan allows it, so the request count does not depend on the answer.
  */
 async function probeRecordingRules(
   api: PromQueryApi,
   plan: PlanOptions,
-  wanted: boolean,
+  wanted: { readonly rates: boolean; readonly window: boolean },
   at: number,
 ): Promise<RecordingRulesUse> {
-  if (!wanted) return { used: false, fallbackReason: "recording rules not requested" };
+  const raw = (fallbackReason: string): RecordingRulesUse => ({
+    used: false,
+    fallbackReason,
+    tier: "raw",
+    windowNote: null,
+  });
+  if (!wanted.rates) return raw("recording rules not requested");
   const notUsable = recordingRulesUsable(plan);
-  if (notUsable) return { used: false, fallbackReason: `not applicable with ${notUsable}` };
+  if (notUsable) return raw(`not applicable with ${notUsable}`);
   const instance = plan.selector.instance;
   if (instance !== undefined && typeof instance !== "string")
-    return { used: false, fallbackReason: "not applicable with an instance pattern" };
+    return raw("not applicable with an instance pattern");
   const a = await api.queryVector(recordingRulesProbe(plan.window, instance), { time: at });
   const count = (which: string) => a.data.find((x) => x.labels[RULES_PROBE_LABEL] === which)?.value ?? 0;
-  if (count("now") > 0 && count("start") > 0) return { used: true, fallbackReason: null };
-  return {
-    used: false,
-    fallbackReason:
+  if (!(count("now") > 0 && count("start") > 0))
+    return raw(
       count("now") > 0
         ? `the recording rules' series (${RULES_PROBE_RECORD}) do not reach back to the window's start`
         : `the recording rules are not loaded (no ${RULES_PROBE_RECORD} series)`,
+    );
+  // The per-instance rates cover the window, so untorn.window's statistics (taken over them) do too.
+  const notWindow = wanted.window ? windowRulesUsable(plan) : "untorn.window not requested";
+  if (notWindow)
+    return {
+      used: true,
+      fallbackReason: null,
+      tier: "rates",
+      windowNote: `per-instance rates read: ${notWindow}`,
+    };
+  if (!(count("window") > 0))
+    return {
+      used: true,
+      fallbackReason: null,
+      tier: "rates",
+      windowNote: `per-instance rates read: the untorn.window rules are not loaded (no ${WINDOW_PROBE_RECORD} series)`,
+    };
+  return {
+    used: true,
+    fallbackReason: null,
+    tier: "window",
+    windowNote: `recorded ${plan.window} statistics read: as of the untorn.window rules' last evaluation, at most ${RECORDED_WINDOW.interval} (their evaluation interval) plus the evaluation's lag before the time read`,
   };
 }
 

@@ -1,6 +1,13 @@
-import { recordingRuleNames } from "@untorn/catalog/rules";
+import { recordingRuleNames, windowRuleNames } from "@untorn/catalog/rules";
 import { describe, expect, it } from "vitest";
-import { factQueries, planOptions, RECORDED_SPEC_IDS, WINDOWED } from "./plan.js";
+import {
+  factQueries,
+  planOptions,
+  RECORDED_SPEC_IDS,
+  recordingRulesUsable,
+  WINDOWED,
+  windowRulesUsable,
+} from "./plan.js";
 
 describe("the recorded plan", () => {
   const recorded = factQueries(planOptions({ window: "1h", recorded: true }));
@@ -12,7 +19,7 @@ describe("the recorded plan", () => {
     for (const q of windowed) {
       expect(q.expr, q.id).not.toMatch(/\brate\(/);
       expect(q.expr, q.id).not.toMatch(/\[[0-9a-z]+:[0-9a-z]+\]/); // no subquery
-      const names = q.expr.match(/instance:untorn_[a-z0-9_]+:[a-z0-9]+/g) ?? [];
+      const names = q.expr.match(/instance:untorn_[a-z0-9_]+:[a-z0-9_]+/g) ?? [];
       expect(names.length, q.id).toBeGreaterThan(0);
       for (const n of names) expect(recordingRuleNames, q.id).toContain(n);
     }
@@ -29,5 +36,61 @@ describe("the recorded plan", () => {
   it("keeps the raw plan's request count and order", () => {
     expect(recorded.map((q) => q.id)).toEqual(raw.map((q) => q.id));
     for (const q of raw.filter((x) => x.kind === "windowed")) expect(q.expr).toMatch(/\brate\(|\[1h:/);
+  });
+});
+
+describe("the plan over untorn.window's statistics", () => {
+  const windowPlan = (o: Partial<Parameters<typeof planOptions>[0]> = {}) =>
+    factQueries(planOptions({ window: "1h", recorded: true, recordedWindow: true, ...o }));
+  const tier1 = factQueries(planOptions({ window: "1h", recorded: true }));
+  const windowedOf = (qs: ReturnType<typeof factQueries>) => qs.filter((q) => q.kind === "windowed");
+
+  it("reads each statistic as a plain selector of its recorded series, with the instance selector", () => {
+    const qs = windowPlan({ selector: { instance: "db-1:9105" } });
+    expect(qs.map((q) => q.id)).toEqual(tier1.map((q) => q.id));
+    for (const q of windowedOf(qs)) {
+      expect(q.expr, q.id).not.toMatch(/_over_time|\[/);
+      const names = q.expr.match(/instance:untorn_[a-z0-9_]+:[a-z0-9_]+/g) ?? [];
+      expect(names, q.id).toHaveLength(2);
+      for (const n of names) expect(windowRuleNames.has(n), n).toBe(true);
+      expect(q.expr.match(/\{instance="db-1:9105"\}/g), q.id).toHaveLength(2);
+    }
+    const rows = windowedOf(qs).find((q) => q.id === "rates.rows")!;
+    expect(rows.expr).toBe(
+      'label_replace(instance:untorn_row_operations:rate5m_avg_1h{instance="db-1:9105"}, "untorn_stat", "avg", "", "") or label_replace(instance:untorn_row_operations:rate5m_p95_1h{instance="db-1:9105"}, "untorn_stat", "p95", "", "")',
+    );
+    // The instant facts and the quality query do not change.
+    const others = (xs: ReturnType<typeof factQueries>) => xs.filter((q) => q.kind !== "windowed");
+    expect(others(windowPlan())).toEqual(others(tier1));
+  });
+
+  it("reads the per-instance rates instead for another window or a statistic not recorded", () => {
+    expect(windowedOf(windowPlan({ window: "30m" }))).toEqual(
+      windowedOf(factQueries(planOptions({ window: "30m", recorded: true }))),
+    );
+    const p99 = windowPlan({ stats: ["avg", "p95", "p99"] });
+    expect(windowedOf(p99)).toEqual(
+      windowedOf(factQueries(planOptions({ window: "1h", recorded: true, stats: ["avg", "p95", "p99"] }))),
+    );
+    expect(windowedOf(p99)[0]!.expr).toContain("quantile_over_time(0.99, instance:untorn_");
+    // avg alone is recorded too.
+    expect(windowedOf(windowPlan({ stats: ["avg"] }))[0]!.expr).toBe(
+      'label_replace(instance:untorn_doublewrite_pages:rate5m_avg_1h, "untorn_stat", "avg", "", "")',
+    );
+    expect(windowRulesUsable({ window: "30m", stats: ["avg"] })).toMatch(
+      /a 30m window \(untorn.window records 1h\)/,
+    );
+    expect(windowRulesUsable({ window: "1h", stats: ["avg", "p99"] })).toMatch(/p99 asked/);
+    expect(windowRulesUsable({ window: "1h", stats: ["avg", "p95"] })).toBeNull();
+  });
+
+  it("needs the per-instance rates to be read at all: never on its own, never with other selectors", () => {
+    expect(factQueries(planOptions({ window: "1h", recordedWindow: true }))).toEqual(
+      factQueries(planOptions({ window: "1h" })),
+    );
+    expect(recordingRulesUsable({ selector: { cluster: "prod" }, source: "any" })).toMatch(
+      /selector on cluster/,
+    );
+    expect(recordingRulesUsable({ selector: {}, source: "untorn" })).toMatch(/untorn-exporter-only/);
   });
 });

@@ -10,6 +10,7 @@
  */
 import { type Selector, type Vec, vec } from "@untorn/catalog/promql";
 import { rateWindowSeconds } from "@untorn/catalog/rate-window";
+import { RECORDED_WINDOW, windowRecorded, windowRecordedStats } from "@untorn/catalog/rules";
 import {
   type ComponentKey,
   componentExpr,
@@ -20,6 +21,7 @@ import {
 } from "@untorn/catalog/signals";
 import {
   FACT_LABEL,
+  recordedAvgRange,
   recordedWindowStats,
   STATS,
   type Stat,
@@ -50,6 +52,12 @@ export interface PlanOptions {
    * after it checked that the rules are loaded (recordingRulesUsable says when that may apply at all).
    */
   readonly recorded: boolean;
+  /**
+   * With `recorded`: read the window statistics untorn.window records (RECORDED_WINDOW) instead of
+   * taking them over the per-instance rates, where the plan's window and statistics are the recorded
+   * ones (windowRulesUsable). Set by buildFleetFacts after the probe found the group's series.
+   */
+  readonly recordedWindow: boolean;
 }
 
 interface BuildOpts {
@@ -293,7 +301,15 @@ export function factQueries(p: PlanOptions): PlannedQuery[] {
       tag(stepCount(p.window, step), FACT_LABEL, "steps"),
     ]).q,
   });
+  const tier2 = p.recorded && p.recordedWindow && windowRulesUsable(p) === null;
   for (const s of WINDOWED) {
+    const window =
+      tier2 && s.build.recorded ? windowRecordedStats(s.build.recorded(base), p.stats, p.window) : null;
+    if (window) {
+      // Plain selectors: the statistics as of untorn.window's last evaluation.
+      out.push({ id: s.id, kind: "windowed", expr: window.q });
+      continue;
+    }
     if (p.recorded && s.build.recorded) {
       out.push({
         id: s.id,
@@ -324,11 +340,7 @@ export function factQueries(p: PlanOptions): PlannedQuery[] {
  * The range the average of a recorded RULE_WINDOW rate is taken over: the window less the rule's own rate
  * window, so the rates averaged cover the window and no more (the whole window when it is not longer).
  */
-export function avgRange(window: string): string {
-  const w = durationSeconds(window);
-  const r = durationSeconds(RULE_WINDOW);
-  return w > r ? seconds(w - r) : window;
-}
+export const avgRange = (window: string): string => recordedAvgRange(window, RULE_WINDOW);
 
 /**
  * Whether a plan may read recorded series at all: the rules record source "any" and keep only the
@@ -344,11 +356,23 @@ export function recordingRulesUsable(p: { selector: Selector; source: FleetSourc
 }
 
 /**
+ * Whether a plan may read untorn.window's statistics (given that it may read recorded series at all): its
+ * window and every statistic it asks are the recorded ones. Returns the reason when not, null when it may.
+ */
+export function windowRulesUsable(p: { window: string; stats: readonly Stat[] }): string | null {
+  if (windowRecorded(p.window, p.stats)) return null;
+  if (p.window !== RECORDED_WINDOW.window)
+    return `a ${p.window} window (untorn.window records ${RECORDED_WINDOW.window})`;
+  const extra = p.stats.filter((s) => !(RECORDED_WINDOW.stats as readonly Stat[]).includes(s));
+  return `${extra.join(", ")} asked (untorn.window records ${RECORDED_WINDOW.stats.join(", ")})`;
+}
+
+/**
  * The advisor reads the window average and the p95 (max only when p95 is absent). Each other statistic
  * costs Prometheus one more subquery evaluation per quantity (about half of a fleet profile's time for
- * max alone), so p50, p99 and max are opt-in.
+ * max alone), so p50, p99 and max are opt-in. They are the statistics untorn.window records.
  */
-export const DEFAULT_STATS: readonly Stat[] = ["avg", "p95"];
+export const DEFAULT_STATS: readonly Stat[] = RECORDED_WINDOW.stats;
 
 /** Seconds in a PromQL duration; throws InvalidDurationError with a readable message. */
 export function durationSeconds(d: string): number {
@@ -367,6 +391,7 @@ export function planOptions(opts: {
   selector?: Selector;
   source?: FleetSource;
   recorded?: boolean;
+  recordedWindow?: boolean;
 }): PlanOptions {
   const windowS = durationSeconds(opts.window);
   if (!(windowS > 0)) throw new RangeError(`window ${opts.window} must be longer than 0`);
@@ -386,6 +411,7 @@ export function planOptions(opts: {
     selector: opts.selector ?? {},
     source: opts.source ?? "any",
     recorded: opts.recorded ?? false,
+    recordedWindow: opts.recordedWindow ?? false,
   };
 }
 

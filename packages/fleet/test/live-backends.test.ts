@@ -141,7 +141,9 @@ describe("Prometheus and VictoriaMetrics scraping the same live exporter", () =>
       const p = await profileFleet(new PromClient({ baseUrl: prom!.url }), opts);
       const v = await profileFleet(new PromClient({ baseUrl: vm!.url }), opts);
       expect(p.recordingRules).toEqual(
-        rules ? { used: true, fallbackReason: null } : expect.objectContaining({ used: false }),
+        rules
+          ? expect.objectContaining({ used: true, fallbackReason: null, tier: "rates" })
+          : expect.objectContaining({ used: false, tier: "raw" }),
       );
       expect(v.recordingRules).toEqual(p.recordingRules);
       expect(v.queries).toBe(p.queries);

@@ -81,7 +81,7 @@ describe("fleet profile over recorded series vs raw series (real prometheus, bac
   it("reads the recorded series with the same request count and the same verdicts, gates and findings", async () => {
     const client = new PromClient({ baseUrl: prom!.url });
     const rec = await profileFleet(client, opts);
-    expect(rec.recordingRules).toEqual({ used: true, fallbackReason: null });
+    expect(rec.recordingRules).toMatchObject({ used: true, fallbackReason: null, tier: "rates" });
     expect(rec.queries).toBe(beforeRules.queries); // the probe is sent either way
     expect(rec.facts).toHaveLength(fleet.length);
     expect(RECORDED_SPEC_IDS).toEqual(WINDOWED.map((s) => s.id));

@@ -61,21 +61,26 @@ export async function backfill(
 }
 
 /**
- * Evaluates the catalog's per-instance rate rules (the untorn.rates group's rules over raw series: the
- * ones the fleet profile reads) over [start, end] against a running prometheus holding the raw history,
- * with `promtool tsdb create-blocks-from rules`, into TSDB blocks in `outDir`. Move them into the raw
- * TSDB and restart prometheus: it then has the recorded series as if the rules had been loaded all along.
+ * Evaluates a group of the catalog's recording rules over [start, end] against a running prometheus, with
+ * `promtool tsdb create-blocks-from rules`, into TSDB blocks in `outDir`. Move them into the TSDB and
+ * restart prometheus: it then has the recorded series as if the rules had been loaded all along.
+ * - "rates": the untorn.rates group's rules over raw series (the ones the fleet profile reads); the
+ *   prometheus holds the raw history.
+ * - "window": the untorn.window group, which reads the per-instance rates: the prometheus must already
+ *   hold the "rates" blocks (promtool evaluates the rules by querying it, one group pass at a time).
+ *   Its statistics over a window need the rates over that window before `start`.
  * The rule file is JSON (YAML's subset), written from @untorn/catalog/rules.
  */
 export async function backfillRecordingRules(
   promUrl: string,
   o: { start: number; end: number; evalSeconds: number },
   outDir: string,
+  group: "rates" | "window" = "rates",
 ): Promise<{ dir: string; rules: number; promtoolMs: number }> {
   const promtool = requireBinary("promtool", "prometheus");
   await mkdir(outDir, { recursive: true });
   const file = join(outDir, "rules.json");
-  const rules = await writeRateRules(file);
+  const rules = group === "rates" ? await writeRateRules(file) : await writeWindowRules(file);
   const dir = join(outDir, "blocks");
   const t0 = performance.now();
   await run(
@@ -134,4 +139,29 @@ export async function writeRateRules(file: string): Promise<number> {
     }),
   );
   return rules.length;
+}
+
+/** The untorn.window group (with its evaluation interval) as a rule file; returns how many rules. */
+export async function writeWindowRules(file: string): Promise<number> {
+  const g = windowGroup();
+  await writeFile(
+    file,
+    JSON.stringify({
+      groups: [
+        {
+          name: g.name,
+          ...(g.interval ? { interval: g.interval } : {}),
+          rules: g.rules.map((r) => ({ record: r.record, expr: r.expr })),
+        },
+      ],
+    }),
+  );
+  return g.rules.length;
+}
+
+/** The catalog's untorn.window group. */
+export function windowGroup(): (typeof recordingRuleGroups)[number] {
+  const g = recordingRuleGroups.find((x) => x.name === "untorn.window");
+  if (!g) throw new Error("the catalog has no untorn.window group");
+  return g;
 }

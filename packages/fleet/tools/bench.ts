@@ -12,14 +12,25 @@ import { execFileSync } from "node:child_process";
 import { mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, totalmem } from "node:os";
 import { join } from "node:path";
+import { DEFAULT_FLEET_WINDOW, RECORDED_WINDOW, RULES_PROBE_LABEL } from "@untorn/catalog/rules";
+import { FACT_LABEL, STAT_LABEL } from "@untorn/catalog/window-stats";
 import type { MatrixSeries, PromQueryApi, QueryAnswer, VectorSample } from "@untorn/fleet/api";
+import type { RecordedTier } from "@untorn/fleet/facts";
 import { profileFleet } from "@untorn/fleet/profile";
 import { sampleCount, syntheticFleet } from "@untorn/fleet/testing/synthetic";
 import { PromClient } from "@untorn/prom/client";
+import { parseDuration } from "@untorn/prom/duration";
 import { makeTempDir, repoRoot, requireBinary } from "@untorn/testkit/process";
 import { startPrometheus } from "@untorn/testkit/prometheus";
 import { replayRules, startVictoriaMetrics } from "@untorn/testkit/victoria-metrics";
-import { backfill, backfillRecordingRules, importHistory, writeRateRules } from "./backfill.js";
+import {
+  backfill,
+  backfillRecordingRules,
+  importHistory,
+  windowGroup,
+  writeRateRules,
+  writeWindowRules,
+} from "./backfill.js";
 
 const quick = process.env.UNTORN_BENCH_QUICK === "1";
 /** UNTORN_BENCH_SIZES=10000 runs only the sizes listed (comma-separated). */
@@ -31,8 +42,12 @@ const SIZES = process.env.UNTORN_BENCH_SIZES
 type Backend = "prometheus" | "victoria-metrics";
 const BACKEND: Backend =
   process.env.UNTORN_BENCH_BACKEND === "victoria-metrics" ? "victoria-metrics" : "prometheus";
-const WINDOW = "30m";
-const HISTORY_MINUTES = 34; // the window plus the per-step rate window and a margin
+/** The product's default window: the one untorn.window records. */
+const WINDOW = DEFAULT_FLEET_WINDOW;
+const HISTORY_MINUTES = 66; // the window plus the rules' 5m rate window and a margin
+/** untorn.window evaluated over the last minutes of the history only: an instant read needs the last. */
+const WINDOW_RULES_MINUTES = 3;
+const WINDOW_EVAL_SECONDS = parseDuration(RECORDED_WINDOW.interval) / 1000;
 const STEP = 15;
 const SLOW_STEP = 60; // constant configuration series; a 5 min lookback still finds them
 const TIMEOUT = "2m";
@@ -101,32 +116,63 @@ interface Run {
   slowest: { expr: string; ms: number }[];
   /** Prometheus' own time for the same requests. */
   rawMs: number;
+  /** rawMs by part of the plan: the probe, the instant facts, the quality query, the windowed facts. */
+  backendMsByKind: Record<"probe" | "instant" | "quality" | "windowed", number>;
   requests: number;
   instances: number;
 }
 
+type Path = "window" | "recorded" | "raw";
+const PATHS: readonly Path[] = ["window", "recorded", "raw"];
+
+/** Profile options and the tier each path must read (the bench fails when the probe chose another). */
+const PATH_OPTS: Record<Path, { recordingRules: boolean; windowRules: boolean; tier: RecordedTier }> = {
+  window: { recordingRules: true, windowRules: true, tier: "window" },
+  recorded: { recordingRules: true, windowRules: false, tier: "rates" },
+  raw: { recordingRules: false, windowRules: false, tier: "raw" },
+};
+
 /** One profile, one request at a time, each request also re-issued raw (not counted in oursMs). */
-async function pairedRun(url: string, at: number, recordingRules = true): Promise<Run> {
+async function pairedRun(url: string, at: number, path: Path): Promise<Run> {
   const paired = new Paired(client(url, 1), url);
+  const { tier, ...o } = PATH_OPTS[path];
   const t0 = performance.now();
-  const p = await profileFleet(paired, { window: WINDOW, at, concurrency: 1, recordingRules });
+  const p = await profileFleet(paired, { window: WINDOW, at, concurrency: 1, ...o });
   const wall = performance.now() - t0;
-  if (p.recordingRules.used !== recordingRules)
-    throw new Error(`expected recording rules used = ${recordingRules}: ${p.recordingRules.fallbackReason}`);
+  if (p.recordingRules.tier !== tier)
+    throw new Error(
+      `${path}: read ${p.recordingRules.tier}, expected ${tier}: ${p.recordingRules.fallbackReason ?? p.recordingRules.windowNote}`,
+    );
   const slowest = [...paired.perQuery]
     .sort((a, b) => b.ms - a.ms)
     .slice(0, 6)
     .map((q) => ({ expr: q.expr.slice(0, 100), ms: round(q.ms, 0) }));
+  const byKind = { instant: 0, quality: 0, windowed: 0, probe: 0 };
+  paired.perQuery.forEach((q, i) => {
+    byKind[kindOf(q.expr, i)] += q.ms;
+  });
   return {
     oursMs: wall - paired.rawMs,
     slowest,
     rawMs: paired.rawMs,
+    backendMsByKind: {
+      probe: round(byKind.probe, 0),
+      instant: round(byKind.instant, 0),
+      quality: round(byKind.quality, 0),
+      windowed: round(byKind.windowed, 0),
+    },
     requests: p.queries,
     instances: p.rows.length,
   };
 }
 
-type Path = "recorded" | "raw";
+/** Which part of the plan a request is (the probe goes first when sent; the quality query is tagged). */
+function kindOf(expr: string, i: number): "instant" | "quality" | "windowed" | "probe" {
+  if (i === 0 && expr.includes(RULES_PROBE_LABEL)) return "probe";
+  if (expr.includes(`"${STAT_LABEL}"`)) return "windowed";
+  if (expr.includes(`"${FACT_LABEL}"`)) return "quality";
+  return "instant";
+}
 
 /**
  * Both paths side by side on a freshly started prometheus each (cold: no query results or head chunks
@@ -141,63 +187,105 @@ async function startBackend(data: string): Promise<{ url: string; stop(): Promis
     : startVictoriaMetrics({ storagePath: data });
 }
 
+interface PathRuns {
+  coldMs: number[];
+  oursMs: number[];
+  rawPrometheusMs: number[];
+  backendMsByKind: Run["backendMsByKind"][];
+  requests: number;
+  slowest: Run["slowest"][];
+  /** The machine's 1 min load average at the end of each repeat (shared machine). */
+  load: number[];
+}
+
+/**
+ * The three paths side by side, each on a freshly started backend (cold: no query results or head chunks
+ * warmed by another path), rotating which goes first: the wall time of a profile with 4 requests in
+ * flight, then one paired run (one request at a time, each re-issued raw) for the backend time of the
+ * very queries the path sends.
+ */
 async function sideBySide(tsdb: string, at: number, n: number, repeats: number) {
-  const out: Record<
-    Path,
-    {
-      coldMs: number[];
-      oursMs: number[];
-      rawPrometheusMs: number[];
-      requests: number;
-      slowest: Run["slowest"][];
-      /** The machine's 1 min load average at the end of each repeat (shared machine). */
-      load: number[];
-    }
-  > = {
-    recorded: { coldMs: [], oursMs: [], rawPrometheusMs: [], requests: 0, slowest: [], load: [] },
-    raw: { coldMs: [], oursMs: [], rawPrometheusMs: [], requests: 0, slowest: [], load: [] },
-  };
+  const out = Object.fromEntries(
+    PATHS.map((p) => [
+      p,
+      {
+        coldMs: [],
+        oursMs: [],
+        rawPrometheusMs: [],
+        backendMsByKind: [],
+        requests: 0,
+        slowest: [],
+        load: [],
+      } as PathRuns,
+    ]),
+  ) as Record<Path, PathRuns>;
   for (let r = 0; r < repeats; r++) {
-    const order: Path[] = r % 2 === 0 ? ["recorded", "raw"] : ["raw", "recorded"];
+    const order = PATHS.map((_, i) => PATHS[(i + r) % PATHS.length]!);
     for (const path of order) {
       const prom = await startBackend(tsdb);
       try {
-        const rules = path === "recorded";
+        const { tier, ...o } = PATH_OPTS[path];
         const t0 = performance.now();
-        const p = await profileFleet(client(prom.url, 4), { window: WINDOW, at, recordingRules: rules });
+        const p = await profileFleet(client(prom.url, 4), { window: WINDOW, at, ...o });
         const coldMs = performance.now() - t0;
         if (p.rows.length !== n) throw new Error(`expected ${n} instances, got ${p.rows.length}`);
-        if (p.recordingRules.used !== rules)
+        if (p.recordingRules.tier !== tier)
           throw new Error(
-            `${path}: recording rules used = ${p.recordingRules.used} (${p.recordingRules.fallbackReason})`,
+            `${path}: read ${p.recordingRules.tier} (${p.recordingRules.fallbackReason ?? p.recordingRules.windowNote})`,
           );
-        const x = await pairedRun(prom.url, at, rules);
-        const o = out[path];
-        o.coldMs.push(round(coldMs, 0));
-        o.oursMs.push(round(x.oursMs, 0));
-        o.rawPrometheusMs.push(round(x.rawMs, 0));
-        o.requests = p.queries;
-        o.slowest.push(x.slowest);
-        o.load.push(round(loadavg()[0]!, 1));
+        const x = await pairedRun(prom.url, at, path);
+        const po = out[path];
+        po.coldMs.push(round(coldMs, 0));
+        po.oursMs.push(round(x.oursMs, 0));
+        po.rawPrometheusMs.push(round(x.rawMs, 0));
+        po.backendMsByKind.push(x.backendMsByKind);
+        po.requests = p.queries;
+        po.slowest.push(x.slowest);
+        po.load.push(round(loadavg()[0]!, 1));
         log(
-          `${n} ${path} (load ${round(loadavg()[0]!, 1)}): cold ${round(coldMs, 0)} ms; one at a time: ours ${round(x.oursMs, 0)} ms + Prometheus ${round(x.rawMs, 0)} ms`,
+          `${n} ${path} (load ${round(loadavg()[0]!, 1)}): cold ${round(coldMs, 0)} ms; one at a time: ours ${round(x.oursMs, 0)} ms + backend ${round(x.rawMs, 0)} ms ${JSON.stringify(x.backendMsByKind)}`,
         );
       } finally {
         await prom.stop();
       }
     }
   }
-  const ratios = out.recorded.coldMs.map((c, i) => c / out.raw.coldMs[i]!);
-  const totalVsBackend = out.recorded.oursMs.map(
-    (o, i) => (o + out.recorded.rawPrometheusMs[i]!) / out.recorded.rawPrometheusMs[i]!,
-  );
+  const over = (a: Path, b: Path) => out[a].coldMs.map((c, i) => round(c / out[b].coldMs[i]!, 3));
+  // oursMs is the paired run's wall time less the raw re-issues: it already holds the client's own
+  // requests (the backend's time for them included), so the whole profile ÷ the backend is ours ÷ raw.
+  const totalOverBackend = (p: Path) => out[p].oursMs.map((o, i) => round(o / out[p].rawPrometheusMs[i]!, 3));
+  const coldOverBackend = (p: Path) => out[p].coldMs.map((c, i) => round(c / out[p].rawPrometheusMs[i]!, 3));
   return {
     ...out,
-    coldRecordedOverRaw: ratios.map((x) => round(x, 3)),
-    coldRecordedOverRawMedian: round(median(ratios), 3),
-    recordedTotalOverBackend: totalVsBackend.map((x) => round(x, 3)),
-    recordedTotalOverBackendMedian: round(median(totalVsBackend), 3),
+    coldRecordedOverRaw: over("recorded", "raw"),
+    coldRecordedOverRawMedian: round(median(over("recorded", "raw")), 3),
+    coldWindowOverRecorded: over("window", "recorded"),
+    coldWindowOverRaw: over("window", "raw"),
+    recordedTotalOverBackend: totalOverBackend("recorded"),
+    recordedTotalOverBackendMedian: round(median(totalOverBackend("recorded")), 3),
+    /** Per path and repeat: the whole profile ÷ the backend's time for its requests, one request at a time. */
+    totalOverBackend: Object.fromEntries(PATHS.map((p) => [p, totalOverBackend(p)])) as Record<
+      Path,
+      number[]
+    >,
+    /** Per path and repeat: the cold profile (4 in flight) ÷ the backend's own time for its requests. */
+    coldOverBackend: Object.fromEntries(PATHS.map((p) => [p, coldOverBackend(p)])) as Record<Path, number[]>,
   };
+}
+
+/**
+ * What one evaluation of untorn.window costs the backend: each rule's expression as an instant query at
+ * `at`, one after another (as a rule group evaluates), summed. Two passes; the second is warm.
+ */
+async function windowGroupEvalMs(url: string, at: number): Promise<number[]> {
+  const rules = windowGroup().rules;
+  const passes: number[] = [];
+  for (let pass = 0; pass < 2; pass++) {
+    let ms = 0;
+    for (const r of rules) ms += await rawTime(url, r.expr, at);
+    passes.push(round(ms, 0));
+  }
+  return passes;
 }
 
 /** The same measurement on VictoriaMetrics: history imported, the same rules replayed by vmalert. */
@@ -212,6 +300,8 @@ async function benchVictoriaMetrics(
   const vm = await startVictoriaMetrics({ storagePath: data });
   let importMs = 0;
   let rulesMs = 0;
+  let windowRulesMs = 0;
+  let windowEvalMs: number[] = [];
   try {
     importMs = (await importHistory(vm, fleet, history)).ms;
     log(`${n}: imported in ${round(importMs, 0)} ms`);
@@ -229,6 +319,25 @@ async function benchVictoriaMetrics(
     await vm.flush();
     rulesMs = performance.now() - t0;
     log(`${n}: ${rules} recording rules replayed by vmalert in ${round(rulesMs, 0)} ms`);
+    windowEvalMs = await windowGroupEvalMs(vm.url, end);
+    log(
+      `${n}: one evaluation of untorn.window costs the backend ${windowEvalMs.join(" / ")} ms (cold / warm)`,
+    );
+    // Then untorn.window over the rates just written, at its own interval (-datasource.queryStep).
+    const windowFile = join(work, "window-rules.json");
+    await writeWindowRules(windowFile);
+    const t1 = performance.now();
+    await replayRules({
+      vmUrl: vm.url,
+      ruleFiles: [windowFile],
+      evaluationInterval: RECORDED_WINDOW.interval,
+      from: end - WINDOW_RULES_MINUTES * 60,
+      to: end,
+      timeoutMs: 3_600_000,
+    });
+    await vm.flush();
+    windowRulesMs = performance.now() - t1;
+    log(`${n}: untorn.window replayed by vmalert in ${round(windowRulesMs, 0)} ms`);
   } finally {
     await vm.stop();
   }
@@ -248,6 +357,8 @@ async function benchVictoriaMetrics(
     overheadRuns: ratios.map((x) => round(x, 3)),
     firstProfileConcurrency4Ms: raw.coldMs[0]!,
     recordingRulesBackfillMs: round(rulesMs, 0),
+    windowRulesBackfillMs: round(windowRulesMs, 0),
+    windowGroupEvalMs: windowEvalMs,
     recordedVsRaw: paths,
   };
 }
@@ -296,6 +407,28 @@ async function benchSize(n: number) {
     } finally {
       await rulesProm.stop();
     }
+    // Then untorn.window, which reads the rates just backfilled: promtool queries a prometheus that has them.
+    const windowProm = await startPrometheus({ jobs: [], storagePath: tsdb });
+    let windowRulesMs = 0;
+    let windowEvalMs: number[] = [];
+    try {
+      windowEvalMs = await windowGroupEvalMs(windowProm.url, end);
+      log(
+        `${n}: one evaluation of untorn.window costs the backend ${windowEvalMs.join(" / ")} ms (cold / warm)`,
+      );
+      const r = await backfillRecordingRules(
+        windowProm.url,
+        { start: end - WINDOW_RULES_MINUTES * 60, end, evalSeconds: WINDOW_EVAL_SECONDS },
+        join(work, "window-rules"),
+        "window",
+      );
+      windowRulesMs = r.promtoolMs;
+      for (const b of readdirSync(r.dir).filter((x) => /^[0-9A-Z]{26}$/.test(x)))
+        renameSync(join(r.dir, b), join(tsdb, b));
+      log(`${n}: ${r.rules} untorn.window rules backfilled in ${round(windowRulesMs, 0)} ms`);
+    } finally {
+      await windowProm.stop();
+    }
     const paths = await sideBySide(tsdb, end, n, n >= 10_000 ? 2 : 3);
     // The raw-series path's paired runs give the overhead figures reported before (same method).
     const raw = paths.raw;
@@ -313,6 +446,8 @@ async function benchSize(n: number) {
       overheadRuns: ratios.map((x) => round(x, 3)),
       firstProfileConcurrency4Ms: raw.coldMs[0]!,
       recordingRulesBackfillMs: round(rulesMs, 0),
+      windowRulesBackfillMs: round(windowRulesMs, 0),
+      windowGroupEvalMs: windowEvalMs,
       recordedVsRaw: paths,
     };
   } finally {
@@ -351,6 +486,9 @@ function writeResults(complete: boolean): string {
       scrapeIntervalSeconds: STEP,
       configSeriesIntervalSeconds: SLOW_STEP,
       stats: "avg and p95 (the defaults)",
+      windowRulesMinutes: WINDOW_RULES_MINUTES,
+      windowPath:
+        "path window: untorn.window's recorded 1h statistics (tier 2), backfilled with promtool tsdb create-blocks-from rules over the last WINDOW_RULES_MINUTES of the history at the group's 1m interval, against a prometheus already holding the rates (tier 1); path recorded: the per-instance 5m rates (tier 1, windowRules: false); path raw: raw series. windowGroupEvalMs: one evaluation of untorn.window (each rule's expression as an instant query at the end, one after another), first pass / second pass. backendMsByKind: the backend time of the paired run by part of the plan",
       recordedVsRaw:
         "the catalog's rate recording rules backfilled over the history with promtool tsdb create-blocks-from rules (eval interval = scrape interval); per repeat, each path on a freshly started prometheus (alternating order): coldMs = one profile with 4 requests in flight, then one paired run (oursMs / rawPrometheusMs as above). overhead, oursMs and rawPrometheusMs at the top level are the raw-series path (recordingRules: false), as before",
       method:
@@ -359,6 +497,12 @@ function writeResults(complete: boolean): string {
     },
     results,
     goals: {
+      windowColdAtMostMs: 5000,
+      windowColdMet: results.every(
+        (r) => r.instances < 10_000 || Math.min(...r.recordedVsRaw.window.coldMs) <= 5000,
+      ),
+      windowTotalOverBackendAtMost: 1.2,
+      windowTotalOverBackendMet: results.every((r) => median(r.recordedVsRaw.totalOverBackend.window) <= 1.2),
       recordedColdAtMostMs: 5000,
       recordedColdMet: results.every(
         (r) => r.instances < 10_000 || Math.min(...r.recordedVsRaw.recorded.coldMs) <= 5000,
@@ -387,7 +531,7 @@ log(
   results
     .map(
       (r) =>
-        `${r.instances} instances: recorded / raw cold ${r.recordedVsRaw.coldRecordedOverRaw.join("/")} (recorded ${r.recordedVsRaw.recorded.coldMs.join("/")} ms, raw ${r.recordedVsRaw.raw.coldMs.join("/")} ms); ${r.requests} requests, overhead ${round(r.overhead * 100)}% (ours ${r.oursMs.join("/")} ms vs Prometheus ${r.rawPrometheusMs.join("/")} ms)`,
+        `${r.instances} instances: window ${r.recordedVsRaw.window.coldMs.join("/")} ms cold (÷ backend ${r.recordedVsRaw.coldOverBackend.window.join("/")}); recorded / raw cold ${r.recordedVsRaw.coldRecordedOverRaw.join("/")} (recorded ${r.recordedVsRaw.recorded.coldMs.join("/")} ms, raw ${r.recordedVsRaw.raw.coldMs.join("/")} ms); ${r.requests} requests, overhead ${round(r.overhead * 100)}% (ours ${r.oursMs.join("/")} ms vs Prometheus ${r.rawPrometheusMs.join("/")} ms)`,
     )
     .join("; "),
 );

@@ -53,9 +53,23 @@ export const fleetOutputSchema = z
       .describe("The replay file read and what it recorded; null for a live source."),
     queries: count.describe("PromQL requests the profile made: the same for 1 and for 10,000 instances."),
     recordingRules: z
-      .object({ used: z.boolean(), fallbackReason: z.string().nullable() })
+      .object({
+        used: z.boolean().describe("The window statistics came from recorded series (either tier)."),
+        fallbackReason: z.string().nullable().describe("Why the raw series were read; null when used."),
+        tier: z
+          .enum(["window", "rates", "raw"])
+          .describe(
+            "Which series the window statistics were read from: untorn.window's recorded statistics, untorn.rates' per-instance rates, or raw series.",
+          ),
+        windowNote: z
+          .string()
+          .nullable()
+          .describe(
+            "With tier window: how old its statistics may be (as of the rules' last evaluation); with tier rates: why untorn.window's were not read; null with tier raw.",
+          ),
+      })
       .strict()
-      .describe("Whether the window statistics came from the recording rules' series, and why not."),
+      .describe("Whether the window statistics came from the recording rules' series, which, and why not."),
     clockNote: z
       .string()
       .nullable()

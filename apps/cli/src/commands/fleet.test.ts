@@ -116,6 +116,8 @@ describe("untorn fleet", () => {
     expect(JSON.parse(a.stdout()).recordingRules).toEqual({
       used: false,
       fallbackReason: expect.stringMatching(/recording rules are not loaded/),
+      tier: "raw",
+      windowNote: null,
     });
     expect(JSON.parse(replayed.stdout()).recordingRules.used).toBe(false);
     const text = bufferIo();

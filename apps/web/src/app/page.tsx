@@ -71,6 +71,16 @@ async function FleetMeta() {
           docs/scaling.md
         </span>
       )}
+      {v.source.kind !== "recorded" && s.recordingRules.used && (
+        <span data-testid="recorded-tier-notice">
+          {" "}
+          ·{" "}
+          {s.recordingRules.tier === "window"
+            ? "window statistics from the recording rules"
+            : "rates from the recording rules"}{" "}
+          ({s.recordingRules.windowNote})
+        </span>
+      )}
       {s.clockNote && <span data-testid="clock-notice"> · {s.clockNote}</span>}
       {s.declared && !s.declared.problem && (
         <>

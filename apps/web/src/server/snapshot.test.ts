@@ -44,7 +44,12 @@ beforeAll(async () => {
 describe("buildSnapshot", () => {
   it("carries whether the rates came from the recording rules, for the page's notice", () => {
     // A replay holds the raw plan's answers: no probe, the page shows no notice for recorded data.
-    expect(snap.recordingRules).toEqual({ used: false, fallbackReason: "recording rules not requested" });
+    expect(snap.recordingRules).toEqual({
+      used: false,
+      fallbackReason: "recording rules not requested",
+      tier: "raw",
+      windowNote: null,
+    });
   });
 
   it("has one row per instance with facts, in rank order, and the skipped one listed", () => {
