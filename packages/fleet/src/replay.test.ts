@@ -1,5 +1,5 @@
 import { gzipSync } from "node:zlib";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import type { PromQueryApi } from "./api.js";
 import { instanceCharts } from "./charts.js";
 import { buildFleetFacts, instanceFacts } from "./facts.js";
@@ -254,6 +254,19 @@ describe("ReplayApi", () => {
     expect((err as Error).message).toMatch(
       /query not in the replay file recorded from http:\/\/fake-prometheus:9090 .*window 30m.*: up$/,
     );
+  });
+
+  it("a miss is a ReplayMissError for every copy of the module (Next.js bundles it more than once)", async () => {
+    // Another bundle's copy of the module: the same file imported again after the registry is reset.
+    vi.resetModules();
+    const copy = await import("./replay.js");
+    expect(copy.ReplayMissError).not.toBe(ReplayMissError);
+    const fromCopy = new copy.ReplayMissError("up", "query not in the replay file");
+    expect(fromCopy).toBeInstanceOf(ReplayMissError);
+    expect(new ReplayMissError("up", "x")).toBeInstanceOf(copy.ReplayMissError);
+    expect(new Error("query not in the replay file: up")).not.toBeInstanceOf(ReplayMissError);
+    expect(Object.assign(new Error("x"), { name: "ReplayMissError" })).not.toBeInstanceOf(ReplayMissError);
+    expect(null).not.toBeInstanceOf(ReplayMissError);
   });
 
   it("answers range queries inside the recorded range at the recorded step only", async () => {

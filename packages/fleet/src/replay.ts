@@ -166,9 +166,20 @@ export class ReplayFormatError extends Error {
   }
 }
 
-/** A query the replay cannot answer. */
+/** Brands a ReplayMissError whichever copy of this module made it (Symbol.for is process-wide). */
+const REPLAY_MISS = Symbol.for("untorn.ReplayMissError");
+
+/**
+ * A query the replay cannot answer. `instanceof` holds across copies of this module: Next.js bundles it
+ * once per bundle (the instrumentation hook, the pages), and the web console reads a replay once per
+ * process, so the replay that throws may come from another copy than the code that catches.
+ */
 export class ReplayMissError extends Error {
   override readonly name = "ReplayMissError";
+  readonly [REPLAY_MISS] = true;
+  static override [Symbol.hasInstance](x: unknown): boolean {
+    return typeof x === "object" && x !== null && (x as { [REPLAY_MISS]?: unknown })[REPLAY_MISS] === true;
+  }
   constructor(
     readonly query: string,
     reason: string,
