@@ -265,7 +265,7 @@ describe("untorn compare against Prometheus", () => {
     try {
       const saved = join(dir, "saved.json");
       const iso = (s: number) => new Date(s * 1000).toISOString();
-      const r = await cli([
+      const query = [
         "--instance",
         "db1",
         "--control",
@@ -280,9 +280,8 @@ describe("untorn compare against Prometheus", () => {
         "transactions_per_second,write_bytes_per_transaction,fsyncs_per_transaction",
         "--warmup",
         "5m",
-        "--save-input",
-        saved,
-      ]);
+      ];
+      const r = await cli([...query, "--save-input", saved]);
       expect(r.code).toBe(EXIT.ok);
       expect(r.out).toContain("db1 against control db2");
       expect(r.out).toContain("restarts (warm-up of 300 s excluded): db1 2026-01-01T01:55:00Z");
@@ -301,26 +300,7 @@ describe("untorn compare against Prometheus", () => {
       expect((JSON.parse(again.out) as ComparisonResult).overall.verdict).toBe("improved");
       // The same input saved with base64 float64 samples reads to the very same result.
       const saved64 = join(dir, "saved-f64.json");
-      const r64 = await cli([
-        "--instance",
-        "db1",
-        "--control",
-        "db2",
-        "--before",
-        `${iso(BEFORE.start)}..${iso(BEFORE.end)}`,
-        "--after",
-        `${BEFORE.end + 3600}..${AFTER.end}`,
-        "--prometheus",
-        prom.url,
-        "--metrics",
-        "transactions_per_second,write_bytes_per_transaction,fsyncs_per_transaction",
-        "--warmup",
-        "5m",
-        "--save-input",
-        saved64,
-        "--samples",
-        "f64",
-      ]);
+      const r64 = await cli([...query, "--save-input", saved64, "--samples", "f64"]);
       expect(r64.code).toBe(EXIT.ok);
       const input64 = JSON.parse(await readFile(saved64, "utf8")) as ComparisonInputJson;
       expect(input64.instances[0]!.series["transactions_per_second"]!.before).toMatchObject({
