@@ -1,5 +1,6 @@
 /**
- * What the backend tests share: the numeric leaves of a profile's facts, the advice they must agree on,
+ * What the backend tests share: the numeric leaves of a profile's facts and how far two readings are
+ * apart, the advice they must agree on,
  * merging promtool's recording-rule blocks into a backfilled storage, and the instance view read from
  * two backends over the same options.
  */
@@ -26,6 +27,38 @@ export const adviceSummary = (p: FleetProfile) =>
     gate: a.safetyGate.status,
     findings: a.findings.map((f) => `${f.ruleId}:${f.severity}`),
   }));
+
+/** A window statistic's path (`workload.rates.dblwrPagesWritten.p95`) → its statistic; null for other facts. */
+export const windowStatOf = (path: string): "avg" | "p95" | null => {
+  const m = /^workload\..+\.(avg|p95)$/.exec(path);
+  return m ? (m[1] as "avg" | "p95") : null;
+};
+
+/**
+ * How far two readings of one fleet's facts are apart: the same fact paths in both (asserted), the worst
+ * relative difference per kind (window averages, p95s, every other fact), the window statistics compared,
+ * and how many of them differ by no more than `quantum` (one step of a counter's resolution: counted as equal).
+ */
+export function factDifferences(a: FleetProfile, b: FleetProfile, quantum = 0) {
+  const worst = { avg: 0, p95: 0, other: 0 };
+  let compared = 0;
+  let withinQuantum = 0;
+  for (const [i, f] of a.facts.entries()) {
+    const x = leaves(f);
+    const y = leaves(b.facts[i]);
+    expect([...x.keys()].sort()).toEqual([...y.keys()].sort());
+    for (const [path, u] of x) {
+      const v = y.get(path)!;
+      const kind = windowStatOf(path) ?? "other";
+      const close = kind !== "other" && Math.abs(u - v) <= quantum;
+      const rel = u === v || close ? 0 : Math.abs(u - v) / Math.max(Math.abs(u), Math.abs(v));
+      worst[kind] = Math.max(worst[kind], rel);
+      if (kind !== "other") compared++;
+      if (close && u !== v) withinQuantum++;
+    }
+  }
+  return { worst, compared, withinQuantum };
+}
 
 /**
  * Moves the blocks `promtool tsdb create-blocks-from rules` wrote (ULID-named directories) into the raw

@@ -15,7 +15,7 @@ import { RECORDED_SPEC_IDS, WINDOWED } from "../src/plan.js";
 import { type FleetProfile, profileFleet, profileInstance } from "../src/profile.js";
 import { syntheticFleet, VALUE_RESOLUTION } from "../src/testing/synthetic.js";
 import { backfill, backfillRecordingRules } from "../tools/backfill.js";
-import { adviceSummary, leaves, mergeRuleBlocks } from "./backends.js";
+import { adviceSummary, factDifferences, mergeRuleBlocks } from "./backends.js";
 
 /**
  * Relative agreement of the facts read from recorded series: window averages, and p95s. Below
@@ -61,16 +61,6 @@ afterAll(async () => {
   if (dir) await rm(dir, { recursive: true, force: true });
 });
 
-/**
- * Every window statistic is read from recorded series (the plan test checks that every windowed spec
- * has a recorded form): `workload.rates.dblwrPagesWritten.p95`, `workload.fileIo.redo.writesPerSecond.avg`
- * → its statistic.
- */
-const recordedStat = (path: string): "avg" | "p95" | null => {
-  const m = /^workload\..+\.(avg|p95)$/.exec(path);
-  return m ? (m[1] as "avg" | "p95") : null;
-};
-
 describe("fleet profile over recorded series vs raw series (real prometheus, backfilled rules)", () => {
   it("falls back to the raw series, and says why, while the rules' series are absent", () => {
     expect(beforeRules.recordingRules.used).toBe(false);
@@ -87,23 +77,8 @@ describe("fleet profile over recorded series vs raw series (real prometheus, bac
     expect(RECORDED_SPEC_IDS).toEqual(WINDOWED.map((s) => s.id));
     expect(adviceSummary(rec)).toEqual(adviceSummary(raw));
 
-    const worst = { avg: 0, p95: 0, other: 0 };
-    let compared = 0;
-    let withinQuantum = 0;
-    for (const [i, f] of rec.facts.entries()) {
-      const a = leaves(f);
-      const b = leaves(raw.facts[i]);
-      expect([...a.keys()].sort()).toEqual([...b.keys()].sort());
-      for (const [path, x] of a) {
-        const y = b.get(path)!;
-        const kind = recordedStat(path) ?? "other";
-        const quantised = kind !== "other" && Math.abs(x - y) <= QUANTUM;
-        const rel = x === y || quantised ? 0 : Math.abs(x - y) / Math.max(Math.abs(x), Math.abs(y));
-        worst[kind] = Math.max(worst[kind], rel);
-        if (kind !== "other") compared++;
-        if (quantised && x !== y) withinQuantum++;
-      }
-    }
+    // Every window statistic is read from recorded series (RECORDED_SPEC_IDS above).
+    const { worst, compared, withinQuantum } = factDifferences(rec, raw, QUANTUM);
     process.stderr.write(
       `[recorded vs raw] ${compared} recorded statistics (${withinQuantum} differ by less than the counter resolution); worst relative difference otherwise: avg ${worst.avg.toFixed(4)}, p95 ${worst.p95.toFixed(4)}, other facts ${worst.other}\n`,
     );

@@ -16,7 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type FleetProfile, profileFleet, profileInstance } from "../src/profile.js";
 import { syntheticFleet, VALUE_RESOLUTION } from "../src/testing/synthetic.js";
 import { backfill, backfillRecordingRules } from "../tools/backfill.js";
-import { adviceSummary, leaves, mergeRuleBlocks } from "./backends.js";
+import { adviceSummary, factDifferences, mergeRuleBlocks } from "./backends.js";
 
 /** recorded.prometheus.test.ts' tolerances for the recorded statistics against raw series. */
 const TOLERANCE = { avg: 0.02, p95: 0.1 } as const;
@@ -74,31 +74,6 @@ afterAll(async () => {
   if (dir) await rm(dir, { recursive: true, force: true });
 });
 
-const statOf = (path: string): "avg" | "p95" | null => {
-  const m = /^workload\..+\.(avg|p95)$/.exec(path);
-  return m ? (m[1] as "avg" | "p95") : null;
-};
-
-/** Worst relative difference of two profiles' facts, by kind; the same fact paths in both. */
-function compare(a: FleetProfile, b: FleetProfile, quantum: number) {
-  const worst = { avg: 0, p95: 0, other: 0 };
-  let compared = 0;
-  for (const [i, f] of a.facts.entries()) {
-    const x = leaves(f);
-    const y = leaves(b.facts[i]);
-    expect([...x.keys()].sort()).toEqual([...y.keys()].sort());
-    for (const [path, u] of x) {
-      const v = y.get(path)!;
-      const kind = statOf(path) ?? "other";
-      const close = kind !== "other" && Math.abs(u - v) <= quantum;
-      const rel = u === v || close ? 0 : Math.abs(u - v) / Math.max(Math.abs(u), Math.abs(v));
-      worst[kind] = Math.max(worst[kind], rel);
-      if (kind !== "other") compared++;
-    }
-  }
-  return { worst, compared };
-}
-
 describe("fleet profile over untorn.window's statistics (real prometheus, chained rule backfill)", () => {
   it("falls back to the per-instance rates, and says so, while untorn.window's series are absent", () => {
     expect(withoutWindow.recordingRules).toMatchObject({ used: true, fallbackReason: null, tier: "rates" });
@@ -129,9 +104,9 @@ describe("fleet profile over untorn.window's statistics (real prometheus, chaine
     // There, the statistics are tier 1's queries' answers to the float, and raw series' within tolerance.
     const tier1Then = await profileFleet(client, { ...opts, at: evaluated, windowRules: false });
     const rawThen = await profileFleet(client, { ...opts, at: evaluated, recordingRules: false });
-    const vsTier1 = compare(t2, tier1Then, 0);
-    const vsRaw = compare(t2, rawThen, QUANTUM);
-    const vsTier1AtEnd = compare(t2, tier1, QUANTUM);
+    const vsTier1 = factDifferences(t2, tier1Then, 0);
+    const vsRaw = factDifferences(t2, rawThen, QUANTUM);
+    const vsTier1AtEnd = factDifferences(t2, tier1, QUANTUM);
     process.stderr.write(
       `[window vs rates] evaluated ${END - evaluated} s before the time read; ${vsTier1.compared} statistics, worst relative difference to the rates' at that time: avg ${vsTier1.worst.avg}, p95 ${vsTier1.worst.p95}; to raw series' then: avg ${vsRaw.worst.avg.toFixed(4)}, p95 ${vsRaw.worst.p95.toFixed(4)}; to the rates' at the time read: avg ${vsTier1AtEnd.worst.avg.toFixed(4)}, p95 ${vsTier1AtEnd.worst.p95.toFixed(4)}\n`,
     );
@@ -148,8 +123,8 @@ describe("fleet profile over untorn.window's statistics (real prometheus, chaine
     const later = await profileFleet(client, { ...opts, at: END + 30 });
     expect(later.recordingRules.tier).toBe("window");
     const t2 = await profileFleet(client, opts);
-    expect(compare(later, t2, 0).worst.avg).toBe(0);
-    expect(compare(later, t2, 0).worst.p95).toBe(0);
+    expect(factDifferences(later, t2, 0).worst.avg).toBe(0);
+    expect(factDifferences(later, t2, 0).worst.p95).toBe(0);
   });
 
   it("reads one instance's recorded statistics for the instance view", async () => {

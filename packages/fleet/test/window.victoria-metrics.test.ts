@@ -16,7 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type FleetProfile, profileFleet } from "../src/profile.js";
 import { syntheticFleet } from "../src/testing/synthetic.js";
 import { importHistory, writeRateRules, writeWindowRules } from "../tools/backfill.js";
-import { adviceSummary, leaves } from "./backends.js";
+import { adviceSummary, factDifferences } from "./backends.js";
 
 const END = Math.floor(Date.now() / 1000 / 60) * 60 - 300;
 const HISTORY = { start: END - 70 * 60, end: END, stepSeconds: 15, slowStepSeconds: 60, noise: 0.1 };
@@ -66,23 +66,9 @@ afterAll(async () => {
 
 /** Worst relative difference of the window statistics of two profiles; every other fact must be equal. */
 function worstStat(a: FleetProfile, b: FleetProfile): { worst: number; compared: number } {
-  let worst = 0;
-  let compared = 0;
-  for (const [i, f] of a.facts.entries()) {
-    const x = leaves(f);
-    const y = leaves(b.facts[i]);
-    expect([...x.keys()].sort()).toEqual([...y.keys()].sort());
-    for (const [path, u] of x) {
-      const v = y.get(path)!;
-      if (!/^workload\..+\.(avg|p95)$/.test(path)) {
-        expect(u, path).toBe(v);
-        continue;
-      }
-      compared++;
-      if (u !== v) worst = Math.max(worst, Math.abs(u - v) / Math.max(Math.abs(u), Math.abs(v)));
-    }
-  }
-  return { worst, compared };
+  const d = factDifferences(a, b);
+  expect(d.worst.other).toBe(0);
+  return { worst: Math.max(d.worst.avg, d.worst.p95), compared: d.compared };
 }
 
 describe("untorn.window on VictoriaMetrics (vmalert replays the groups in order)", () => {
