@@ -127,16 +127,18 @@ describe("judgeWriteBound", () => {
     expect(sig(f, "iops-limit")?.state).toBe("not-applicable"); // local disk, limits.metered = false
   });
 
+  /** A write-bound load over a window of the given length. */
+  const l = (windowSeconds: number) =>
+    load({
+      flushed: 2500,
+      doublewrite: true,
+      txn: 900,
+      waitFree: 4,
+      device: { util: 0.95, writeLatency: 0.012 },
+      windowSeconds,
+    });
+
   it("discounts short windows and restarts", () => {
-    const l = (w: number) =>
-      load({
-        flushed: 2500,
-        doublewrite: true,
-        txn: 900,
-        waitFree: 4,
-        device: { util: 0.95, writeLatency: 0.012 },
-        windowSeconds: w,
-      });
     const long = judge(facts("i", mysql8035, atomicNvme, l(86400)));
     const short = judge(
       facts("j", mysql8035, atomicNvme, l(600), { workload: { restarts: 2, gapRatio: 0.3 } }),
@@ -147,15 +149,6 @@ describe("judgeWriteBound", () => {
   });
 
   it("says a young server's averages cover part of the window, discounted as a gap of that share, not twice", () => {
-    const l = (windowSeconds: number) =>
-      load({
-        flushed: 2500,
-        doublewrite: true,
-        txn: 900,
-        waitFree: 4,
-        device: { util: 0.95, writeLatency: 0.012 },
-        windowSeconds,
-      });
     const gap = judge(facts("g", mysql8035, atomicNvme, l(3600), { workload: { gapRatio: 1 / 3 } }));
     const young = judge(
       facts("y", mysql8035, atomicNvme, l(3600), { workload: { gapRatio: 1 / 3, observedSeconds: 2400 } }),
