@@ -28,6 +28,7 @@ import {
   type STORAGE_LAYERS,
 } from "@untorn/vocabulary/words";
 import { CountingApi, mapLimit, nowOf, type PromQueryApi, type VectorSample } from "./api.js";
+import { plainParser } from "./plain-parse.js";
 import {
   avgRange,
   durationSeconds,
@@ -472,14 +473,27 @@ function windowStat(
   return out as WindowStat;
 }
 
+/** Dotted paths split once: setPath runs for every fact of every instance. */
+const splitPaths = new Map<string, readonly string[]>();
+const partsOf = (path: string): readonly string[] => {
+  let parts = splitPaths.get(path);
+  if (!parts) {
+    parts = path.split(".");
+    splitPaths.set(path, parts);
+  }
+  return parts;
+};
+
 function setPath(root: Record<string, unknown>, path: string, value: unknown): void {
-  const parts = path.split(".");
+  const parts = partsOf(path);
+  const last = parts.length - 1;
   let o = root;
-  for (const p of parts.slice(0, -1)) {
+  for (let i = 0; i < last; i++) {
+    const p = parts[i]!;
     o[p] ??= {};
     o = o[p] as Record<string, unknown>;
   }
-  o[parts.at(-1)!] = value;
+  o[parts[last]!] = value;
 }
 
 /** Layers between the file system and the disks, where the device name says so (docs/reference/atomic-storage.md §8.7). */
@@ -656,6 +670,9 @@ function youngFactors(
   };
 }
 
+/** instanceFactsSchema's output for the drafts it accepts, without zod's per-call work (plain-parse.ts). */
+const plainFacts = plainParser(instanceFactsSchema);
+
 /** Parses the draft; a field the schema refuses is dropped (with a warning), never the instance. */
 function validate(
   draft: Record<string, unknown>,
@@ -663,6 +680,8 @@ function validate(
   invalid: (w: string) => void,
 ): InstanceFacts | null {
   for (let attempt = 0; attempt < 10; attempt++) {
+    const fast = plainFacts(draft);
+    if (fast) return fast;
     const r = instanceFactsSchema.safeParse(draft);
     if (r.success) return r.data;
     for (const issue of r.error.issues) {
@@ -700,7 +719,7 @@ export const PLANNED_PATHS: readonly string[] = [
 
 function get(root: unknown, path: string): unknown {
   let o = root;
-  for (const p of path.split(".")) {
+  for (const p of partsOf(path)) {
     if (o === null || typeof o !== "object") return undefined;
     o = (o as Record<string, unknown>)[p];
   }

@@ -39,12 +39,13 @@ const SampleValue = z
   .describe('A sample value: a number, or "NaN", "+Inf", "-Inf".');
 const LabelSet = z.record(z.string(), z.string());
 
-const vectorSampleSchema = z.object({ labels: LabelSet, value: SampleValue }).strict();
+/** One instant sample as the file holds it (plainSample checks the same without zod). */
+export const replaySampleSchema = z.object({ labels: LabelSet, value: SampleValue }).strict();
 
 const instantAnswerSchema = z
   .object({
     time: z.number().describe("Evaluation time, Unix seconds."),
-    data: z.array(vectorSampleSchema),
+    data: z.array(replaySampleSchema),
     warnings: z.array(z.string()).optional(),
   })
   .strict();
@@ -400,15 +401,46 @@ function instantEntryColumns(
       const to = Math.min(from + SAMPLE_CHUNK, n);
       const chunk = parse([data[2 * from]!, data[2 * to - 1]!], true) as unknown[];
       for (let j = 0; j < chunk.length; j++) {
-        const r = vectorSampleSchema.safeParse(chunk[j]);
-        if (!r.success) return null;
-        labels[from + j] = intern(r.data.labels);
-        values[from + j] = fromWire(r.data.value);
+        const s = plainSample(chunk[j]);
+        if (!s) return null;
+        labels[from + j] = intern(s.labels);
+        values[from + j] = s.value;
       }
     }
     answers.push({ time: a.time, labels, values, ...(a.warnings ? { warnings: a.warnings } : {}) });
   }
   return { query: head.data.query, answers };
+}
+
+/**
+ * A parsed sample that replaySampleSchema accepts, checked by a plain loop: its labels as they are
+ * (zod's record would copy them) and its value as a number. Null for anything else, and for a label
+ * named `__proto__` (zod's copy would not keep it): the caller then validates the entry with zod, whose
+ * result or issues stand. A property test holds this to the schema.
+ */
+export function plainSample(x: unknown): { labels: Labels; value: number } | null {
+  if (typeof x !== "object" || x === null || Object.getPrototypeOf(x) !== Object.prototype) return null;
+  let keys = 0;
+  for (const k in x) {
+    if (k !== "labels" && k !== "value") return null;
+    keys++;
+  }
+  if (keys !== 2) return null;
+  const { labels, value } = x as { labels: unknown; value: unknown };
+  if (typeof labels !== "object" || labels === null || Object.getPrototypeOf(labels) !== Object.prototype)
+    return null;
+  for (const k in labels) {
+    if (k === "__proto__" || typeof (labels as Record<string, unknown>)[k] !== "string") return null;
+  }
+  let v: number;
+  if (typeof value === "number") {
+    if (!Number.isFinite(value)) return null;
+    v = value;
+  } else if (value === "NaN") v = Number.NaN;
+  else if (value === "+Inf") v = Number.POSITIVE_INFINITY;
+  else if (value === "-Inf") v = Number.NEGATIVE_INFINITY;
+  else return null;
+  return { labels: labels as Labels, value: v };
 }
 
 /** A ReplayApi from the whole parsed document, each entry's slot cleared once it is stored. */
