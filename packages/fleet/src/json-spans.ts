@@ -36,14 +36,20 @@ function skipSpace(b: Uint8Array, i: number): number {
   return i;
 }
 
-/** End (exclusive) of the string starting at its opening quote `i`, or -1. */
+/**
+ * End (exclusive) of the string starting at its opening quote `i`, or -1: the first quote after it
+ * preceded by an even run of backslashes (indexOf finds the quotes; most of a replay's bytes are strings).
+ */
 function stringEnd(b: Uint8Array, i: number): number {
-  for (let j = i + 1; j < b.length; j++) {
-    const c = b[j]!;
-    if (c === BACKSLASH) j++;
-    else if (c === QUOTE) return j + 1;
+  let from = i + 1;
+  for (;;) {
+    const q = b.indexOf(QUOTE, from);
+    if (q < 0) return -1;
+    let k = q - 1;
+    while (k > i && b[k] === BACKSLASH) k--;
+    if ((q - 1 - k) % 2 === 0) return q + 1;
+    from = q + 1;
   }
-  return -1;
 }
 
 /** End (exclusive) of the value starting at `i` (no leading space), or -1 where it cannot end. */

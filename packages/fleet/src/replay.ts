@@ -19,6 +19,7 @@ import { z } from "zod";
 import type { MatrixSeries, PromQueryApi, QueryAnswer, VectorSample } from "./api.js";
 import { nowOf } from "./api.js";
 import type { FleetFactsOptions } from "./facts.js";
+import { type LabelSetsByBytes, readSamples } from "./json-samples.js";
 import {
   arrayElementOffsets,
   arrayElements,
@@ -330,8 +331,9 @@ function* instantEntriesFromPieces(
   intern: (labels: Labels) => Labels,
   issues: Issue[],
 ): Generator<InstantInput> {
+  const sets: LabelSetsByBytes = new Map();
   for (let i = 0; i < spans.length; i++) {
-    const columns = issues.length === 0 ? instantEntryColumns(json, spans[i]!, parse, intern) : null;
+    const columns = issues.length === 0 ? instantEntryColumns(json, spans[i]!, parse, intern, sets) : null;
     if (columns) {
       yield columns;
       continue;
@@ -345,20 +347,22 @@ function* instantEntriesFromPieces(
 
 /**
  * One instant entry read from its bytes without building its samples' tree whole: the entry with every
- * answer's `data` left empty is validated with the entry schema, then the samples SAMPLE_CHUNK at a time
- * with the sample schema, straight into columns. Null where anything is amiss (invalid, duplicate keys,
- * not the expected shape): the caller validates the entry whole for zod's issues.
+ * answer's `data` left empty is validated with the entry schema, then the samples straight into columns,
+ * by readSamples (json-samples.ts) where they have the recorder's form, or else SAMPLE_CHUNK at a time
+ * with JSON.parse and the sample schema. Null where anything is amiss (invalid, duplicate keys, not the
+ * expected shape): the caller validates the entry whole for zod's issues.
  */
 function instantEntryColumns(
   json: Buffer,
   span: Span,
   parse: (s: Span, list?: boolean) => unknown,
   intern: (labels: Labels) => Labels,
+  sets: LabelSetsByBytes,
 ): InstantInput | null {
   const members = objectMembers(json, span[0], span[1]);
   if (!members) return null;
   const skeleton: Record<string, unknown> = {};
-  const dataOf: (readonly number[])[] = [];
+  const dataOf: Span[] = [];
   for (const m of members) {
     const name = parse(m.key) as string;
     if (name === "__proto__" || Object.hasOwn(skeleton, name)) return null;
@@ -373,13 +377,12 @@ function instantEntryColumns(
       const fields = objectMembers(json, a[0], a[1]);
       if (!fields) return null;
       const answer: Record<string, unknown> = {};
-      let data: readonly number[] | null = null;
+      let data: Span | null = null;
       for (const f of fields) {
         const field = parse(f.key) as string;
         if (field === "__proto__" || Object.hasOwn(answer, field)) return null;
         if (field === "data" && isArray(json, f.value)) {
-          data = arrayElementOffsets(json, f.value[0], f.value[1]);
-          if (!data) return null;
+          data = f.value;
           answer[field] = [];
         } else answer[field] = parse(f.value);
       }
@@ -393,7 +396,14 @@ function instantEntryColumns(
   if (!head.success) return null;
   const answers: ColumnarAnswer[] = [];
   for (const [k, a] of head.data.answers.entries()) {
-    const data = dataOf[k]!;
+    const span = dataOf[k]!;
+    const read = readSamples(json, span[0], span[1], sets);
+    if (read) {
+      answers.push({ time: a.time, ...read, ...(a.warnings ? { warnings: a.warnings } : {}) });
+      continue;
+    }
+    const data = arrayElementOffsets(json, span[0], span[1]);
+    if (!data) return null;
     const n = data.length / 2;
     const labels: Labels[] = new Array(n);
     const values = new Float64Array(n);
@@ -538,6 +548,8 @@ const asBuffer = (b: Uint8Array) =>
 /** The stream's half of readReplayApi: null wherever decodeReplayApi must read the whole file. */
 async function streamReplayApi(bytes: ReplayBytes, o: ReadReplayOptions): Promise<ReplayApi | null> {
   const intern = labelInterner();
+  // Label sets by their bytes (json-samples.ts), for this read only.
+  const sets: LabelSetsByBytes = new Map();
   const instant: InstantInput[] = [];
   const range: ReplayFile["range"][number][] = [];
   const parse =
@@ -555,7 +567,7 @@ async function streamReplayApi(bytes: ReplayBytes, o: ReadReplayOptions): Promis
         else splitter.irregular = true;
         return;
       }
-      const columns = instantEntryColumns(json, [0, json.length], parse(json), intern);
+      const columns = instantEntryColumns(json, [0, json.length], parse(json), intern, sets);
       if (columns) {
         instant.push(columns);
         return;
