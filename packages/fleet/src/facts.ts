@@ -141,8 +141,10 @@ interface Acc {
   readonly numbers: Map<string, number>;
   readonly classFlags: Map<string, number>;
   presence: { untorn?: number; fallback?: number };
-  /** spec id → split label value ("" when not split) → statistics. */
-  readonly windowed: Map<string, Map<string, StatValues>>;
+  /** Spec id → statistics, for specs not split by a label (one Map an instance, not one a spec). */
+  readonly windowed: Map<string, StatValues>;
+  /** Spec id → split label value → statistics, for split specs; in the order the values arrived. */
+  readonly split: Map<string, Map<string, StatValues>>;
   restarts?: number;
   sampledSteps?: number;
 }
@@ -153,6 +155,7 @@ const newAcc = (): Acc => ({
   classFlags: new Map(),
   presence: {},
   windowed: new Map(),
+  split: new Map(),
 });
 
 const PAGE_SIZES = [4096, 8192, 16384, 32768, 65536] as const;
@@ -349,17 +352,26 @@ export class FactsCollector {
         const instance = s.labels.instance;
         const stat = s.labels[STAT_LABEL] as Stat | undefined;
         if (instance === undefined || stat === undefined || !STATS.includes(stat)) continue;
-        const key = spec.split ? (s.labels[spec.split] ?? "") : "";
         const acc = this.accOf(instance);
-        let byKey = acc.windowed.get(spec.id);
-        if (!byKey) {
-          byKey = new Map<string, StatValues>();
-          acc.windowed.set(spec.id, byKey);
-        }
-        let values = byKey.get(key);
-        if (!values) {
-          values = {};
-          byKey.set(key, values);
+        let values: StatValues | undefined;
+        if (spec.split) {
+          const key = s.labels[spec.split] ?? "";
+          let byKey = acc.split.get(spec.id);
+          if (!byKey) {
+            byKey = new Map<string, StatValues>();
+            acc.split.set(spec.id, byKey);
+          }
+          values = byKey.get(key);
+          if (!values) {
+            values = {};
+            byKey.set(key, values);
+          }
+        } else {
+          values = acc.windowed.get(spec.id);
+          if (!values) {
+            values = {};
+            acc.windowed.set(spec.id, values);
+          }
         }
         values[stat] = s.value;
       }
@@ -630,7 +642,14 @@ function buildDraft(
     return a.classFlags.get(cls) === 1;
   };
   for (const spec of WINDOWED) {
-    const byKey = a.windowed.get(spec.id);
+    if (!spec.split) {
+      const values = a.windowed.get(spec.id);
+      if (!values || !gateOpen(spec, a)) continue;
+      const s = windowStat(averaged(spec, values), `${instance} ${spec.id}`, invalid);
+      if (s) setPath(w, spec.id, s);
+      continue;
+    }
+    const byKey = a.split.get(spec.id);
     if (!byKey || !gateOpen(spec, a)) continue;
     const field = spec.id.slice(spec.id.indexOf(".") + 1);
     if (spec.split === "operation") {
@@ -645,9 +664,6 @@ function buildDraft(
         const s = windowStat(averaged(spec, values), `${instance} fileIo.${cls}.${field}`, invalid);
         if (s) setPath(w, `fileIo.${cls as FileClass}.${field}`, s);
       }
-    } else {
-      const s = windowStat(averaged(spec, byKey.get("")), `${instance} ${spec.id}`, invalid);
-      if (s) setPath(w, spec.id, s);
     }
   }
   return f;
