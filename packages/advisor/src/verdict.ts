@@ -269,26 +269,40 @@ export function judgeWriteBound(facts: InstanceFacts, caps: Capabilities, profil
   const readDominated = devW !== null && devR !== null && devW + devR > 0 && devW / (devW + devR) < 0.2;
 
   for (const def of defs) {
-    const base = {
+    const unit = ind[def.indicator].unit;
+    // Built as one literal, in the key order `{ ...base, ...overrides }` gave: a spread that overrides
+    // keys takes V8's slow path, and this runs for a dozen signals of every instance advised.
+    const item = (
+      statistic: Evidence["statistic"],
+      weight: number,
+      value: number | null,
+      state: SignalState,
+      score: number,
+      why: string,
+    ): Evidence => ({
       signal: def.signal,
       label: def.label,
       indicator: def.indicator,
-      statistic: def.statistic,
-      unit: ind[def.indicator].unit,
+      statistic,
+      unit,
       threshold: { partial: def.partial, strong: def.strong },
-      weight: def.weight,
+      weight,
       howToGet: def.howToGet,
-    };
+      value,
+      state,
+      score,
+      why,
+    });
     const i = ind[def.indicator];
     // A signal the version cannot produce is not missing; but data the builder did supply is used.
     if (!def.applicable(facts, caps) && i.value === null) {
-      evidence.push({ ...base, value: null, state: "not-applicable", score: 0, weight: 0, why: def.why });
+      evidence.push(item(def.statistic, 0, null, "not-applicable", 0, def.why));
       continue;
     }
     const value = def.statistic === "p95" ? (i.peak ?? i.value) : i.value;
     const statistic = def.statistic === "p95" && i.peak === null ? "avg" : def.statistic;
     if (value === null) {
-      evidence.push({ ...base, statistic, value: null, state: "missing", score: 0, why: def.why });
+      evidence.push(item(statistic, def.weight, null, "missing", 0, def.why));
       continue;
     }
     let { score, state } = scoreOf(value, def.partial, def.strong);
@@ -306,7 +320,7 @@ export function judgeWriteBound(facts: InstanceFacts, caps: Capabilities, profil
     // Zero redo waits say nothing about the data-page write path (a large log buffer hides redo
     // pressure): the signal counts for write-bound when it fires and is shown, unweighted, when clear.
     const weight = def.signal === "redo-log-waits" && state === "clear" ? 0 : def.weight;
-    evidence.push({ ...base, weight, statistic, value, state, score, why });
+    evidence.push(item(statistic, weight, value, state, score, why));
   }
 
   const applicable = evidence.filter((e) => e.state !== "not-applicable");
