@@ -56,11 +56,16 @@ export const keptSourceSchema = z.discriminatedUnion("kind", [
 ]);
 export type KeptSource = z.infer<typeof keptSourceSchema>;
 
+/** A source as far as a kept read must match it (a KeptSource is one). */
+export type KeptSourceIdentity =
+  | { readonly kind: "live"; readonly url: string; readonly window: string }
+  | { readonly kind: "replay"; readonly file: string; readonly size: number; readonly mtimeMs: number };
+
 /**
  * What a kept read must match to be used: a live source by its URL and window, a replay file by its
  * path, size and mtime (an edited or replaced file is another source).
  */
-export function keptSourceKey(s: KeptSource): string {
+export function keptSourceKey(s: KeptSourceIdentity): string {
   return s.kind === "live"
     ? `live:${s.url}|window:${s.window}`
     : `replay:${s.file}|size:${s.size}|mtime:${s.mtimeMs}`;
