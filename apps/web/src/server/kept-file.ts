@@ -204,6 +204,7 @@ export async function readKeptRead(dir: string, expect: KeptExpectation): Promis
   gunzip.on("error", fail);
   const rl = createInterface({ input: input.pipe(gunzip), crlfDelay: Number.POSITIVE_INFINITY });
   // readline stops (without an error) when its input errors: the error is checked after the loop.
+  input.on("error", () => rl.close());
   gunzip.on("error", () => rl.close());
   let header: KeptHeader | null = null;
   let rest: Omit<FleetFacts, "facts"> | null = null;
