@@ -9,7 +9,7 @@
  * Everything else (CSP nonce, security headers, configuration checks) happens inside Next as with
  * `next start`: src/proxy.ts, next.config.ts, src/instrumentation.ts.
  */
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { createServer } from "node:http";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -41,9 +41,23 @@ const checked = existsSync(join(dir, ".next", "server", "instrumentation.js"))
     })
   : Promise.resolve(null);
 
-// Read by the app (src/lib/server-info.ts): where it listens, that the peer header is this server's, and
-// the call that lets it listen.
-globalThis[Symbol.for("untorn.server")] = Object.freeze({ host, port, peerHeader: PEER_HEADER, startedUp });
+// The build served: the kept fleet read (src/server/kept-read.ts) is used by the build that wrote it only.
+let buildId;
+try {
+  buildId = readFileSync(join(dir, ".next", "BUILD_ID"), "utf8").trim() || undefined;
+} catch {
+  buildId = undefined;
+}
+
+// Read by the app (src/lib/server-info.ts): where it listens, that the peer header is this server's, the
+// build it serves, and the call that lets it listen.
+globalThis[Symbol.for("untorn.server")] = Object.freeze({
+  host,
+  port,
+  peerHeader: PEER_HEADER,
+  buildId,
+  startedUp,
+});
 
 const app = next({ dev: false, dir, hostname: host, port });
 const handle = app.getRequestHandler();

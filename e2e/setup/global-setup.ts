@@ -149,6 +149,8 @@ export default async function globalSetup(_config: FullConfig): Promise<() => Pr
     if (failed) throw (failed as PromiseRejectedResult).reason;
     for (const s of servers) process.env[targetEnv(s.name as Target)] = s.url;
     process.env.UNTORN_E2E_PROXY = proxy.url;
+    // Specs that put a proxy of their own in front of the live fleet's Prometheus (tests/status/kept-read).
+    process.env.UNTORN_E2E_PROMETHEUS = stack.prometheus.url;
     // Specs that start a console of their own (tests/rollouts/) replay the same recording.
     process.env.UNTORN_E2E_REPLAY_FILE = envs.recorded.UNTORN_REPLAY!;
     process.env.UNTORN_E2E_WORKDIR = workDir;

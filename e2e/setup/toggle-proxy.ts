@@ -1,7 +1,8 @@
 /**
  * An HTTP proxy in front of Prometheus that the tests can switch off and on (POST /__untorn/down and
  * /__untorn/up): while down it refuses connections like a dead Prometheus, so the console's stale-data
- * path runs against a Prometheus that was fine a moment ago.
+ * path runs against a Prometheus that was fine a moment ago. POST /__untorn/hold holds every request
+ * unanswered until /__untorn/up: a fleet read that is still running.
  */
 import http from "node:http";
 import type { AddressInfo } from "node:net";
@@ -13,12 +14,19 @@ export interface ToggleProxy {
 
 export async function startToggleProxy(target: string): Promise<ToggleProxy> {
   let down = false;
+  let held: (() => void)[] | null = null;
   const server = http.createServer(async (req, res) => {
-    if (req.url === "/__untorn/down" || req.url === "/__untorn/up") {
+    if (req.url === "/__untorn/down" || req.url === "/__untorn/up" || req.url === "/__untorn/hold") {
       down = req.url.endsWith("down");
+      if (req.url.endsWith("hold")) held ??= [];
+      else {
+        for (const release of held ?? []) release();
+        held = null;
+      }
       res.writeHead(204).end();
       return;
     }
+    if (held) await new Promise<void>((release) => held!.push(release));
     if (down) {
       // Drop the connection without an answer: what a crashed Prometheus looks like to a client.
       req.socket.destroy();

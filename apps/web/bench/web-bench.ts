@@ -13,7 +13,10 @@
  * - headless Chromium (Debian's): time until the table is interactive (hydrated; the page sets a
  *   performance mark), a search, a sort and the next page, long tasks while scrolling the table;
  * - API latency under 20 concurrent clients (autocannon) on this build: p50 / p99, errors.
- * Writes bench/results/web.json (UNTORN_BENCH_RESULTS names another file) at the repository root. Run: npm run bench -w @untorn/web (after build).
+ * With UNTORN_BENCH_KEPT=1 it compares instead a first start of this build (no kept fleet read) with a
+ * restart that finds the read the previous start kept (server.mjs, which tells the app its build; one
+ * data directory; alternating which comes first, the first start's kept read awaited before it stops):
+ * the server's figures only, no browser or API runs. Writes bench/results/web.json (UNTORN_BENCH_RESULTS names another file) at the repository root. Run: npm run bench -w @untorn/web (after build).
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import {
@@ -52,6 +55,9 @@ const ROUNDS = Number(process.env.UNTORN_BENCH_ROUNDS ?? 1);
 const HEAP_CAP_MB = process.env.UNTORN_BENCH_HEAP_CAP_MB
   ? Number(process.env.UNTORN_BENCH_HEAP_CAP_MB)
   : null;
+/** First start vs restart with the kept fleet read (see the module comment). */
+const KEPT = process.env.UNTORN_BENCH_KEPT === "1";
+const KEPT_FILE = "fleet-read.json.gz";
 
 const ms = (x: number) => Math.round(x * 10) / 10;
 const median = (xs: number[]) => {
@@ -78,16 +84,24 @@ async function freePort(): Promise<number> {
   });
 }
 
-function startServer(web: string, port: number, env: Record<string, string>, logFile: string): ChildProcess {
+function startServer(
+  web: string,
+  port: number,
+  env: Record<string, string>,
+  logFile: string,
+  serverMjs = false,
+): ChildProcess {
   const next = join(web, "..", "..", "node_modules", "next", "dist", "bin", "next");
   const out = openSync(logFile, "a");
-  return spawn(process.execPath, [next, "start", "-p", String(port), "-H", "127.0.0.1"], {
+  const args = serverMjs ? [join(web, "server.mjs")] : [next, "start", "-p", String(port), "-H", "127.0.0.1"];
+  return spawn(process.execPath, args, {
     cwd: web,
     env: {
       PATH: process.env.PATH ?? "",
       HOME: process.env.HOME ?? "",
       NODE_ENV: "production",
       NEXT_TELEMETRY_DISABLED: "1",
+      ...(serverMjs ? { PORT: String(port), UNTORN_HOST: "127.0.0.1" } : {}),
       ...env,
     },
     stdio: ["ignore", out, out],
@@ -148,10 +162,13 @@ function rssMb(pid: number, field: "VmRSS" | "VmHWM" = "VmRSS"): number | null {
   }
 }
 
-/** GET of a page, streamed: [the whole answer, ms to its first body bytes, whether it said "Reading the fleet"]. */
+/**
+ * GET of a page, streamed: [the whole answer, ms to its first body bytes, whether it said "Reading the
+ * fleet", whether it said the fleet is the kept read].
+ */
 async function firstPage(
   url: string,
-): Promise<[{ ms: number; bytes: number; status: number }, number, boolean]> {
+): Promise<[{ ms: number; bytes: number; status: number }, number, boolean, boolean]> {
   const t = performance.now();
   const r = await fetch(url, { headers: { cookie: `untorn_session=${auth.cookie}` } });
   let firstByte = -1;
@@ -167,6 +184,7 @@ async function firstPage(
     { ms: performance.now() - t, bytes, status: r.status },
     firstByte,
     text.includes('data-testid="fleet-reading"'),
+    text.includes('data-testid="kept-read"'),
   ];
 }
 
@@ -226,10 +244,26 @@ async function cannon(url: string): Promise<Record<string, number>> {
 }
 
 interface Variant {
-  readonly name: "before" | "after" | "after-capped";
+  readonly name: "before" | "after" | "after-capped" | "first-start" | "restart";
   /** The built apps/web directory to serve. */
   readonly web: string;
   readonly nodeOptions?: string;
+  /** UNTORN_BENCH_KEPT: the data directory shared by the runs, and whether its kept read is removed first. */
+  readonly kept?: { readonly dataDir: string; readonly clear: boolean };
+}
+
+/** Waits until the server's log says it kept the fleet read; the seconds the write took, from that line. */
+async function keptWritten(logFile: string, since: number): Promise<number> {
+  const deadline = Date.now() + 300_000;
+  while (Date.now() < deadline) {
+    const line = readFileSync(logFile, "utf8")
+      .slice(since)
+      .split("\n")
+      .find((l) => l.includes("untorn: kept the fleet read"));
+    if (line) return Number(/in ([\d.]+) s$/.exec(line)?.[1] ?? Number.NaN);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  throw new Error(`the server never said it kept the fleet read (${logFile})`);
 }
 
 /** One server build: start it on the replay, time the first page, warm pages, the browser, and its RSS. */
@@ -239,6 +273,9 @@ async function serverRun(v: Variant, file: string, work: string, withApi: boolea
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   const logFile = join(work, `web-${v.name}.log`);
+  if (v.kept?.clear) rmSync(join(v.kept.dataDir, KEPT_FILE), { force: true });
+  const keptBefore = v.kept ? existsSync(join(v.kept.dataDir, KEPT_FILE)) : null;
+  const logFrom = existsSync(logFile) ? statSync(logFile).size : 0;
   const load = loadavg()[0]!;
   const spawnedAt = performance.now();
   const server = startServer(
@@ -246,19 +283,20 @@ async function serverRun(v: Variant, file: string, work: string, withApi: boolea
     port,
     {
       UNTORN_REPLAY: file,
-      UNTORN_DATA_DIR: join(work, `data-${v.name}-${Date.now()}`),
+      UNTORN_DATA_DIR: v.kept?.dataDir ?? join(work, `data-${v.name}-${Date.now()}`),
       UNTORN_ADMIN_PASSWORD: ADMIN_PASSWORD,
       UNTORN_VIEWER_TOKEN: VIEWER_TOKEN,
       ...(v.nodeOptions ? { NODE_OPTIONS: v.nodeOptions } : {}),
     },
     logFile,
+    v.kept !== undefined,
   );
   try {
     await waitUp(url, server, logFile);
     await signIn(url);
     const upMs = performance.now() - spawnedAt;
     const firstStart = performance.now();
-    const [cold, firstByteMs, readingShown] = await firstPage(`${url}/`);
+    const [cold, firstByteMs, readingShown, keptShown] = await firstPage(`${url}/`);
     const firstPageMs = performance.now() - spawnedAt;
     if (cold.status !== 200) throw new Error(`${v.name}: GET / answered ${cold.status}`);
     const rssAfterFirstPage = server.pid ? rssMb(server.pid) : null;
@@ -277,8 +315,39 @@ async function serverRun(v: Variant, file: string, work: string, withApi: boolea
       pageBytes = r.bytes;
     }
     log(
-      `${v.name}: up ${ms(upMs)} ms, first page ${ms(cold.ms)} ms after it, warm page p50 ${ms(median(warm))} ms (${pageBytes} bytes)`,
+      `${v.name}: up ${ms(upMs)} ms, first page ${ms(cold.ms)} ms after it, warm page p50 ${ms(median(warm))} ms (${pageBytes} bytes)${v.kept ? `, kept read ${keptShown ? "served" : "not served"}` : ""}`,
     );
+    if (v.kept) {
+      // The next restart needs the read this start keeps (written in the background after the read).
+      const keptWriteS = keptShown ? null : await keptWritten(logFile, logFrom);
+      const rss = server.pid ? rssMb(server.pid) : null;
+      const peak = server.pid ? rssMb(server.pid, "VmHWM") : null;
+      log(
+        `${v.name}: RSS ${rss} MB (peak ${peak} MB)${keptWriteS !== null ? `, kept read written in ${keptWriteS} s` : ""}`,
+      );
+      return {
+        variant: v.name,
+        loadAverage1mAtStart: Math.round(load * 10) / 10,
+        server: {
+          keptReadBefore: keptBefore,
+          keptReadServed: keptShown,
+          keptReadWriteS: keptWriteS,
+          keptReadBytes: statSync(join(v.kept.dataDir, KEPT_FILE)).size,
+          upMs: ms(upMs),
+          firstPageAfterUpMs: ms(cold.ms),
+          firstByteAfterUpMs: ms(firstByteMs),
+          readingNoticeShown: readingShown,
+          peakRssFirstReadMb: peakRssFirstRead,
+          rssSettledAfterFirstPageMb: rssSettled,
+          startToFirstPageMs: ms(firstPageMs),
+          warmPageP50Ms: ms(median(warm)),
+          pageBytes,
+          rssAfterFirstPageMb: rssAfterFirstPage,
+          rssMb: rss,
+          peakRssMb: peak,
+        },
+      };
+    }
 
     const browser = await chromium.launch({
       executablePath: CHROMIUM,
@@ -422,8 +491,8 @@ async function serverRun(v: Variant, file: string, work: string, withApi: boolea
 
 type Run = Awaited<ReturnType<typeof serverRun>>;
 
-/** after ÷ before of the medians over rounds, for the figures the goals name. */
-function ratios(runs: readonly Run[]): Record<string, number | null> {
+/** after ÷ before (restart ÷ first-start) of the medians over rounds, for the figures the goals name. */
+function ratios(runs: readonly Run[], after = "after", before = "before"): Record<string, number | null> {
   const pick = (name: string, f: (r: Run) => number | null) => {
     const xs = runs
       .filter((r) => r.variant === name)
@@ -432,8 +501,8 @@ function ratios(runs: readonly Run[]): Record<string, number | null> {
     return xs.length ? median(xs) : null;
   };
   const ratio = (f: (r: Run) => number | null) => {
-    const a = pick("after", f);
-    const b = pick("before", f);
+    const a = pick(after, f);
+    const b = pick(before, f);
     return a !== null && b ? Math.round((a / b) * 1000) / 1000 : null;
   };
   return {
@@ -442,7 +511,7 @@ function ratios(runs: readonly Run[]): Record<string, number | null> {
     rssAfterFirstPage: ratio((r) => r.server.rssAfterFirstPageMb),
     rssSettledAfterFirstPage: ratio((r) => r.server.rssSettledAfterFirstPageMb),
     peakRssFirstRead: ratio((r) => r.server.peakRssFirstReadMb),
-    tableInteractiveP50: ratio((r) => r.browser.tableInteractiveP50Ms),
+    tableInteractiveP50: ratio((r) => ("browser" in r ? r.browser.tableInteractiveP50Ms : null)),
     rss: ratio((r) => r.server.rssMb),
     peakRss: ratio((r) => r.server.peakRssMb),
     pageBytes: ratio((r) => r.server.pageBytes),
@@ -491,13 +560,30 @@ async function main(): Promise<void> {
     );
 
     // ---- the servers, side by side ----
-    const variants: Variant[] = [
-      ...(BEFORE ? [{ name: "before" as const, web: BEFORE }] : []),
-      { name: "after", web: WEB },
-      ...(HEAP_CAP_MB
-        ? [{ name: "after-capped" as const, web: WEB, nodeOptions: `--max-old-space-size=${HEAP_CAP_MB}` }]
-        : []),
-    ];
+    const keptDir = join(work, "data-kept");
+    if (KEPT) {
+      // The store is made (migrations) before the runs, so the first run does not pay for it alone.
+      const { openStore } = await import("@untorn/store/store");
+      await (await openStore({ dataDir: keptDir })).close();
+    }
+    const variants: Variant[] = KEPT
+      ? [
+          { name: "first-start", web: WEB, kept: { dataDir: keptDir, clear: true } },
+          { name: "restart", web: WEB, kept: { dataDir: keptDir, clear: false } },
+        ]
+      : [
+          ...(BEFORE ? [{ name: "before" as const, web: BEFORE }] : []),
+          { name: "after", web: WEB },
+          ...(HEAP_CAP_MB
+            ? [
+                {
+                  name: "after-capped" as const,
+                  web: WEB,
+                  nodeOptions: `--max-old-space-size=${HEAP_CAP_MB}`,
+                },
+              ]
+            : []),
+        ];
     const runs: Run[] = [];
     const results = () => ({
       benchmark: "web console: fleet page and read API over a synthetic 10,000-instance replay",
@@ -532,6 +618,7 @@ async function main(): Promise<void> {
         rssMb: 500,
       },
       ratiosAfterOverBefore: BEFORE ? ratios(runs) : null,
+      ...(KEPT ? { ratiosRestartOverFirstStart: ratios(runs, "restart", "first-start") } : {}),
       roundsPlanned: ROUNDS,
       heapCapMb: HEAP_CAP_MB,
       runs,
@@ -539,6 +626,7 @@ async function main(): Promise<void> {
     // Written after every server run: on a loaded machine a run takes minutes, and a stopped bench keeps
     // the runs it finished.
     for (let round = 0; round < ROUNDS; round++) {
+      // With KEPT the first round starts first (a restart needs a kept read); then they alternate.
       const order = round % 2 === 0 ? variants : [...variants].reverse();
       for (const v of order) {
         runs.push(await serverRun(v, file, work, v.name === "after" && round === 0));

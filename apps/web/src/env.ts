@@ -56,6 +56,11 @@ export const envSchema = z.object({
     z.string().regex(/^postgres(ql)?:\/\//, "DATABASE_URL must be a postgres:// or postgresql:// URL"),
   ),
   UNTORN_DATA_DIR: optional(z.string()).transform((v) => v ?? ".untorn-data"),
+  /**
+   * Where the last good fleet read is kept across restarts (fleet-read.json.gz), so a restarted console
+   * serves its fleet pages at once; unset: UNTORN_DATA_DIR; `off` keeps nothing.
+   */
+  UNTORN_CACHE_DIR: optional(z.string()),
   /** Grafana base URL for the instance dashboard link (dashboard uid untorn-instance). */
   GRAFANA_URL: optional(httpUrl("GRAFANA_URL")),
   PORT: optional(positiveInt(1, 65535)).transform((v) => v ?? 3000),

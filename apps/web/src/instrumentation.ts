@@ -3,8 +3,10 @@
  * its rule); a non-loopback address with nobody's password configured is refused; the store is opened
  * (its migrations run) and the first-run admin created, its password printed once when it was generated;
  * in replay mode the recording's rollouts are loaded into the store (idempotent, recorded-rollouts.ts);
- * the rollout reconciler starts (server/reconciler.ts); and the first fleet read starts in the
- * background, so the first visitor does not wait for a read begun by their request.
+ * the rollout reconciler starts (server/reconciler.ts); and the first fleet view starts in the
+ * background, so the first visitor does not wait for a read begun by their request: it serves the kept
+ * fleet read of the last start when there is one for this build and source (server/kept-read.ts), and
+ * reads the source otherwise (a live source also when there is one).
  */
 export async function register(): Promise<void> {
   const { serverInfo } = await import("./lib/server-info.js");
@@ -98,6 +100,13 @@ async function startUp(): Promise<void> {
     const off = startReconciler(e);
     if (off) console.log(`untorn: rollout reconciler off: ${off}`);
   } else console.error("untorn: rollout reconciler off: the store cannot be opened");
+  const { keptDir, keptOff } = await import("./server/kept-read.js");
+  const keptWhy = keptOff(e);
+  console.log(
+    keptWhy
+      ? `untorn: the fleet read is not kept across restarts: ${keptWhy}`
+      : `untorn: the last good fleet read is kept across restarts in ${keptDir(e)}`,
+  );
   const { getFleetView } = await import("./server/data.js");
   // The first fleet read starts now, in the background: a replay file is streamed, the facts' queries
   // and the advice give the event loop turns, so the server listens and the fleet page shows how far the

@@ -14,9 +14,11 @@ export function FleetReading() {
   const step =
     r.phase === "replay"
       ? `reading the replay file ${r.file}: ${mb(r.bytesRead)} of ${mb(r.bytes)} MB (${Math.floor((100 * r.bytesRead) / Math.max(r.bytes, 1))} %)`
-      : r.phase === "facts"
-        ? "computing every instance's facts from the answers"
-        : `advising ${r.instances === null ? "every instance" : `${num(r.instances)} instances`}`;
+      : r.phase === "kept"
+        ? "loading the fleet read kept from before the restart and advising it"
+        : r.phase === "facts"
+          ? "computing every instance's facts from the answers"
+          : `advising ${r.instances === null ? "every instance" : `${num(r.instances)} instances`}`;
   return (
     <div className="banner" role="status" data-testid="fleet-reading">
       <strong>Reading the fleet</strong>

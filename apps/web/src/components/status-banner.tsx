@@ -17,13 +17,33 @@ export function StatusBanner({
   declaredProblem?: string | null;
 }) {
   const what = source.kind === "live" ? `Prometheus at ${source.url}` : "The data source";
+  const kept = status.kept;
   return (
     <>
-      {status.state === "stale" && (
+      {status.state === "stale" && status.error !== null && (
         <div className="banner banner-bad" role="alert">
           <strong>{what} is failing: showing the last good data (stale).</strong>
           {status.error}
           {fetchedAt ? ` Data shown was read at ${utc(new Date(fetchedAt))}.` : ""}
+          {kept ? " It is the read kept from before the restart; each page load tries a fresh read." : ""}
+        </div>
+      )}
+      {kept?.origin === "live" && status.error === null && (
+        <div className="banner banner-warn" role="status" data-testid="kept-read">
+          <strong>
+            Last read, as of {utc(kept.readAt)} ({seconds((Date.now() - Date.parse(kept.readAt)) / 1000)}{" "}
+            ago): kept from before the restart.
+          </strong>
+          {kept.refreshing
+            ? `A fresh read of ${what} is running; reload the page to see it when it is done.`
+            : `A fresh read of ${what} starts with the next page load.`}
+        </div>
+      )}
+      {kept?.origin === "replay" && source.kind === "recorded" && (
+        <div className="banner" role="status" data-testid="kept-read">
+          <strong>Read from the kept read of {source.file}.</strong>
+          The facts this replay file gives, read from it at {utc(kept.readAt)} by this build and kept across
+          the restart: the file has not changed since, so it is not read again.
         </div>
       )}
       {status.state === "unavailable" && (

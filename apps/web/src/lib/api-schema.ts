@@ -45,9 +45,24 @@ export const statusSchema = z
   .object({
     state: z
       .enum(["ok", "stale", "unavailable", "no-source"])
-      .describe("stale: the source is failing and the last good snapshot is served."),
+      .describe(
+        "stale: the source is failing and the last good snapshot is served, or (with kept) the read kept from before the restart is served while a fresh read runs.",
+      ),
     error: z.string().nullable(),
     slowMs: z.number().nullable().describe("Set when reading the fleet took longer than UNTORN_SLOW_MS."),
+    kept: z
+      .object({
+        readAt: iso.describe("When the kept read's facts were read."),
+        origin: z
+          .enum(["replay", "live"])
+          .describe(
+            "replay: the facts the replay file gives (same build, same file), not read again; live: the last read before the restart, stale until a fresh read replaces it.",
+          ),
+        refreshing: z.boolean().describe("A fresh read of the source is under way."),
+      })
+      .strict()
+      .optional()
+      .describe("Present when the fleet shown is the read kept from before the server's start."),
   })
   .strict();
 

@@ -7,6 +7,8 @@ export interface ServerInfo {
   readonly host: string;
   readonly port: number;
   readonly peerHeader: string;
+  /** Next's BUILD_ID of the build it serves (.next/BUILD_ID): the kept fleet read is this build's only. */
+  readonly buildId?: string;
   /**
    * Called by src/instrumentation.ts when its start-up checks are done, with the reason when they
    * failed: server.mjs listens only after this (Next can run the hook after its prepare() resolved).

@@ -5,13 +5,18 @@
  * Fleet snapshots are cached per source: a recording until its file changes, a live fleet for
  * UNTORN_CACHE_SECONDS. Concurrent requests share one read (single flight). When the source fails the
  * last good snapshot is served, marked stale, with the error; without one the view says unavailable.
+ *
+ * The kept fleet read (kept-read.ts): each good read's measured facts are kept on disk; at start-up a
+ * kept read of this build and source is advised again and served at once: for a replay file as the
+ * file's own facts (it is not read again for the fleet), for a live source as the last read, marked
+ * stale, while a fresh read runs and then replaces it.
  */
 import "server-only";
 import type { Advice } from "@untorn/advisor/advise";
 import type { InstanceFacts } from "@untorn/advisor/facts";
 import type { PromQueryApi } from "@untorn/fleet/api";
 import { type InstanceCharts, instanceCharts } from "@untorn/fleet/charts";
-import { buildFleetFacts, type ExporterPresence } from "@untorn/fleet/facts";
+import { buildFleetFacts, type ExporterPresence, type FleetFacts } from "@untorn/fleet/facts";
 import { applyMetadata } from "@untorn/fleet/profile";
 import type { InstanceMetadata, Store } from "@untorn/store/store";
 import { type Env, env } from "../env.js";
@@ -19,6 +24,13 @@ import type { FleetRow } from "../lib/fleet-row.js";
 import { RANGE_KEYS, RANGE_SECONDS, type RangeKey } from "../lib/ranges.js";
 import { redactForReaders } from "../lib/redact.js";
 import { readDeclaredFile } from "./declared.js";
+import {
+  type KeptSource,
+  type KeptSourceIdentity,
+  keptSourceKey,
+  loadKeptRead,
+  saveKeptRead,
+} from "./kept-read.js";
 import {
   buildSnapshotYielding,
   instanceAdvice,
@@ -29,10 +41,13 @@ import {
 import {
   forgetReplays,
   type ReadingInfo,
+  type ReplayIdentity,
   type ResolvedSource,
   readSource,
+  replayIdentity,
   resolveSource,
   type SourceInfo,
+  shownPath,
 } from "./source.js";
 import { getStore } from "./store.js";
 
@@ -46,6 +61,21 @@ export interface Status {
   readonly error: string | null;
   /** Set when reading the fleet took longer than UNTORN_SLOW_MS. */
   readonly slowMs: number | null;
+  /** Set when the fleet shown is the read kept from before the server's start (kept-read.ts). */
+  readonly kept?: KeptStatus;
+}
+
+/** The fleet shown is the kept read. */
+export interface KeptStatus {
+  /** When its facts were read, ISO 8601. */
+  readonly readAt: string;
+  /**
+   * "replay": the facts the replay file gives (same build, same file), not read again; "live": the
+   * last read of a live source before the start, stale until the fresh read replaces it.
+   */
+  readonly origin: "replay" | "live";
+  /** A fresh read of the source is under way (live). */
+  readonly refreshing: boolean;
 }
 
 export interface FleetView {
@@ -60,6 +90,10 @@ interface CacheEntry {
   snapshot: Snapshot;
   expiresAt: number;
   staleRows?: FleetRow[];
+  /** A replay's source info, so the entry is served without reading the file (getFleetView). */
+  source?: SourceInfo;
+  /** Set when the snapshot was built from the kept read: when its facts were read, ms since the epoch. */
+  keptReadAt?: number;
   /** The store's metadata stamp the snapshot's metadata matches, and when it was last compared. */
   metaStamp?: string;
   metaCheckedAt?: number;
@@ -113,6 +147,25 @@ interface State {
   readonly charts: Map<string, InstanceCharts>;
   /** The fleet read under way (the first one after a start takes seconds at 10,000 instances). */
   reading?: FleetReading | null;
+  /** The kept read's load, started by the first fleet view of the process. */
+  kept?: KeptState | null;
+}
+
+interface KeptState {
+  /** When the load began, ms since the epoch. */
+  readonly since: number;
+  /** The file being loaded (shown path), or null when there is nothing to load. */
+  readonly file: string | null;
+  loading: Promise<void>;
+  done: boolean;
+  /** A live source's kept read, served stale until a fresh read replaces it. */
+  live: {
+    readonly sourceKey: string;
+    readonly entry: CacheEntry;
+    readonly readAt: number;
+    /** Why the last fresh read failed, or null. */
+    error: string | null;
+  } | null;
 }
 
 /** What a fleet read under way is doing, for the page's "reading the fleet" state and the log. */
@@ -124,7 +177,9 @@ export type FleetReading =
       readonly bytes: number;
       readonly since: number;
     }
-  | { readonly phase: "facts" | "advice"; readonly since: number; readonly instances: number | null };
+  | { readonly phase: "facts" | "advice"; readonly since: number; readonly instances: number | null }
+  /** Loading the kept read of the last start (kept-read.ts) and advising it. */
+  | { readonly phase: "kept"; readonly since: number; readonly file: string | null };
 
 // One per process even when a dev server reloads this module.
 const shared = globalThis as { __untornData?: State };
@@ -164,8 +219,24 @@ function yielding(api: PromQueryApi): PromQueryApi {
   return out;
 }
 
+/** What a kept read of `src` is keyed by: a live source's URL and window, a replay file's identity. */
+function keptIdentity(e: Env, src: ResolvedSource, replay: ReplayIdentity | null): KeptSourceIdentity | null {
+  if (src.info.kind === "live") return { kind: "live", url: src.info.url, window: e.UNTORN_WINDOW };
+  // The file as stat'ed now is the file read only when its key is the read's.
+  if (src.info.kind === "recorded" && replay && replay.key === src.key)
+    return { kind: "replay", file: replay.file, size: replay.size, mtimeMs: replay.mtimeMs };
+  return null;
+}
+
+function keptSourceOf(src: ResolvedSource, id: KeptSourceIdentity): KeptSource {
+  if (id.kind === "live" || src.info.kind !== "recorded") return id as KeptSource;
+  const { recordedAt, recordedFrom, window, end, note } = src.info;
+  return { ...id, recorded: { recordedAt, recordedFrom, window, end, note } };
+}
+
 async function readSnapshot(e: Env, src: ResolvedSource): Promise<Snapshot> {
   if (!src.api || !src.factsOptions) throw new Error("no source");
+  const replay = src.info.kind === "recorded" ? replayIdentity(e) : null;
   const t0 = performance.now();
   const fetchedAt = Date.now();
   state.reading = { phase: "facts", since: fetchedAt, instances: null };
@@ -175,8 +246,22 @@ async function readSnapshot(e: Env, src: ResolvedSource): Promise<Snapshot> {
   );
   const fetchMs = performance.now() - t0;
   state.reading = { phase: "advice", since: fetchedAt, instances: measured.facts.length };
+  const snapshot = await snapshotOf(e, src.metadataFile, measured, fetchedAt, fetchMs);
+  const id = keptIdentity(e, src, replay);
+  if (id) saveKeptRead(e, keptSourceOf(src, id), measured, { fetchedAt, fetchMs });
+  return snapshot;
+}
+
+/** The snapshot of measured facts: the declared file's facts, then the store's metadata overlaid, advised. */
+async function snapshotOf(
+  e: Env,
+  metadataFile: string | null,
+  measured: FleetFacts,
+  fetchedAt: number,
+  fetchMs: number,
+): Promise<Snapshot> {
   // Declared facts join the measured ones first; what users store is overlaid on both.
-  const declared = src.metadataFile ? readDeclaredFile(src.metadataFile) : null;
+  const declared = metadataFile ? readDeclaredFile(metadataFile) : null;
   const overlay = applyMetadata(measured.facts, declared?.instances ?? undefined);
   const fleet = { ...measured, facts: overlay.facts, warnings: [...measured.warnings, ...overlay.warnings] };
   const meta = await readMetadata(e);
@@ -219,11 +304,142 @@ function singleFlight(e: Env, src: ResolvedSource): Promise<Snapshot> {
   return p;
 }
 
+const iso = (ms: number) => new Date(ms).toISOString();
+const ago = (ms: number) => {
+  const s = Math.max(0, Math.round((Date.now() - ms) / 1000));
+  return s < 120 ? `${s} s` : s < 7200 ? `${Math.round(s / 60)} min` : `${(s / 3600).toFixed(1)} h`;
+};
+
 /**
- * What a fleet read under way is doing, or null when none is: reading the replay file (bytes of its
- * size), computing the facts, or advising. Starts reading a replay file when none is under way.
+ * Loads the kept read for the source `e` names, once per process (the first fleet view, at start-up):
+ * a replay's snapshot goes into the cache under the key the file has once read, so it is served without
+ * reading the file; a live source's is held in `state.kept.live` until a fresh read replaces it.
+ */
+function keptLoaded(e: Env): Promise<void> {
+  if (state.kept) return state.kept.loading;
+  const since = Date.now();
+  let expect: KeptSourceIdentity | null = null;
+  let replay: ReplayIdentity | null = null;
+  let metadataFile: string | null = null;
+  let liveUrl: string | null = null;
+  if (e.PROMETHEUS_URL) {
+    const src = resolveSource(e);
+    if (src.info.kind === "live") {
+      liveUrl = src.info.url;
+      expect = { kind: "live", url: liveUrl, window: e.UNTORN_WINDOW };
+      metadataFile = src.metadataFile;
+    }
+  } else {
+    replay = replayIdentity(e);
+    if (replay) {
+      expect = { kind: "replay", file: replay.file, size: replay.size, mtimeMs: replay.mtimeMs };
+      metadataFile = replay.metadataFile;
+    }
+  }
+  const kept: KeptState = {
+    since,
+    file: replay ? shownPath(replay.file, process.cwd()) : null,
+    loading: Promise.resolve(),
+    done: false,
+    live: null,
+  };
+  state.kept = kept;
+  if (!expect) {
+    kept.done = true;
+    return kept.loading;
+  }
+  const wanted = expect;
+  kept.loading = (async () => {
+    const read = await loadKeptRead(e, wanted);
+    if (!read) return;
+    const h = read.header;
+    const t0 = performance.now();
+    const snapshot = await snapshotOf(e, metadataFile, read.fleet, h.fetchedAt, h.fetchMs);
+    const advised = ((performance.now() - t0) / 1000).toFixed(1);
+    if (state.kept !== kept) return;
+    if (replay && h.source.kind === "replay") {
+      const { recordedAt, recordedFrom, window, end, note } = h.source.recorded;
+      const source: SourceInfo = {
+        kind: "recorded",
+        file: shownPath(replay.file, process.cwd()),
+        recordedAt,
+        recordedFrom,
+        window,
+        end,
+        note,
+      };
+      if (!state.cache.has(replay.key))
+        state.cache.set(replay.key, {
+          snapshot,
+          expiresAt: Number.POSITIVE_INFINITY,
+          source,
+          keptReadAt: h.fetchedAt,
+        });
+      console.log(
+        `untorn: the fleet comes from the kept read of ${replay.file} (${h.instances} instances, facts read ${iso(h.fetchedAt)}, same build and file: not read again), advised in ${advised} s`,
+      );
+    } else if (liveUrl) {
+      kept.live = {
+        sourceKey: keptSourceKey(wanted),
+        entry: { snapshot, expiresAt: 0 },
+        readAt: h.fetchedAt,
+        error: null,
+      };
+      console.log(
+        `untorn: serving the last read of ${liveUrl} (${h.instances} instances, as of ${iso(h.fetchedAt)}, ${ago(h.fetchedAt)} ago) from the kept read, advised in ${advised} s; a fresh read replaces it when done`,
+      );
+    }
+  })()
+    .catch((err: unknown) => console.error(`untorn: the kept fleet read could not be used: ${message(err)}`))
+    .finally(() => {
+      kept.done = true;
+    });
+  return kept.loading;
+}
+
+/** The kept read of a live source while no fresh read has replaced it, stale; starts the fresh read. */
+async function keptLiveView(e: Env, src: ResolvedSource): Promise<FleetView | null> {
+  const live = state.kept?.live;
+  if (!live || src.info.kind !== "live") return null;
+  if (live.sourceKey !== keptSourceKey({ kind: "live", url: src.info.url, window: e.UNTORN_WINDOW })) {
+    state.kept!.live = null;
+    return null;
+  }
+  if (!state.inflight.has(src.key))
+    singleFlight(e, src).then(
+      (snapshot) => {
+        install(e, src, snapshot);
+        if (state.kept?.live === live) state.kept.live = null;
+      },
+      (err: unknown) => {
+        live.error = redactForReaders(message(err));
+      },
+    );
+  await refreshMetadata(e, live.entry);
+  live.entry.staleRows ??= staleRows(live.entry.snapshot.rows);
+  return {
+    source: src.info,
+    status: {
+      state: "stale",
+      error: live.error,
+      slowMs: null,
+      kept: { readAt: iso(live.readAt), origin: "live", refreshing: state.inflight.has(src.key) },
+    },
+    snapshot: live.entry.snapshot,
+    rows: live.entry.staleRows,
+  };
+}
+
+/**
+ * What a fleet read under way is doing, or null when none is: loading the kept read, reading the
+ * replay file (bytes of its size), computing the facts, or advising. Starts reading a replay file when
+ * none is under way and its snapshot is not cached.
  */
 export function fleetReading(e: Env = env()): FleetReading | null {
+  if (state.kept && !state.kept.done)
+    return { phase: "kept", since: state.kept.since, file: state.kept.file };
+  const replay = e.PROMETHEUS_URL ? null : replayIdentity(e);
+  if (replay && state.cache.get(replay.key)?.source) return null;
   const src = resolveSource(e);
   if (src.info.kind === "reading")
     return {
@@ -241,8 +457,42 @@ function ttlMs(e: Env, src: ResolvedSource): number {
   return src.info.kind === "live" ? e.UNTORN_CACHE_SECONDS * 1000 : Number.POSITIVE_INFINITY;
 }
 
+function install(e: Env, src: ResolvedSource, snapshot: Snapshot): void {
+  const entry = state.cache.get(src.key);
+  // A metadata save may have revised the entry while this read was in flight; keep the newer one.
+  if (!entry || entry.snapshot.fetchedAt <= snapshot.fetchedAt)
+    state.cache.set(src.key, {
+      snapshot,
+      expiresAt: Date.now() + ttlMs(e, src),
+      ...(src.info.kind === "recorded" ? { source: src.info } : {}),
+    });
+  if (src.info.kind === "live") for (const k of state.cache.keys()) if (k !== src.key) state.cache.delete(k);
+}
+
+/** A replay's cached snapshot, served without reading (or waiting for) the file; null when none. */
+async function cachedReplayView(e: Env): Promise<FleetView | null> {
+  if (e.PROMETHEUS_URL) return null;
+  const replay = replayIdentity(e);
+  const entry = replay ? state.cache.get(replay.key) : undefined;
+  if (!entry?.source) return null;
+  await refreshMetadata(e, entry);
+  const status: Status =
+    entry.keptReadAt === undefined
+      ? okStatus(e, entry.snapshot)
+      : {
+          state: "ok",
+          error: null,
+          slowMs: null,
+          kept: { readAt: iso(entry.keptReadAt), origin: "replay", refreshing: false },
+        };
+  return { source: entry.source, status, snapshot: entry.snapshot, rows: entry.snapshot.rows };
+}
+
 /** The fleet: fresh, cached, or the last good snapshot marked stale. Never throws for source failures. */
 export async function getFleetView(e: Env = env()): Promise<FleetView> {
+  await keptLoaded(e);
+  const fromCache = await cachedReplayView(e);
+  if (fromCache) return fromCache;
   const src = await readSource(e);
   if (!src.api) {
     const error = src.info.kind === "invalid" ? `replay file ${src.info.file}: ${src.info.error}` : null;
@@ -262,14 +512,13 @@ export async function getFleetView(e: Env = env()): Promise<FleetView> {
       snapshot: cached.snapshot,
       rows: cached.snapshot.rows,
     };
+  if (!cached) {
+    const kept = await keptLiveView(e, src);
+    if (kept) return kept;
+  }
   try {
     const snapshot = await singleFlight(e, src);
-    const entry = state.cache.get(src.key);
-    // A metadata save may have revised the entry while this read was in flight; keep the newer one.
-    if (!entry || entry.snapshot.fetchedAt <= snapshot.fetchedAt)
-      state.cache.set(src.key, { snapshot, expiresAt: Date.now() + ttlMs(e, src) });
-    if (src.info.kind === "live")
-      for (const k of state.cache.keys()) if (k !== src.key) state.cache.delete(k);
+    install(e, src, snapshot);
     return { source: src.info, status: okStatus(e, snapshot), snapshot, rows: snapshot.rows };
   } catch (err) {
     const status: Status = {
@@ -287,8 +536,24 @@ function okStatus(e: Env, s: Snapshot): Status {
   return { state: "ok", error: null, slowMs: s.fetchMs > e.UNTORN_SLOW_MS ? Math.round(s.fetchMs) : null };
 }
 
-/** What the layout shows about the source without reading any metrics (a replay may be "reading"). */
+/**
+ * What the layout shows about the source without reading any metrics (a replay may be "reading"). A
+ * replay served from its cached (or kept) snapshot, or whose kept read is being loaded, is not read.
+ */
 export function getSourceInfo(e: Env = env()): SourceInfo | ReadingInfo {
+  const replay = e.PROMETHEUS_URL ? null : replayIdentity(e);
+  if (replay) {
+    const cached = state.cache.get(replay.key)?.source;
+    if (cached) return cached;
+    if (state.kept && !state.kept.done)
+      return {
+        kind: "reading",
+        file: shownPath(replay.file, process.cwd()),
+        bytesRead: 0,
+        bytes: replay.size,
+        since: state.kept.since,
+      };
+  }
   return resolveSource(e).info;
 }
 
@@ -448,8 +713,13 @@ export function metadataChanged(instance: string, meta: InstanceMetadata | null)
   }
 }
 
-/** Forgets every cached snapshot, chart and replay read (tests, and a source switch in a long-lived dev server). */
+/**
+ * Forgets every cached snapshot, chart and replay read, and whether the kept read was loaded (tests, and
+ * a source switch in a long-lived dev server): the next fleet view loads the kept read again, as a
+ * restarted server does.
+ */
 export function resetCaches(): void {
+  state.kept = null;
   state.cache.clear();
   state.inflight.clear();
   state.charts.clear();

@@ -6,10 +6,11 @@ import "server-only";
  * several consoles and `untorn rollout reconcile` can run side by side and only one acts at a time.
  * Off without a data source (nothing to observe). In replay mode it reads the recording at its end.
  */
-import { reconcileRollouts } from "@untorn/rollout-runner/runner";
+import { ACTIVE_STATUSES, reconcileRollouts } from "@untorn/rollout-runner/runner";
 import { type Env, env } from "../env.js";
 import { declarations, runnerDeps } from "./rollout-deps.js";
-import { readSource, resolveSource } from "./source.js";
+import { readSource, replayFile } from "./source.js";
+import { getStore } from "./store.js";
 
 interface Loop {
   timer: NodeJS.Timeout | null;
@@ -53,6 +54,12 @@ const log = (m: string) => console.log(`untorn: reconciler: ${m}`);
 
 /** One pass over every active rollout; logs what moved and what failed, never throws. */
 export async function reconcileOnce(e: Env = env()): Promise<void> {
+  // A pass with no rollout under way reads nothing: a replay file the fleet pages serve from the kept
+  // fleet read is then not read at all.
+  const any = await getStore(e)
+    .then((store) => store.listRollouts({ states: [...ACTIVE_STATUSES], limit: 1 }))
+    .catch(() => null);
+  if (any?.length === 0) return;
   const src = await readSource(e);
   if (!src.api) return;
   try {
@@ -88,15 +95,16 @@ function schedule(loop: Loop, ms: number): void {
 /** Starts the loop once per process (instrumentation.ts); returns why it is off, or null when on. */
 export function startReconciler(e: Env = env()): string | null {
   if (e.UNTORN_RECONCILE_SECONDS === 0) return "UNTORN_RECONCILE_SECONDS=0";
-  // Starts reading a replay file in the background: the first pages then find it read or under way.
-  const src = resolveSource(e);
-  if (!src.api && !("reading" in src)) return `no data source to observe (${src.info.kind})`;
+  // Nothing is read here: the first fleet view (instrumentation.ts) reads the source, or serves the
+  // kept fleet read without reading a replay file.
+  const source = e.PROMETHEUS_URL ?? replayFile(e);
+  if (!source) return "no data source to observe (none)";
   if (shared.__untornReconciler) return null;
   const loop: Loop = { timer: null, running: null, intervalMs: e.UNTORN_RECONCILE_SECONDS * 1000 };
   shared.__untornReconciler = loop;
   schedule(loop, Math.min(loop.intervalMs, 5000));
   log(
-    `every ${e.UNTORN_RECONCILE_SECONDS} s against ${src.info.kind === "live" ? src.info.url : "the recording, at its end time"}`,
+    `every ${e.UNTORN_RECONCILE_SECONDS} s against ${e.PROMETHEUS_URL ? e.PROMETHEUS_URL : "the recording, at its end time"}`,
   );
   return null;
 }

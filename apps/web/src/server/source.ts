@@ -281,8 +281,7 @@ export function resolveSource(e: Env, cwd: string = process.cwd()): CurrentSourc
       };
     const { api } = state;
     const m = api.meta;
-    const sidecar = sidecarMetadataPath(file);
-    const metadataFile = declaredFile ?? (fs.existsSync(sidecar) ? sidecar : null);
+    const metadataFile = replayMetadataFile(declaredFile, file);
     return {
       info: {
         kind: "recorded",
@@ -293,7 +292,7 @@ export function resolveSource(e: Env, cwd: string = process.cwd()): CurrentSourc
         end: m.end,
         note: m.note ?? null,
       },
-      key: `replay:${file}:${stamp}${metadataStamp(metadataFile)}`,
+      key: replayKey(file, stamp, metadataFile),
       api,
       factsOptions: replayFactsOptions(m),
       replay: m,
@@ -323,6 +322,50 @@ function none(searched: string | null, reason: string): ResolvedSource {
     factsOptions: null,
     replay: null,
     metadataFile: null,
+  };
+}
+
+/** The declared metadata file overlaid on a replay: UNTORN_METADATA_FILE, else its sidecar when present. */
+function replayMetadataFile(declaredFile: string | null, file: string): string | null {
+  const sidecar = sidecarMetadataPath(file);
+  return declaredFile ?? (fs.existsSync(sidecar) ? sidecar : null);
+}
+
+const replayKey = (file: string, stamp: string, metadataFile: string | null) =>
+  `replay:${file}:${stamp}${metadataStamp(metadataFile)}`;
+
+/** The replay file the console serves, known without reading it (replayIdentity). */
+export interface ReplayIdentity {
+  readonly file: string;
+  readonly size: number;
+  readonly mtimeMs: number;
+  /** The ResolvedSource.key the file has once read. */
+  readonly key: string;
+  readonly metadataFile: string | null;
+}
+
+/**
+ * The replay file the console serves (replayFile), its size, mtime and the key resolveSource gives it
+ * once read, without reading it or starting a read; null in live mode, when there is none or it cannot
+ * be stat'ed.
+ */
+export function replayIdentity(e: Env, cwd: string = process.cwd()): ReplayIdentity | null {
+  const file = replayFile(e, cwd);
+  if (!file) return null;
+  let st: fs.Stats;
+  try {
+    st = fs.statSync(file);
+  } catch {
+    return null;
+  }
+  const declaredFile = e.UNTORN_METADATA_FILE ? path.resolve(cwd, e.UNTORN_METADATA_FILE) : null;
+  const metadataFile = replayMetadataFile(declaredFile, file);
+  return {
+    file,
+    size: st.size,
+    mtimeMs: st.mtimeMs,
+    key: replayKey(file, `${st.size}:${st.mtimeMs}`, metadataFile),
+    metadataFile,
   };
 }
 
