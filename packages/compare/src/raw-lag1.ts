@@ -1,5 +1,5 @@
 import type { PreparedPair, PreparedWindow } from "./prepare-window.js";
-import { robustLag1Autocorrelation } from "./stats/robust-lag1-autocorrelation.js";
+import { robustLag1FromSums } from "./stats/robust-lag1-autocorrelation.js";
 
 const DAY = 86_400;
 const HOUR = 3_600;
@@ -22,28 +22,23 @@ export function rawLag1(treated: PreparedPair, controls: readonly PreparedPair[]
 }
 
 const scratch = {
-  xs: new Float64Array(0),
-  ys: new Float64Array(0),
-  residual: new Float64Array(0),
-  keep: new Uint8Array(0),
-  hours: new Uint8Array(0),
+  u: new Float64Array(0),
+  v: new Float64Array(0),
 };
 
+/**
+ * One pass per window for the hour-of-day sums, one for the residuals, their consecutive pairs and
+ * the pairs' sums and differences (what the robust estimator takes). Kept samples: all of them, or
+ * with controls those where a control has a sample at the same time.
+ */
 function lag1Of(pair: PreparedPair, controls: readonly PreparedPair[]): number {
   const total = pair.before.t.length + pair.after.t.length;
-  const longest = Math.max(pair.before.t.length, pair.after.t.length);
-  // Working arrays, reused across calls: each is written before it is read (keep is cleared per
-  // window; xs and ys are read up to the pairs written).
-  if (scratch.xs.length < total) {
-    scratch.xs = new Float64Array(total);
-    scratch.ys = new Float64Array(total);
+  // Working arrays, reused across calls: read up to the pairs written.
+  if (scratch.u.length < total) {
+    scratch.u = new Float64Array(total);
+    scratch.v = new Float64Array(total);
   }
-  if (scratch.residual.length < longest) {
-    scratch.residual = new Float64Array(longest);
-    scratch.keep = new Uint8Array(longest);
-    scratch.hours = new Uint8Array(longest);
-  }
-  const { xs, ys, residual, keep, hours } = scratch;
+  const { u, v: d } = scratch;
   const sumX = new Float64Array(24);
   const sumC = new Float64Array(24);
   const count = new Float64Array(24);
@@ -61,7 +56,6 @@ function lag1Of(pair: PreparedPair, controls: readonly PreparedPair[]): number {
     sumX.fill(0);
     sumC.fill(0);
     count.fill(0);
-    keep.fill(0, 0, n);
     // Times ascend: the hour of day is worked out once per clock hour, not per sample.
     let hourStart = Number.POSITIVE_INFINITY;
     let hourEnd = Number.NEGATIVE_INFINITY;
@@ -74,8 +68,6 @@ function lag1Of(pair: PreparedPair, controls: readonly PreparedPair[]): number {
         hourStart = x - (((x % HOUR) + HOUR) % HOUR);
         hourEnd = hourStart + HOUR;
       }
-      hours[i] = h;
-      keep[i] = 1;
       sumX[h]! += v[i]!;
       if (control) sumC[h]! += control[i]!;
       count[h]! += 1;
@@ -85,26 +77,38 @@ function lag1Of(pair: PreparedPair, controls: readonly PreparedPair[]): number {
       meanX[k] = sumX[k]! / count[k]!;
       meanC[k] = sumC[k]! / count[k]!;
     }
-    for (let i = 0; i < n; i++) {
-      if (!keep[i]) continue;
-      used++;
-      const k = hours[i]!;
-      const mx = meanX[k]!;
-      const mc = meanC[k]!;
-      residual[i] = (mx > 0 ? v[i]! / mx - 1 : 0) - (control && mc > 0 ? control[i]! / mc - 1 : 0);
-    }
     const step = w.step;
-    for (let i = 1; i < n; i++) {
-      if (!keep[i] || !keep[i - 1]) continue;
-      const dt = t[i]! - t[i - 1]!;
-      if (Math.abs(dt - step) > 0.5 * step) continue;
-      xs[pairs] = residual[i - 1]!;
-      ys[pairs] = residual[i]!;
-      pairs++;
+    hourStart = Number.POSITIVE_INFINITY;
+    hourEnd = Number.NEGATIVE_INFINITY;
+    // The previous sample's residual, when it was kept.
+    let previous = Number.NaN;
+    let previousKept = false;
+    for (let i = 0; i < n; i++) {
+      if (control && Number.isNaN(control[i]!)) {
+        previousKept = false;
+        continue;
+      }
+      used++;
+      const x = t[i]!;
+      if (!(x >= hourStart && x < hourEnd)) {
+        h = hourOf(x);
+        hourStart = x - (((x % HOUR) + HOUR) % HOUR);
+        hourEnd = hourStart + HOUR;
+      }
+      const mx = meanX[h]!;
+      const mc = meanC[h]!;
+      const residual = (mx > 0 ? v[i]! / mx - 1 : 0) - (control && mc > 0 ? control[i]! / mc - 1 : 0);
+      if (previousKept && !(Math.abs(x - t[i - 1]! - step) > 0.5 * step)) {
+        u[pairs] = previous + residual;
+        d[pairs] = previous - residual;
+        pairs++;
+      }
+      previous = residual;
+      previousKept = true;
     }
   }
   if (controls.length > 0 && used < total / 2) return Number.NaN;
-  const raw = robustLag1Autocorrelation(xs.subarray(0, pairs), ys.subarray(0, pairs));
+  const raw = robustLag1FromSums(u.subarray(0, pairs), d.subarray(0, pairs));
   // Centring on cell means biases ρ̂ down by about (1 + 3ρ)·cells/N (Marriott and Pope 1954); near
   // ρ = 1 that small bias is a large error in (1 + ρ)/(1 − ρ).
   const k = cells / Math.max(used, 1);
