@@ -151,5 +151,6 @@ function alignControls(
 }
 
 function hourOf(x: number): number {
-  return Math.floor((((x % DAY) + DAY) % DAY) / HOUR);
+  // 0..23 (as an int32, which indexes the hourly sums without a conversion).
+  return Math.floor((((x % DAY) + DAY) % DAY) / HOUR) | 0;
 }
