@@ -117,7 +117,8 @@ function lag1Of(pair: PreparedPair, controls: readonly PreparedPair[]): number {
 
 /**
  * Mean of the controls (each divided by its own before-window mean) at the treated sample times, NaN
- * where no control has a sample at exactly that time. Both time arrays are ascending: two pointers.
+ * where no control has a sample at exactly that time. Both time arrays are ascending: two pointers
+ * over the controls' mean at each of their times (controlMean, worked out once per set of controls).
  */
 function alignControls(
   w: PreparedWindow,
@@ -125,29 +126,97 @@ function alignControls(
   which: "before" | "after",
 ): Float64Array {
   const n = w.t.length;
-  const sum = new Float64Array(n);
-  const count = new Float64Array(n);
+  const out = new Float64Array(n);
   const t = w.t;
+  const { t: ct, mean } = controlMean(controls)[which];
+  const m = ct.length;
+  let j = 0;
+  for (let i = 0; i < n; i++) {
+    const x = t[i]!;
+    while (j < m && ct[j]! < x) j++;
+    out[i] = j < m && ct[j] === x ? mean[j]! : Number.NaN;
+  }
+  return out;
+}
+
+/** The controls' mean at every time where at least one control has a sample. */
+interface ControlMean {
+  readonly t: Float64Array;
+  readonly mean: Float64Array;
+}
+
+/**
+ * controlMean's results, under the first control's before window (each treated series of a metric
+ * brings the same prepared control windows, in new pair objects), with the windows they are for.
+ */
+const controlMeans = new WeakMap<
+  PreparedWindow,
+  { windows: PreparedWindow[]; before: ControlMean; after: ControlMean }[]
+>();
+
+/**
+ * Each control divided by its before-window mean, summed in the controls' order at every time any of
+ * them has (a merge of their ascending times), and divided by how many had a sample there.
+ */
+function controlMean(controls: readonly PreparedPair[]): { before: ControlMean; after: ControlMean } {
+  const windows = controls.map((c) => c.before);
+  let entries = controlMeans.get(windows[0]!);
+  if (!entries) {
+    entries = [];
+    controlMeans.set(windows[0]!, entries);
+  }
+  const known = entries.find(
+    (e) => e.windows.length === windows.length && e.windows.every((w, k) => w === windows[k]),
+  );
+  if (known) return known;
+  const scaled: { t: Float64Array; v: PreparedPair }[] = [];
+  const scales: number[] = [];
   for (const c of controls) {
     let scale = 0;
     for (let i = 0; i < c.before.v.length; i++) scale += c.before.v[i]!;
     scale /= c.before.v.length;
     if (!(scale > 0)) continue;
-    const ct = c[which].t;
-    const cv = c[which].v;
-    const m = ct.length;
-    let j = 0;
-    for (let i = 0; i < n; i++) {
-      const x = t[i]!;
-      while (j < m && ct[j]! < x) j++;
-      if (j < m && ct[j] === x) {
-        sum[i]! += cv[j]! / scale;
-        count[i]! += 1;
-      }
-    }
+    scaled.push({ t: c.before.t, v: c });
+    scales.push(scale);
   }
-  for (let i = 0; i < n; i++) sum[i] = count[i]! > 0 ? sum[i]! / count[i]! : Number.NaN;
-  return sum;
+  const merged = (which: "before" | "after"): ControlMean => {
+    const k = scaled.length;
+    let capacity = 0;
+    for (const { v: c } of scaled) capacity += c[which].t.length;
+    const t = new Float64Array(capacity);
+    const mean = new Float64Array(capacity);
+    const heads = new Int32Array(k);
+    let m = 0;
+    for (;;) {
+      let x = Number.POSITIVE_INFINITY;
+      let any = false;
+      for (let c = 0; c < k; c++) {
+        const ct = scaled[c]!.v[which].t;
+        if (heads[c]! < ct.length && (!any || ct[heads[c]!]! < x)) {
+          x = ct[heads[c]!]!;
+          any = true;
+        }
+      }
+      if (!any) break;
+      let sum = 0;
+      let count = 0;
+      for (let c = 0; c < k; c++) {
+        const w = scaled[c]!.v[which];
+        if (heads[c]! < w.t.length && w.t[heads[c]!] === x) {
+          sum += w.v[heads[c]!]! / scales[c]!;
+          count += 1;
+          heads[c]!++;
+        }
+      }
+      t[m] = x;
+      mean[m] = sum / count;
+      m++;
+    }
+    return { t: t.slice(0, m), mean: mean.slice(0, m) };
+  };
+  const entry = { windows, before: merged("before"), after: merged("after") };
+  entries.push(entry);
+  return entry;
 }
 
 function hourOf(x: number): number {
