@@ -3,6 +3,7 @@ import { ar1WeightedVariance } from "./stats/ar1-weighted-variance.js";
 import { linearTrend } from "./stats/linear-trend.js";
 import { median } from "./stats/median.js";
 import type { RatioCell, RatioStratum } from "./stats/ratio-cell.js";
+import { selectKth } from "./stats/select-kth.js";
 import { welchTTest } from "./stats/welch-t-test.js";
 
 /** Kayenta's IQR outlier factor (NetflixACAJudge default 3): far-out blocks are reported, not removed. */
@@ -33,9 +34,7 @@ export function qualityChecks(
   for (const side of ["before", "after"] as const) {
     const values = logs[side];
     if (values.length < 8) continue;
-    const sorted = values.slice().sort();
-    const q1 = quantile(sorted, 0.25);
-    const q3 = quantile(sorted, 0.75);
+    const [q1, q3] = quartiles(values);
     const iqr = q3 - q1;
     if (!(iqr > 0)) continue;
     let out = 0;
@@ -80,11 +79,13 @@ export function qualityChecks(
 
   const hasControl = strata.some((s) => s.before.c !== undefined);
   if (hasControl) {
-    const positions = strata.flatMap((s) => Array.from(s.before.positions));
+    const positions = new Float64Array(logs.before.length);
+    let k = 0;
+    for (const s of strata)
+      for (let i = 0; i < s.before.x.length; i++) positions[k++] = s.before.positions[i]!;
     const trend = linearTrend(positions, logs.before);
     if (Number.isFinite(trend.se) && trend.se > 0 && positions.length >= 6) {
-      const order = positions.map((_, i) => i).sort((a, b) => positions[a]! - positions[b]!);
-      const sortedPos = order.map((i) => positions[i]!);
+      const sortedPos = sortedCopy(positions);
       const n = sortedPos.length;
       const kappa = n * ar1WeightedVariance(sortedPos, new Float64Array(n).fill(1 / n), rho);
       const seAdj = trend.se * Math.sqrt(kappa);
@@ -152,9 +153,50 @@ function sum(values: Float64Array): number {
   return s;
 }
 
+/**
+ * The 25th and 75th percentiles (linear interpolation between order statistics), by selection on a
+ * copy instead of a sort; the same numbers (only a zero may differ in sign, which the comparisons they
+ * are used in do not see). With NaN among the values (log ∞ − log ∞): from the sort, NaN last.
+ */
+function quartiles(values: Float64Array): [number, number] {
+  const copy = values.slice();
+  let nan = false;
+  for (let i = 0; i < copy.length; i++) if (Number.isNaN(copy[i]!)) nan = true;
+  if (nan) {
+    copy.sort();
+    return [quantile(copy, 0.25), quantile(copy, 0.75)];
+  }
+  return [quantileBySelection(copy, 0.25), quantileBySelection(copy, 0.75)];
+}
+
 function quantile(sorted: Float64Array, p: number): number {
   const h = (sorted.length - 1) * p;
   const lo = Math.floor(h);
   const hi = Math.min(lo + 1, sorted.length - 1);
   return sorted[lo]! + (h - lo) * (sorted[hi]! - sorted[lo]!);
+}
+
+/** quantile() of the values sorted, by selection in place (reorders them). */
+function quantileBySelection(values: Float64Array, p: number): number {
+  const n = values.length;
+  const h = (n - 1) * p;
+  const lo = Math.floor(h);
+  const a = selectKth(values, lo);
+  // After the selection the values beyond index lo are ≥ a: the next order statistic is their minimum.
+  let b = a;
+  if (lo + 1 < n) {
+    b = Number.POSITIVE_INFINITY;
+    for (let i = lo + 1; i < n; i++) if (values[i]! < b) b = values[i]!;
+  }
+  return a + (h - lo) * (b - a);
+}
+
+/** The positions in ascending order: themselves when they ascend, else a sorted copy (stable). */
+function sortedCopy(positions: Float64Array): Float64Array {
+  let ascending = true;
+  for (let i = 1; i < positions.length && ascending; i++)
+    if (!(positions[i - 1]! <= positions[i]!)) ascending = false;
+  if (ascending) return positions;
+  const order = Array.from(positions, (_, i) => i).sort((a, b) => positions[a]! - positions[b]!);
+  return Float64Array.from(order, (i) => positions[i]!);
 }
