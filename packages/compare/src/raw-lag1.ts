@@ -169,20 +169,22 @@ function controlMean(controls: readonly PreparedPair[]): { before: ControlMean; 
     (e) => e.windows.length === windows.length && e.windows.every((w, k) => w === windows[k]),
   );
   if (known) return known;
-  const scaled: { t: Float64Array; v: PreparedPair }[] = [];
+  const scaled: PreparedPair[] = [];
   const scales: number[] = [];
   for (const c of controls) {
     let scale = 0;
     for (let i = 0; i < c.before.v.length; i++) scale += c.before.v[i]!;
     scale /= c.before.v.length;
     if (!(scale > 0)) continue;
-    scaled.push({ t: c.before.t, v: c });
+    scaled.push(c);
     scales.push(scale);
   }
   const merged = (which: "before" | "after"): ControlMean => {
-    const k = scaled.length;
+    const times = scaled.map((c) => c[which].t);
+    const values = scaled.map((c) => c[which].v);
+    const k = times.length;
     let capacity = 0;
-    for (const { v: c } of scaled) capacity += c[which].t.length;
+    for (const ct of times) capacity += ct.length;
     const t = new Float64Array(capacity);
     const mean = new Float64Array(capacity);
     const heads = new Int32Array(k);
@@ -191,9 +193,10 @@ function controlMean(controls: readonly PreparedPair[]): { before: ControlMean; 
       let x = Number.POSITIVE_INFINITY;
       let any = false;
       for (let c = 0; c < k; c++) {
-        const ct = scaled[c]!.v[which].t;
-        if (heads[c]! < ct.length && (!any || ct[heads[c]!]! < x)) {
-          x = ct[heads[c]!]!;
+        const ct = times[c]!;
+        const h = heads[c]!;
+        if (h < ct.length && (!any || ct[h]! < x)) {
+          x = ct[h]!;
           any = true;
         }
       }
@@ -201,11 +204,12 @@ function controlMean(controls: readonly PreparedPair[]): { before: ControlMean; 
       let sum = 0;
       let count = 0;
       for (let c = 0; c < k; c++) {
-        const w = scaled[c]!.v[which];
-        if (heads[c]! < w.t.length && w.t[heads[c]!] === x) {
-          sum += w.v[heads[c]!]! / scales[c]!;
+        const ct = times[c]!;
+        const h = heads[c]!;
+        if (h < ct.length && ct[h] === x) {
+          sum += values[c]![h]! / scales[c]!;
           count += 1;
-          heads[c]!++;
+          heads[c] = h + 1;
         }
       }
       t[m] = x;
