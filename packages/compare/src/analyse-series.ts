@@ -1,4 +1,4 @@
-import { aggregateBlocks, type Blocks, chooseBlockSeconds } from "./blocks.js";
+import { type Blocks, chooseBlockSeconds, windowBlocks } from "./blocks.js";
 import { estimateEffect } from "./estimate-effect.js";
 import type { Direction, MetricSpec, Options } from "./input.js";
 import { judge } from "./judge.js";
@@ -24,8 +24,6 @@ export interface SeriesAnalysisInput {
   readonly windowSeconds: { readonly before: number; readonly after: number };
   readonly options: Options;
   readonly rng: Rng;
-  /** Shared across the treated instances of one metric: control block means by control/window/length. */
-  readonly controlBlocks?: Map<string, Blocks>;
 }
 
 /**
@@ -89,14 +87,14 @@ export function analyseSeries(input: SeriesAnalysisInput): SeriesResult {
     step,
     Math.min(input.windowSeconds.before, input.windowSeconds.after),
   );
-  const tb = aggregateBlocks(treated.before.t, treated.before.v, blockSeconds, treated.before.step);
-  const ta = aggregateBlocks(treated.after.t, treated.after.v, blockSeconds, treated.after.step);
+  const tb = windowBlocks(treated.before, blockSeconds);
+  const ta = windowBlocks(treated.after, blockSeconds);
 
   let design: Design = "before-after";
   let strata: RatioStratum[] | undefined;
   let usedControls: string[] = [];
   if (input.controls.length > 0) {
-    const paired = pairWithControls(tb, ta, input.controls, blockSeconds, input.controlBlocks ?? new Map());
+    const paired = pairWithControls(tb, ta, input.controls, blockSeconds);
     if (paired.before.x.length >= options.minBlocks && paired.after.x.length >= options.minBlocks) {
       strata = [paired];
       design = "difference-in-differences";
@@ -122,7 +120,7 @@ export function analyseSeries(input: SeriesAnalysisInput): SeriesResult {
       if (s.matched) design = "matched-hours";
       strata = s.strata.map((st) => ({ before: pick(tb, st.before), after: pick(ta, st.after) }));
     } else {
-      strata = [{ before: pick(tb, allIndices(tb)), after: pick(ta, allIndices(ta)) }];
+      strata = [{ before: all(tb), after: all(ta) }];
     }
   }
   const blocksBefore = strata.reduce((n, s) => n + s.before.x.length, 0);
@@ -202,24 +200,14 @@ export function analyseSeries(input: SeriesAnalysisInput): SeriesResult {
 /**
  * Treated blocks paired with the mean of the controls' blocks at the same positions; each control is
  * first divided by its own before-window mean so a control missing a block does not shift the level.
- * Control blocks are cached per control, window and block length (every treated instance reuses them).
+ * Control blocks are kept with the control's windows (windowBlocks): every treated instance reuses them.
  */
 function pairWithControls(
   tb: Blocks,
   ta: Blocks,
   controls: SeriesAnalysisInput["controls"],
   blockSeconds: number,
-  cache: Map<string, Blocks>,
 ): RatioStratum & { ids: string[] } {
-  const blocksOf = (c: SeriesAnalysisInput["controls"][number], which: "before" | "after"): Blocks => {
-    const key = `${c.id}\u0000${which}\u0000${blockSeconds}`;
-    let b = cache.get(key);
-    if (!b) {
-      b = aggregateBlocks(c[which].t, c[which].v, blockSeconds, c[which].step);
-      cache.set(key, b);
-    }
-    return b;
-  };
   const ids: string[] = [];
   const sums = {
     before: new Float64Array(tb.positions.length),
@@ -230,8 +218,8 @@ function pairWithControls(
     after: new Float64Array(ta.positions.length),
   };
   for (const c of controls) {
-    const cb = blocksOf(c, "before");
-    const ca = blocksOf(c, "after");
+    const cb = windowBlocks(c.before, blockSeconds);
+    const ca = windowBlocks(c.after, blockSeconds);
     let scale = 0;
     for (const m of cb.means) scale += m;
     scale /= cb.means.length;
@@ -269,14 +257,19 @@ function pairWithControls(
 }
 
 function pick(blocks: Blocks, indices: readonly number[]) {
-  return {
-    positions: Float64Array.from(indices, (i) => blocks.positions[i]!),
-    x: Float64Array.from(indices, (i) => blocks.means[i]!),
-  };
+  const positions = new Float64Array(indices.length);
+  const x = new Float64Array(indices.length);
+  for (let k = 0; k < indices.length; k++) {
+    const i = indices[k]!;
+    positions[k] = blocks.positions[i]!;
+    x[k] = blocks.means[i]!;
+  }
+  return { positions, x };
 }
 
-function allIndices(blocks: Blocks): number[] {
-  return Array.from({ length: blocks.positions.length }, (_, i) => i);
+/** All the blocks, as copies (the blocks are shared through windowBlocks). */
+function all(blocks: Blocks) {
+  return { positions: blocks.positions.slice(), x: blocks.means.slice() };
 }
 
 function meanOrNull(v: Float64Array): number | null {

@@ -25,23 +25,26 @@ export function aggregateBlocks(
 ): Blocks {
   const expected = Number.isFinite(step) && step > 0 ? blockSeconds / step : 1;
   const needed = Math.max(1, Math.ceil(MIN_BLOCK_COVERAGE * expected - 1e-9));
-  const positions: number[] = [];
-  const means: number[] = [];
-  const counts: number[] = [];
+  // At most one block per sample: the working arrays, then a copy of the blocks kept.
+  if (scratch.positions.length < t.length) {
+    scratch.positions = new Float64Array(t.length);
+    scratch.means = new Float64Array(t.length);
+    scratch.counts = new Int32Array(t.length);
+  }
+  const { positions, means, counts } = scratch;
+  let blocks = 0;
   let current = Number.NaN;
   let sum = 0;
   let count = 0;
-  const flush = () => {
-    if (count >= needed) {
-      positions.push(current);
-      means.push(sum / count);
-      counts.push(count);
-    }
-  };
   for (let i = 0; i < t.length; i++) {
     const j = Math.floor(t[i]! / blockSeconds);
     if (j !== current) {
-      if (count > 0) flush();
+      if (count >= needed) {
+        positions[blocks] = current;
+        means[blocks] = sum / count;
+        counts[blocks] = count;
+        blocks++;
+      }
       current = j;
       sum = 0;
       count = 0;
@@ -49,13 +52,48 @@ export function aggregateBlocks(
     sum += v[i]!;
     count++;
   }
-  if (count > 0) flush();
+  if (count >= needed) {
+    positions[blocks] = current;
+    means[blocks] = sum / count;
+    counts[blocks] = count;
+    blocks++;
+  }
   return {
-    positions: Float64Array.from(positions),
-    means: Float64Array.from(means),
-    counts: Int32Array.from(counts),
+    positions: positions.slice(0, blocks),
+    means: means.slice(0, blocks),
+    counts: counts.slice(0, blocks),
   };
 }
+
+const scratch = { positions: new Float64Array(0), means: new Float64Array(0), counts: new Int32Array(0) };
+
+/** A window's samples as aggregateBlocks takes them (a PreparedWindow). */
+export interface BlockSource {
+  readonly t: Float64Array;
+  readonly v: Float64Array;
+  readonly step: number;
+}
+
+/**
+ * aggregateBlocks of a window, kept with the window (weakly) for the next caller with the same block
+ * length: a control's blocks serve every treated instance, a workload series' the series result and
+ * the workload check. The blocks returned are shared: read them, do not write.
+ */
+export function windowBlocks(w: BlockSource, blockSeconds: number): Blocks {
+  let byLength = blockCache.get(w);
+  if (!byLength) {
+    byLength = new Map();
+    blockCache.set(w, byLength);
+  }
+  let b = byLength.get(blockSeconds);
+  if (!b) {
+    b = aggregateBlocks(w.t, w.v, blockSeconds, w.step);
+    byLength.set(blockSeconds, b);
+  }
+  return b;
+}
+
+const blockCache = new WeakMap<BlockSource, Map<number, Blocks>>();
 
 /** Block lengths tried by blockSeconds "auto", longest first (60 s to 5 min). */
 export const AUTO_BLOCK_SECONDS = [300, 120, 60] as const;

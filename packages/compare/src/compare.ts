@@ -1,5 +1,4 @@
 import { analyseSeries, type PreparedPair } from "./analyse-series.js";
-import type { Blocks } from "./blocks.js";
 import { deriveSeed } from "./derive-seed.js";
 import type { ComparisonInput, Instance, MetricSpec } from "./input.js";
 import { DEFAULT_DIRECTION, type Direction } from "./metric-kinds.js";
@@ -125,7 +124,6 @@ export function instanceAnalyser(
     return preparedControls;
   };
   const workloadMetrics = metrics.filter((m) => m.kind === "workload");
-  const controlBlocks = new Map(metrics.map((m) => [m.id, new Map<string, Blocks>()]));
   return (inst) => {
     const results: SeriesResult[] = [];
     const pairs = inst.role === "control" ? controlsPrepared().get(inst.id)! : prepare(inst);
@@ -149,7 +147,6 @@ export function instanceAnalyser(
         windowSeconds,
         options,
         rng: createRng(deriveSeed(seed, inst.id, m.id)),
-        controlBlocks: controlBlocks.get(m.id)!,
       });
       // Replace the generic "no usable samples" flag: here there was no series at all.
       if (!pair)

@@ -59,25 +59,55 @@ export function prepareWindow(
   let v = scratch.v(n);
   let kept = 0;
   let sorted = true;
+  let repeated = false;
+  // Counted on the way, valid when the kept samples need no sorting or de-duplication: negative
+  // values, and the Boyer–Moore vote over the intervals that medianStep would cast.
+  let negatives = 0;
+  let candidate = 0;
+  let votes = 0;
+  let previous = Number.NaN;
   if ("t" in raw) {
     for (let i = 0; i < n; i++) {
       const value = raw.v[i];
       const time = raw.t[i]!;
       if (value === null || value === undefined || !Number.isFinite(value) || !Number.isFinite(time))
         continue;
-      if (kept > 0 && time < t[kept - 1]!) sorted = false;
+      if (kept > 0) {
+        if (time < previous) sorted = false;
+        else if (time === previous) repeated = true;
+        const d = time - previous;
+        if (votes === 0) {
+          candidate = d;
+          votes = 1;
+        } else if (d === candidate) votes++;
+        else votes--;
+      }
+      if (value < 0) negatives++;
       t[kept] = time;
       v[kept] = value;
+      previous = time;
       kept++;
     }
   } else {
-    // A regular grid is sorted and free of duplicates (step > 0).
+    // A regular grid is sorted (step > 0); rounding of start + i · step may repeat a time.
     const { start, step: gridStep } = raw;
     for (let i = 0; i < n; i++) {
       const value = raw.v[i];
       if (value === null || value === undefined || !Number.isFinite(value)) continue;
-      t[kept] = start + i * gridStep;
+      const time = start + i * gridStep;
+      if (kept > 0) {
+        if (time === previous) repeated = true;
+        const d = time - previous;
+        if (votes === 0) {
+          candidate = d;
+          votes = 1;
+        } else if (d === candidate) votes++;
+        else votes--;
+      }
+      if (value < 0) negatives++;
+      t[kept] = time;
       v[kept] = value;
+      previous = time;
       kept++;
     }
   }
@@ -92,16 +122,19 @@ export function prepareWindow(
     flag("unsorted", "info", "timestamps were not in order and were sorted");
   }
   let duplicates = 0;
-  let m = 0;
-  for (let i = 0; i < kept; i++) {
-    if (m > 0 && t[m - 1] === t[i]) {
-      v[m - 1] = v[i]!; // keep the last sample for a timestamp
-      duplicates++;
-      continue;
+  let m = kept;
+  if (!sorted || repeated) {
+    m = 0;
+    for (let i = 0; i < kept; i++) {
+      if (m > 0 && t[m - 1] === t[i]) {
+        v[m - 1] = v[i]!; // keep the last sample for a timestamp
+        duplicates++;
+        continue;
+      }
+      t[m] = t[i]!;
+      v[m] = v[i]!;
+      m++;
     }
-    t[m] = t[i]!;
-    v[m] = v[i]!;
-    m++;
   }
   const td = t.subarray(0, m);
   const vd = v.subarray(0, m);
@@ -121,7 +154,8 @@ export function prepareWindow(
     return empty();
   }
 
-  const step = medianStep(td);
+  const clean = sorted && !repeated;
+  const step = clean ? medianStepOf(td, candidate) : medianStep(td);
   const gapLimit = GAP_FACTOR * step;
 
   let times: Float64Array = td;
@@ -159,8 +193,11 @@ export function prepareWindow(
     }
     if (acrossGaps > 0) flag("gaps", "info", `${acrossGaps} counter intervals spanning a gap were dropped`);
   } else {
-    let negative = 0;
-    for (let i = 0; i < vd.length; i++) if (vd[i]! < 0) negative++;
+    let negative = negatives;
+    if (!clean) {
+      negative = 0;
+      for (let i = 0; i < vd.length; i++) if (vd[i]! < 0) negative++;
+    }
     if (negative > 0) {
       const tt = new Float64Array(vd.length - negative);
       const vv = new Float64Array(vd.length - negative);
@@ -268,11 +305,9 @@ const scratch = (() => {
  * otherwise the intervals are copied and their median selected.
  */
 function medianStep(t: Float64Array): number {
-  const m = t.length - 1;
-  if (m < 1) return Number.NaN;
   let candidate = 0;
   let votes = 0;
-  for (let i = 1; i <= m; i++) {
+  for (let i = 1; i < t.length; i++) {
     const d = t[i]! - t[i - 1]!;
     if (votes === 0) {
       candidate = d;
@@ -280,6 +315,13 @@ function medianStep(t: Float64Array): number {
     } else if (d === candidate) votes++;
     else votes--;
   }
+  return medianStepOf(t, candidate);
+}
+
+/** medianStep() given the vote's candidate. */
+function medianStepOf(t: Float64Array, candidate: number): number {
+  const m = t.length - 1;
+  if (m < 1) return Number.NaN;
   let count = 0;
   for (let i = 1; i <= m; i++) if (t[i]! - t[i - 1]! === candidate) count++;
   if (2 * count > m) return candidate;

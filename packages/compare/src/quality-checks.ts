@@ -3,6 +3,7 @@ import { ar1WeightedVariance } from "./stats/ar1-weighted-variance.js";
 import { linearTrend } from "./stats/linear-trend.js";
 import { median } from "./stats/median.js";
 import type { RatioCell, RatioStratum } from "./stats/ratio-cell.js";
+import { selectKth } from "./stats/select-kth.js";
 import { welchTTest } from "./stats/welch-t-test.js";
 
 /** Kayenta's IQR outlier factor (NetflixACAJudge default 3): far-out blocks are reported, not removed. */
@@ -28,17 +29,19 @@ export function qualityChecks(
   const positive = strata.every((s) => positiveCell(s.before) && positiveCell(s.after));
   if (!positive) return flags;
 
+  // Log block values of each side, the strata one after the other (as every check below reads them).
+  const logs = { before: logValuesOf(strata, "before"), after: logValuesOf(strata, "after") };
   for (const side of ["before", "after"] as const) {
-    const values = strata.flatMap((s) => Array.from(logValues(s[side])));
+    const values = logs[side];
     if (values.length < 8) continue;
-    const sorted = Float64Array.from(values).sort();
-    const q1 = quantile(sorted, 0.25);
-    const q3 = quantile(sorted, 0.75);
+    const [q1, q3] = quartiles(values);
     const iqr = q3 - q1;
     if (!(iqr > 0)) continue;
-    const out = values.filter(
-      (v) => v < q1 - OUTLIER_IQR_FACTOR * iqr || v > q3 + OUTLIER_IQR_FACTOR * iqr,
-    ).length;
+    let out = 0;
+    for (let i = 0; i < values.length; i++) {
+      const v = values[i]!;
+      if (v < q1 - OUTLIER_IQR_FACTOR * iqr || v > q3 + OUTLIER_IQR_FACTOR * iqr) out++;
+    }
     if (out > 0) {
       flags.push({
         code: "outliers",
@@ -49,18 +52,12 @@ export function qualityChecks(
     }
   }
 
-  const deviations = (side: "before" | "after") =>
-    strata.flatMap((s) => {
-      const v = logValues(s[side]);
-      const m = median(v);
-      return Array.from(v, (x) => Math.abs(x - m));
-    });
-  const devBefore = deviations("before");
-  const devAfter = deviations("after");
+  const devBefore = deviations(strata, logs.before, "before");
+  const devAfter = deviations(strata, logs.after, "after");
   if (devBefore.length >= 8 && devAfter.length >= 8) {
     const test = welchTTest(devAfter, devBefore);
-    const mb = devBefore.reduce((a, b) => a + b, 0) / devBefore.length;
-    const ma = devAfter.reduce((a, b) => a + b, 0) / devAfter.length;
+    const mb = sum(devBefore) / devBefore.length;
+    const ma = sum(devAfter) / devAfter.length;
     // Blocks are autocorrelated: require a clear change rather than trusting the iid p-value alone.
     if (test.pValue < DISPERSION_P && mb > 0 && ma > 0) {
       const ratio = ma / mb;
@@ -82,12 +79,13 @@ export function qualityChecks(
 
   const hasControl = strata.some((s) => s.before.c !== undefined);
   if (hasControl) {
-    const positions = strata.flatMap((s) => Array.from(s.before.positions));
-    const d = strata.flatMap((s) => Array.from(logValues(s.before)));
-    const trend = linearTrend(positions, d);
+    const positions = new Float64Array(logs.before.length);
+    let k = 0;
+    for (const s of strata)
+      for (let i = 0; i < s.before.x.length; i++) positions[k++] = s.before.positions[i]!;
+    const trend = linearTrend(positions, logs.before);
     if (Number.isFinite(trend.se) && trend.se > 0 && positions.length >= 6) {
-      const order = positions.map((_, i) => i).sort((a, b) => positions[a]! - positions[b]!);
-      const sortedPos = order.map((i) => positions[i]!);
+      const sortedPos = sortedCopy(positions);
       const n = sortedPos.length;
       const kappa = n * ar1WeightedVariance(sortedPos, new Float64Array(n).fill(1 / n), rho);
       const seAdj = trend.se * Math.sqrt(kappa);
@@ -119,10 +117,56 @@ function positiveCell(cell: RatioCell): boolean {
   return true;
 }
 
-function logValues(cell: RatioCell): Float64Array {
-  const out = new Float64Array(cell.x.length);
-  for (let i = 0; i < out.length; i++) out[i] = Math.log(cell.x[i]!) - (cell.c ? Math.log(cell.c[i]!) : 0);
+/** log x, or log x − log c against a control, of every block of one side, stratum after stratum. */
+function logValuesOf(strata: readonly RatioStratum[], side: "before" | "after"): Float64Array {
+  let n = 0;
+  for (const s of strata) n += s[side].x.length;
+  const out = new Float64Array(n);
+  let k = 0;
+  for (const s of strata) {
+    const { x, c } = s[side];
+    for (let i = 0; i < x.length; i++) out[k++] = Math.log(x[i]!) - (c ? Math.log(c[i]!) : 0);
+  }
   return out;
+}
+
+/** |log value − the median of its stratum and side|, stratum after stratum. */
+function deviations(
+  strata: readonly RatioStratum[],
+  logs: Float64Array,
+  side: "before" | "after",
+): Float64Array {
+  const out = new Float64Array(logs.length);
+  let start = 0;
+  for (const s of strata) {
+    const cell = logs.subarray(start, start + s[side].x.length);
+    const m = median(cell);
+    for (let i = 0; i < cell.length; i++) out[start + i] = Math.abs(cell[i]! - m);
+    start += cell.length;
+  }
+  return out;
+}
+
+function sum(values: Float64Array): number {
+  let s = 0;
+  for (let i = 0; i < values.length; i++) s += values[i]!;
+  return s;
+}
+
+/**
+ * The 25th and 75th percentiles (linear interpolation between order statistics), by selection on a
+ * copy instead of a sort; the same numbers (only a zero may differ in sign, which the comparisons they
+ * are used in do not see). With NaN among the values (log ∞ − log ∞): from the sort, NaN last.
+ */
+function quartiles(values: Float64Array): [number, number] {
+  const copy = values.slice();
+  let nan = false;
+  for (let i = 0; i < copy.length; i++) if (Number.isNaN(copy[i]!)) nan = true;
+  if (nan) {
+    copy.sort();
+    return [quantile(copy, 0.25), quantile(copy, 0.75)];
+  }
+  return [quantileBySelection(copy, 0.25), quantileBySelection(copy, 0.75)];
 }
 
 function quantile(sorted: Float64Array, p: number): number {
@@ -130,4 +174,29 @@ function quantile(sorted: Float64Array, p: number): number {
   const lo = Math.floor(h);
   const hi = Math.min(lo + 1, sorted.length - 1);
   return sorted[lo]! + (h - lo) * (sorted[hi]! - sorted[lo]!);
+}
+
+/** quantile() of the values sorted, by selection in place (reorders them). */
+function quantileBySelection(values: Float64Array, p: number): number {
+  const n = values.length;
+  const h = (n - 1) * p;
+  const lo = Math.floor(h);
+  const a = selectKth(values, lo);
+  // After the selection the values beyond index lo are ≥ a: the next order statistic is their minimum.
+  let b = a;
+  if (lo + 1 < n) {
+    b = Number.POSITIVE_INFINITY;
+    for (let i = lo + 1; i < n; i++) if (values[i]! < b) b = values[i]!;
+  }
+  return a + (h - lo) * (b - a);
+}
+
+/** The positions in ascending order: themselves when they ascend, else a sorted copy (stable). */
+function sortedCopy(positions: Float64Array): Float64Array {
+  let ascending = true;
+  for (let i = 1; i < positions.length && ascending; i++)
+    if (!(positions[i - 1]! <= positions[i]!)) ascending = false;
+  if (ascending) return positions;
+  const order = Array.from(positions, (_, i) => i).sort((a, b) => positions[a]! - positions[b]!);
+  return Float64Array.from(order, (i) => positions[i]!);
 }

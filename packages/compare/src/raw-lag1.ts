@@ -1,5 +1,5 @@
 import type { PreparedPair, PreparedWindow } from "./prepare-window.js";
-import { robustLag1Autocorrelation } from "./stats/robust-lag1-autocorrelation.js";
+import { robustLag1FromSums } from "./stats/robust-lag1-autocorrelation.js";
 
 const DAY = 86_400;
 const HOUR = 3_600;
@@ -22,28 +22,23 @@ export function rawLag1(treated: PreparedPair, controls: readonly PreparedPair[]
 }
 
 const scratch = {
-  xs: new Float64Array(0),
-  ys: new Float64Array(0),
-  residual: new Float64Array(0),
-  keep: new Uint8Array(0),
-  hours: new Uint8Array(0),
+  u: new Float64Array(0),
+  v: new Float64Array(0),
 };
 
+/**
+ * One pass per window for the hour-of-day sums, one for the residuals, their consecutive pairs and
+ * the pairs' sums and differences (what the robust estimator takes). Kept samples: all of them, or
+ * with controls those where a control has a sample at the same time.
+ */
 function lag1Of(pair: PreparedPair, controls: readonly PreparedPair[]): number {
   const total = pair.before.t.length + pair.after.t.length;
-  const longest = Math.max(pair.before.t.length, pair.after.t.length);
-  // Working arrays, reused across calls: each is written before it is read (keep is cleared per
-  // window; xs and ys are read up to the pairs written).
-  if (scratch.xs.length < total) {
-    scratch.xs = new Float64Array(total);
-    scratch.ys = new Float64Array(total);
+  // Working arrays, reused across calls: read up to the pairs written.
+  if (scratch.u.length < total) {
+    scratch.u = new Float64Array(total);
+    scratch.v = new Float64Array(total);
   }
-  if (scratch.residual.length < longest) {
-    scratch.residual = new Float64Array(longest);
-    scratch.keep = new Uint8Array(longest);
-    scratch.hours = new Uint8Array(longest);
-  }
-  const { xs, ys, residual, keep, hours } = scratch;
+  const { u, v: d } = scratch;
   const sumX = new Float64Array(24);
   const sumC = new Float64Array(24);
   const count = new Float64Array(24);
@@ -61,7 +56,6 @@ function lag1Of(pair: PreparedPair, controls: readonly PreparedPair[]): number {
     sumX.fill(0);
     sumC.fill(0);
     count.fill(0);
-    keep.fill(0, 0, n);
     // Times ascend: the hour of day is worked out once per clock hour, not per sample.
     let hourStart = Number.POSITIVE_INFINITY;
     let hourEnd = Number.NEGATIVE_INFINITY;
@@ -74,8 +68,6 @@ function lag1Of(pair: PreparedPair, controls: readonly PreparedPair[]): number {
         hourStart = x - (((x % HOUR) + HOUR) % HOUR);
         hourEnd = hourStart + HOUR;
       }
-      hours[i] = h;
-      keep[i] = 1;
       sumX[h]! += v[i]!;
       if (control) sumC[h]! += control[i]!;
       count[h]! += 1;
@@ -85,26 +77,38 @@ function lag1Of(pair: PreparedPair, controls: readonly PreparedPair[]): number {
       meanX[k] = sumX[k]! / count[k]!;
       meanC[k] = sumC[k]! / count[k]!;
     }
-    for (let i = 0; i < n; i++) {
-      if (!keep[i]) continue;
-      used++;
-      const k = hours[i]!;
-      const mx = meanX[k]!;
-      const mc = meanC[k]!;
-      residual[i] = (mx > 0 ? v[i]! / mx - 1 : 0) - (control && mc > 0 ? control[i]! / mc - 1 : 0);
-    }
     const step = w.step;
-    for (let i = 1; i < n; i++) {
-      if (!keep[i] || !keep[i - 1]) continue;
-      const dt = t[i]! - t[i - 1]!;
-      if (Math.abs(dt - step) > 0.5 * step) continue;
-      xs[pairs] = residual[i - 1]!;
-      ys[pairs] = residual[i]!;
-      pairs++;
+    hourStart = Number.POSITIVE_INFINITY;
+    hourEnd = Number.NEGATIVE_INFINITY;
+    // The previous sample's residual, when it was kept.
+    let previous = Number.NaN;
+    let previousKept = false;
+    for (let i = 0; i < n; i++) {
+      if (control && Number.isNaN(control[i]!)) {
+        previousKept = false;
+        continue;
+      }
+      used++;
+      const x = t[i]!;
+      if (!(x >= hourStart && x < hourEnd)) {
+        h = hourOf(x);
+        hourStart = x - (((x % HOUR) + HOUR) % HOUR);
+        hourEnd = hourStart + HOUR;
+      }
+      const mx = meanX[h]!;
+      const mc = meanC[h]!;
+      const residual = (mx > 0 ? v[i]! / mx - 1 : 0) - (control && mc > 0 ? control[i]! / mc - 1 : 0);
+      if (previousKept && !(Math.abs(x - t[i - 1]! - step) > 0.5 * step)) {
+        u[pairs] = previous + residual;
+        d[pairs] = previous - residual;
+        pairs++;
+      }
+      previous = residual;
+      previousKept = true;
     }
   }
   if (controls.length > 0 && used < total / 2) return Number.NaN;
-  const raw = robustLag1Autocorrelation(xs.subarray(0, pairs), ys.subarray(0, pairs));
+  const raw = robustLag1FromSums(u.subarray(0, pairs), d.subarray(0, pairs));
   // Centring on cell means biases ρ̂ down by about (1 + 3ρ)·cells/N (Marriott and Pope 1954); near
   // ρ = 1 that small bias is a large error in (1 + ρ)/(1 − ρ).
   const k = cells / Math.max(used, 1);
@@ -113,7 +117,8 @@ function lag1Of(pair: PreparedPair, controls: readonly PreparedPair[]): number {
 
 /**
  * Mean of the controls (each divided by its own before-window mean) at the treated sample times, NaN
- * where no control has a sample at exactly that time. Both time arrays are ascending: two pointers.
+ * where no control has a sample at exactly that time. Both time arrays are ascending: two pointers
+ * over the controls' mean at each of their times (controlMean, worked out once per set of controls).
  */
 function alignControls(
   w: PreparedWindow,
@@ -121,31 +126,104 @@ function alignControls(
   which: "before" | "after",
 ): Float64Array {
   const n = w.t.length;
-  const sum = new Float64Array(n);
-  const count = new Float64Array(n);
+  const out = new Float64Array(n);
   const t = w.t;
+  const { t: ct, mean } = controlMean(controls)[which];
+  const m = ct.length;
+  let j = 0;
+  for (let i = 0; i < n; i++) {
+    const x = t[i]!;
+    while (j < m && ct[j]! < x) j++;
+    out[i] = j < m && ct[j] === x ? mean[j]! : Number.NaN;
+  }
+  return out;
+}
+
+/** The controls' mean at every time where at least one control has a sample. */
+interface ControlMean {
+  readonly t: Float64Array;
+  readonly mean: Float64Array;
+}
+
+/**
+ * controlMean's results, under the first control's before window (each treated series of a metric
+ * brings the same prepared control windows, in new pair objects), with the windows they are for.
+ */
+const controlMeans = new WeakMap<
+  PreparedWindow,
+  { windows: PreparedWindow[]; before: ControlMean; after: ControlMean }[]
+>();
+
+/**
+ * Each control divided by its before-window mean, summed in the controls' order at every time any of
+ * them has (a merge of their ascending times), and divided by how many had a sample there.
+ */
+function controlMean(controls: readonly PreparedPair[]): { before: ControlMean; after: ControlMean } {
+  const windows = controls.map((c) => c.before);
+  let entries = controlMeans.get(windows[0]!);
+  if (!entries) {
+    entries = [];
+    controlMeans.set(windows[0]!, entries);
+  }
+  const known = entries.find(
+    (e) => e.windows.length === windows.length && e.windows.every((w, k) => w === windows[k]),
+  );
+  if (known) return known;
+  const scaled: PreparedPair[] = [];
+  const scales: number[] = [];
   for (const c of controls) {
     let scale = 0;
     for (let i = 0; i < c.before.v.length; i++) scale += c.before.v[i]!;
     scale /= c.before.v.length;
     if (!(scale > 0)) continue;
-    const ct = c[which].t;
-    const cv = c[which].v;
-    const m = ct.length;
-    let j = 0;
-    for (let i = 0; i < n; i++) {
-      const x = t[i]!;
-      while (j < m && ct[j]! < x) j++;
-      if (j < m && ct[j] === x) {
-        sum[i]! += cv[j]! / scale;
-        count[i]! += 1;
-      }
-    }
+    scaled.push(c);
+    scales.push(scale);
   }
-  for (let i = 0; i < n; i++) sum[i] = count[i]! > 0 ? sum[i]! / count[i]! : Number.NaN;
-  return sum;
+  const merged = (which: "before" | "after"): ControlMean => {
+    const times = scaled.map((c) => c[which].t);
+    const values = scaled.map((c) => c[which].v);
+    const k = times.length;
+    let capacity = 0;
+    for (const ct of times) capacity += ct.length;
+    const t = new Float64Array(capacity);
+    const mean = new Float64Array(capacity);
+    const heads = new Int32Array(k);
+    let m = 0;
+    for (;;) {
+      let x = Number.POSITIVE_INFINITY;
+      let any = false;
+      for (let c = 0; c < k; c++) {
+        const ct = times[c]!;
+        const h = heads[c]!;
+        if (h < ct.length && (!any || ct[h]! < x)) {
+          x = ct[h]!;
+          any = true;
+        }
+      }
+      if (!any) break;
+      let sum = 0;
+      let count = 0;
+      for (let c = 0; c < k; c++) {
+        const ct = times[c]!;
+        const h = heads[c]!;
+        if (h < ct.length && ct[h] === x) {
+          sum += values[c]![h]! / scales[c]!;
+          count += 1;
+          heads[c] = h + 1;
+        }
+      }
+      t[m] = x;
+      mean[m] = sum / count;
+      m++;
+    }
+    return { t: t.slice(0, m), mean: mean.slice(0, m) };
+  };
+  const entry = { windows, before: merged("before"), after: merged("after") };
+  entries.push(entry);
+  return entry;
 }
 
 function hourOf(x: number): number {
-  return Math.floor((((x % DAY) + DAY) % DAY) / HOUR);
+  // 0..23 (as an int32, which indexes the hourly sums without a conversion).
+  return Math.floor((((x % DAY) + DAY) % DAY) / HOUR) | 0;
 }

@@ -1,5 +1,5 @@
 import type { PreparedPair } from "./analyse-series.js";
-import { aggregateBlocks, type Blocks, chooseBlockSeconds } from "./blocks.js";
+import { type Blocks, chooseBlockSeconds, windowBlocks } from "./blocks.js";
 import { estimateEffect } from "./estimate-effect.js";
 import type { MetricSpec, Options } from "./input.js";
 import type { Rng } from "./prng.js";
@@ -129,7 +129,7 @@ function summed(ids: readonly string[], series: ReadonlyMap<string, PreparedPair
   const side = (which: "before" | "after") => {
     const perMetric = ids.map((id) => {
       const w = series.get(id)?.[which];
-      return w ? aggregateBlocks(w.t, w.v, bs, w.step) : undefined;
+      return w ? windowBlocks(w, bs) : undefined;
     });
     // Block positions ascend in every metric: walk them together (a merge) instead of keyed lookups.
     const k = perMetric.length;
@@ -139,8 +139,8 @@ function summed(ids: readonly string[], series: ReadonlyMap<string, PreparedPair
     const means: number[] = [];
     const totals = ids.map(() => 0);
     const picked = new Float64Array(k);
-    const n0 = first?.positions.length ?? 0;
-    for (let i = 0; i < n0 && perMetric.every((b) => b !== undefined); i++) {
+    const n0 = perMetric.every((b) => b !== undefined) ? (first?.positions.length ?? 0) : 0;
+    for (let i = 0; i < n0; i++) {
       const p = first!.positions[i]!;
       let everywhere = true;
       for (let m = 0; m < k; m++) {
@@ -208,10 +208,15 @@ function pairNormalised(treated: Summed, controls: readonly Summed[]): RatioStra
 }
 
 function plainStrata(treated: Summed, bs: number, options: Options): RatioStratum[] {
-  const pick = (b: Blocks, idx: readonly number[]) => ({
-    positions: Float64Array.from(idx, (i) => b.positions[i]!),
-    x: Float64Array.from(idx, (i) => b.means[i]!),
-  });
+  const pick = (b: Blocks, idx: readonly number[]) => {
+    const positions = new Float64Array(idx.length);
+    const x = new Float64Array(idx.length);
+    for (let k = 0; k < idx.length; k++) {
+      positions[k] = b.positions[idx[k]!]!;
+      x[k] = b.means[idx[k]!]!;
+    }
+    return { positions, x };
+  };
   if (options.seasonality === "match") {
     const s = seasonalStrata(treated.before.positions, treated.after.positions, bs, options.minBlocks);
     return s.strata.map((st) => ({

@@ -72,8 +72,9 @@ export function ratioOfMeansT(
   for (const side of ["after", "before"] as const) {
     const scaleX = side === "after" ? xa : xb;
     const scaleC = side === "after" ? ca : cb;
-    const positions: number[] = [];
-    const weights: number[] = [];
+    // Per stratum with weight: its cell and the weight g·σ of each of its blocks.
+    const cells: RatioCell[] = [];
+    const blockWeights: number[] = [];
     strata.forEach((s, h) => {
       const w = omega[h]!;
       if (w === 0) return;
@@ -90,18 +91,11 @@ export function ratioOfMeansT(
       const cellVar = sigma2 * g * g * n * kappa;
       cellVarianceSum += cellVar;
       dfDenominator += (cellVar * cellVar) / Math.max(n / kappa - 1, 1);
-      for (let i = 0; i < n; i++) {
-        positions.push(cell.positions[i]!);
-        weights.push(g * sigma);
-      }
+      cells.push(cell);
+      blockWeights.push(g * sigma);
     });
-    const order = positions.map((_, i) => i).sort((i, k) => positions[i]! - positions[k]!);
-    variance += ar1WeightedVariance(
-      order.map((i) => positions[i]!),
-      order.map((i) => weights[i]!),
-      rho,
-      decay,
-    );
+    const { positions, weights } = inPositionOrder(cells, blockWeights);
+    variance += ar1WeightedVariance(positions, weights, rho, decay);
   }
   const se = Math.sqrt(variance);
   const df = dfDenominator > 0 ? Math.max((cellVarianceSum * cellVarianceSum) / dfDenominator, 1) : 1;
@@ -154,4 +148,57 @@ function linearised(cell: RatioCell, scaleX: number, scaleC: number): Float64Arr
     z[i] = (cell.x[i]! - mx) / scaleX - (cell.c ? (cell.c[i]! - mc) / scaleC : 0);
   }
   return z;
+}
+
+/**
+ * The blocks of all cells ordered by position (a stable sort: ties in cell order), with each block's
+ * weight. Cells' positions ascend as a rule: then a merge of the cells; otherwise a sort.
+ */
+function inPositionOrder(
+  cells: readonly RatioCell[],
+  cellWeights: readonly number[],
+): { positions: Float64Array; weights: Float64Array } {
+  let total = 0;
+  let ascending = true;
+  for (const cell of cells) {
+    const p = cell.positions;
+    total += cell.x.length;
+    for (let i = 1; i < cell.x.length && ascending; i++) if (!(p[i - 1]! <= p[i]!)) ascending = false;
+  }
+  const positions = new Float64Array(total);
+  const weights = new Float64Array(total);
+  if (!ascending) {
+    const all: number[] = [];
+    const w: number[] = [];
+    cells.forEach((cell, c) => {
+      for (let i = 0; i < cell.x.length; i++) {
+        all.push(cell.positions[i]!);
+        w.push(cellWeights[c]!);
+      }
+    });
+    const order = all.map((_, i) => i).sort((i, k) => all[i]! - all[k]!);
+    order.forEach((i, k) => {
+      positions[k] = all[i]!;
+      weights[k] = w[i]!;
+    });
+    return { positions, weights };
+  }
+  // Merge: take the smallest head, the first cell's on ties.
+  const heads = new Int32Array(cells.length);
+  for (let k = 0; k < total; k++) {
+    let best = -1;
+    let bestPosition = Number.POSITIVE_INFINITY;
+    for (let c = 0; c < cells.length; c++) {
+      const cell = cells[c]!;
+      const i = heads[c]!;
+      if (i < cell.x.length && (best < 0 || cell.positions[i]! < bestPosition)) {
+        best = c;
+        bestPosition = cell.positions[i]!;
+      }
+    }
+    positions[k] = bestPosition;
+    weights[k] = cellWeights[best]!;
+    heads[best]!++;
+  }
+  return { positions, weights };
 }

@@ -1,4 +1,4 @@
-import { medianInPlace } from "./median.js";
+import { madByBuckets } from "./median-by-buckets.js";
 
 /**
  * Outlier-resistant lag-1 autocorrelation from pairs (xᵢ, yᵢ) = (value at t, value at t + step).
@@ -30,22 +30,25 @@ export function robustLag1Autocorrelation(x: ArrayLike<number>, y: ArrayLike<num
     u[i] = x[i]! + y[i]!;
     v[i] = x[i]! - y[i]!;
   }
-  const su = mad(u);
-  const sv = mad(v);
-  const den = su * su + sv * sv;
-  if (!(den > 0)) return Number.NaN;
-  return (su * su - sv * sv) / den;
+  return robustLag1FromSums(u, v);
 }
 
 let scratchU = new Float64Array(0);
 let scratchV = new Float64Array(0);
 
 /**
- * Median absolute deviation from the median (unscaled), by selection in place: overwrites its
- * argument (the deviations, in the order the first selection left).
+ * robustLag1Autocorrelation() from the sums uᵢ = xᵢ + yᵢ and differences vᵢ = xᵢ − yᵢ of the pairs,
+ * for a caller that forms them as it finds the pairs; overwrites both arrays.
+ *
+ * @example
+ * robustLag1FromSums(Float64Array.from([3, 5, 7, 9, 11, 13, 15, 17]), new Float64Array(8).fill(-1)); // 1
  */
-function mad(values: Float64Array): number {
-  const med = medianInPlace(values);
-  for (let i = 0; i < values.length; i++) values[i] = Math.abs(values[i]! - med);
-  return medianInPlace(values);
+export function robustLag1FromSums(u: Float64Array, v: Float64Array): number {
+  const n = Math.min(u.length, v.length);
+  if (n < 8) return Number.NaN;
+  const su = madByBuckets(u.subarray(0, n));
+  const sv = madByBuckets(v.subarray(0, n));
+  const den = su * su + sv * sv;
+  if (!(den > 0)) return Number.NaN;
+  return (su * su - sv * sv) / den;
 }

@@ -5,6 +5,7 @@ import { holmAdjust } from "./holm-adjust.js";
 import { lag1Autocorrelation } from "./lag1-autocorrelation.js";
 import { linearTrend } from "./linear-trend.js";
 import { median, medianInPlace } from "./median.js";
+import { madByBuckets, medianByBuckets } from "./median-by-buckets.js";
 import { randomEffectsPool } from "./random-effects-pool.js";
 import { stratumWeights } from "./stratum-weights.js";
 import { totalVariationDistance } from "./total-variation-distance.js";
@@ -175,6 +176,38 @@ describe("small helpers", () => {
           expect([...a].sort(order)).toEqual([...xs].sort(order));
         },
       ),
+    );
+  });
+  it("medianByBuckets and madByBuckets give the values of selection in place", () => {
+    expect(medianByBuckets(Float64Array.from([3, -1, 2]))).toBe(2);
+    expect(medianByBuckets(Float64Array.from([4, 1, 3, 2]))).toBe(2.5);
+    expect(medianByBuckets(new Float64Array(0))).toBeNaN();
+    expect(madByBuckets(Float64Array.from([1, 2, 3, 4, 100]))).toBe(1);
+    expect(madByBuckets(new Float64Array(0))).toBeNaN();
+    const madInPlace = (a: Float64Array) => {
+      const m = medianInPlace(a);
+      for (let i = 0; i < a.length; i++) a[i] = Math.abs(a[i]! - m);
+      return medianInPlace(a);
+    };
+    // Any doubles, and few distinct values (ties, both middles in different buckets, ±0).
+    const lists = fc.oneof(
+      fc.array(fc.double(), { maxLength: 3000 }),
+      fc.array(fc.constantFrom(-0, 0, 1, -1, 1.0625, 1e-300, -2.5, Number.POSITIVE_INFINITY), {
+        maxLength: 500,
+      }),
+      fc.array(fc.double({ min: -1, max: 1, noNaN: true }), { minLength: 1000, maxLength: 5000 }),
+    );
+    fc.assert(
+      fc.property(lists, (xs) => {
+        const mad = madByBuckets(Float64Array.from(xs));
+        expect(Object.is(mad, madInPlace(Float64Array.from(xs)))).toBe(true);
+        if (xs.some(Number.isNaN)) return;
+        const m = medianByBuckets(Float64Array.from(xs));
+        const reference = median(xs);
+        // Equal, but a zero may differ in sign (which zero a selection returns depends on its order).
+        expect(m === reference || (Number.isNaN(m) && Number.isNaN(reference))).toBe(true);
+      }),
+      { numRuns: 300 },
     );
   });
   it("welchTTest matches scipy.stats.ttest_ind(equal_var=False)", () => {
