@@ -7,7 +7,8 @@
 // UNTORN_BENCH_QUICK=1 runs 100 and 1,000 instances; UNTORN_BENCH_SIZES=10000 the sizes listed;
 // UNTORN_BENCH_RESULT=<name>.json writes bench/results/<name>.json instead;
 // UNTORN_BENCH_BACKEND=victoria-metrics runs the same profiles on VictoriaMetrics (history imported through
-// its import API, the same recording rules replayed by vmalert).
+// its import API, the same recording rules replayed by vmalert); UNTORN_BENCH_REPEATS=3 sets the repeats
+// of the side-by-side paths (default 3, 2 from 10,000 instances).
 import { execFileSync } from "node:child_process";
 import { mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, totalmem } from "node:os";
@@ -48,6 +49,14 @@ const HISTORY_MINUTES = 66; // the window plus the rules' 5m rate window and a m
 /** untorn.window evaluated over the last minutes of the history only: an instant read needs the last. */
 const WINDOW_RULES_MINUTES = 3;
 const WINDOW_EVAL_SECONDS = parseDuration(RECORDED_WINDOW.interval) / 1000;
+/** Repeats of the three paths side by side at n instances. */
+const repeatsAt = (n: number) => {
+  const env = process.env.UNTORN_BENCH_REPEATS;
+  if (env === undefined) return n >= 10_000 ? 2 : 3;
+  const r = Number.parseInt(env, 10);
+  if (!(r >= 1)) throw new Error(`UNTORN_BENCH_REPEATS must be a positive integer, got "${env}"`);
+  return r;
+};
 const STEP = 15;
 const SLOW_STEP = 60; // constant configuration series; a 5 min lookback still finds them
 const TIMEOUT = "2m";
@@ -341,7 +350,7 @@ async function benchVictoriaMetrics(
   } finally {
     await vm.stop();
   }
-  const paths = await sideBySide(data, end, n, n >= 10_000 ? 2 : 3);
+  const paths = await sideBySide(data, end, n, repeatsAt(n));
   const raw = paths.raw;
   const ratios = raw.oursMs.map((o, i) => o / raw.rawPrometheusMs[i]! - 1);
   return {
@@ -429,7 +438,7 @@ async function benchSize(n: number) {
     } finally {
       await windowProm.stop();
     }
-    const paths = await sideBySide(tsdb, end, n, n >= 10_000 ? 2 : 3);
+    const paths = await sideBySide(tsdb, end, n, repeatsAt(n));
     // The raw-series path's paired runs give the overhead figures reported before (same method).
     const raw = paths.raw;
     const ratios = raw.oursMs.map((o, i) => o / raw.rawPrometheusMs[i]! - 1);
@@ -487,6 +496,11 @@ function writeResults(complete: boolean): string {
       configSeriesIntervalSeconds: SLOW_STEP,
       stats: "avg and p95 (the defaults)",
       windowRulesMinutes: WINDOW_RULES_MINUTES,
+      preparation:
+        BACKEND === "victoria-metrics"
+          ? "victoria-metrics: the history imported through /api/v1/import/prometheus (backfillMs.generate includes the generation), untorn.rates replayed by vmalert every 15 s over the history, then untorn.window by vmalert at its 1m interval over the last WINDOW_RULES_MINUTES (-datasource.queryStep = the evaluation interval); where the texts below say promtool and prometheus, read vmalert and victoria-metrics"
+          : "prometheus: promtool tsdb create-blocks-from openmetrics, then rules, as the texts below say",
+      repeats: SIZES.map((n) => ({ instances: n, repeats: repeatsAt(n) })),
       windowPath:
         "path window: untorn.window's recorded 1h statistics (tier 2), backfilled with promtool tsdb create-blocks-from rules over the last WINDOW_RULES_MINUTES of the history at the group's 1m interval, against a prometheus already holding the rates (tier 1); path recorded: the per-instance 5m rates (tier 1, windowRules: false); path raw: raw series. windowGroupEvalMs: one evaluation of untorn.window (each rule's expression as an instant query at the end, one after another), first pass / second pass. backendMsByKind: the backend time of the paired run by part of the plan",
       recordedVsRaw:
