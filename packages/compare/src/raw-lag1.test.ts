@@ -87,31 +87,42 @@ function reference(treated: PreparedPair, controls: readonly PreparedPair[]): nu
   return separate.length > 0 ? Math.max(...separate) : Number.NaN;
 }
 
-/** A window on a 15 s grid from `start`, samples dropped where `present` is false. */
-function window(start: number, values: readonly number[], present: readonly boolean[]): PreparedWindow {
+/**
+ * A window on a 15 s grid from `start`, samples dropped where `present` is false; with `offGrid`, each
+ * time moved by a fraction of a second that depends on its position only (every window still shares
+ * its times with the others, but none lies on a 15 s grid).
+ */
+function window(
+  start: number,
+  values: readonly number[],
+  present: readonly boolean[],
+  offGrid = false,
+): PreparedWindow {
   const t: number[] = [];
   const v: number[] = [];
   values.forEach((x, i) => {
     if (!present[i]) return;
-    t.push(start + 15 * i);
+    t.push(start + 15 * i + (offGrid ? ((i * 0.37) % 1) + 0.01 : 0));
     v.push(x);
   });
   return { t: Float64Array.from(t), v: Float64Array.from(v), step: 15, resets: [], flags: [], coverage: 1 };
 }
 
-const series = fc
-  .tuple(
-    fc.array(fc.double({ min: 0, max: 1000, noNaN: true }), { minLength: 0, maxLength: 400, size: "max" }),
-    fc.array(fc.boolean(), { minLength: 400, maxLength: 400 }),
-    fc.array(fc.double({ min: 0, max: 1000, noNaN: true }), { minLength: 0, maxLength: 400, size: "max" }),
-    fc.array(fc.boolean(), { minLength: 400, maxLength: 400 }),
-  )
-  .map(
-    ([b, bp, a, ap]): PreparedPair => ({
-      before: window(1_767_225_600 - 3_000, b, bp),
-      after: window(1_767_225_600 + 86_400, a, ap),
-    }),
-  );
+const seriesOf = (offGrid: boolean) =>
+  fc
+    .tuple(
+      fc.array(fc.double({ min: 0, max: 1000, noNaN: true }), { minLength: 0, maxLength: 400, size: "max" }),
+      fc.array(fc.boolean(), { minLength: 400, maxLength: 400 }),
+      fc.array(fc.double({ min: 0, max: 1000, noNaN: true }), { minLength: 0, maxLength: 400, size: "max" }),
+      fc.array(fc.boolean(), { minLength: 400, maxLength: 400 }),
+    )
+    .map(
+      ([b, bp, a, ap]): PreparedPair => ({
+        before: window(1_767_225_600 - 3_000, b, bp, offGrid),
+        after: window(1_767_225_600 + 86_400, a, ap, offGrid),
+      }),
+    );
+const series = seriesOf(false);
 
 describe("rawLag1", () => {
   it("pairs only samples that are consecutive and both aligned with a control", () => {
@@ -137,6 +148,15 @@ describe("rawLag1", () => {
   it("gives bit for bit the estimate written out step by step, with and without controls", () => {
     fc.assert(
       fc.property(series, fc.array(series, { maxLength: 3 }), (treated, controls) => {
+        expect(Object.is(rawLag1(treated, controls), reference(treated, controls))).toBe(true);
+      }),
+      { numRuns: 300 },
+    );
+  });
+  it("gives the same bit for bit when the times are off any step grid (the controls' times merged)", () => {
+    const offGrid = seriesOf(true);
+    fc.assert(
+      fc.property(offGrid, fc.array(fc.oneof(offGrid, series), { maxLength: 3 }), (treated, controls) => {
         expect(Object.is(rawLag1(treated, controls), reference(treated, controls))).toBe(true);
       }),
       { numRuns: 300 },

@@ -24,6 +24,8 @@ export function rawLag1(treated: PreparedPair, controls: readonly PreparedPair[]
 const scratch = {
   u: new Float64Array(0),
   v: new Float64Array(0),
+  /** alignControls' result. */
+  c: new Float64Array(0),
 };
 
 /**
@@ -126,9 +128,22 @@ function alignControls(
   which: "before" | "after",
 ): Float64Array {
   const n = w.t.length;
-  const out = new Float64Array(n);
+  // Read up to n by lag1Of before the next call: reused, as the 2 × 128 treated windows of a
+  // difference in differences would otherwise allocate one each (garbage that raises the peak RSS).
+  if (scratch.c.length < n) scratch.c = new Float64Array(n);
+  const out = scratch.c;
   const t = w.t;
-  const { t: ct, mean } = controlMean(controls)[which];
+  const cm = controlMean(controls)[which];
+  if ("start" in cm) {
+    const { start, step, mean } = cm;
+    for (let i = 0; i < n; i++) {
+      const x = t[i]!;
+      const k = gridIndex(x, start, step);
+      out[i] = k >= 0 && k < mean.length && start + k * step === x ? mean[k]! : Number.NaN;
+    }
+    return out;
+  }
+  const { t: ct, mean } = cm;
   const m = ct.length;
   let j = 0;
   for (let i = 0; i < n; i++) {
@@ -139,11 +154,20 @@ function alignControls(
   return out;
 }
 
-/** The controls' mean at every time where at least one control has a sample. */
-interface ControlMean {
-  readonly t: Float64Array;
-  readonly mean: Float64Array;
+/** The cell of time x on the grid start + k · step (exactly that time only if start + k · step === x). */
+function gridIndex(x: number, start: number, step: number): number {
+  return Math.round((x - start) / step);
 }
+
+/** The controls' mean at every time where at least one control has a sample. */
+type ControlMean =
+  | { readonly t: Float64Array; readonly mean: Float64Array }
+  /**
+   * The same on a grid (every control time is exactly start + k · step for its own k, each control's
+   * times strictly ascending): mean[k] at start + k · step, NaN where no control has a sample. Half the
+   * memory of times and means, kept for every metric through the whole comparison.
+   */
+  | { readonly start: number; readonly step: number; readonly mean: Float64Array };
 
 /**
  * controlMean's results, under the first control's before window (each treated series of a metric
@@ -180,6 +204,11 @@ function controlMean(controls: readonly PreparedPair[]): { before: ControlMean; 
     scales.push(scale);
   }
   const merged = (which: "before" | "after"): ControlMean => {
+    const onGrid = gridded(
+      scaled.map((c) => c[which]),
+      scales,
+    );
+    if (onGrid) return onGrid;
     const times = scaled.map((c) => c[which].t);
     const values = scaled.map((c) => c[which].v);
     const k = times.length;
@@ -221,6 +250,52 @@ function controlMean(controls: readonly PreparedPair[]): { before: ControlMean; 
   const entry = { windows, before: merged("before"), after: merged("after") };
   entries.push(entry);
   return entry;
+}
+
+/**
+ * controlMean on the first window's step grid from the earliest time, when every time is exactly on
+ * it and each window's times strictly ascend (else undefined): per cell, each window's value divided
+ * by its scale summed in the windows' order, then divided by how many there were, as the merge does.
+ */
+function gridded(windows: readonly PreparedWindow[], scales: readonly number[]): ControlMean | undefined {
+  const step = windows[0]?.step ?? Number.NaN;
+  if (!(step > 0) || !Number.isFinite(step)) return undefined;
+  let start = Number.POSITIVE_INFINITY;
+  let end = Number.NEGATIVE_INFINITY;
+  let samples = 0;
+  for (const w of windows) {
+    if (w.t.length === 0) continue;
+    start = Math.min(start, w.t[0]!);
+    end = Math.max(end, w.t[w.t.length - 1]!);
+    samples += w.t.length;
+  }
+  if (samples === 0) return undefined;
+  const cells = gridIndex(end, start, step) + 1;
+  // Sparse controls (or a step far below their spacing): the merge's times and means are smaller.
+  if (!(cells > 0 && cells <= 2 * samples)) return undefined;
+  for (const w of windows) {
+    let previous = -1;
+    for (let i = 0; i < w.t.length; i++) {
+      const x = w.t[i]!;
+      const c = gridIndex(x, start, step);
+      if (!(c > previous && c < cells && start + c * step === x)) return undefined;
+      previous = c;
+    }
+  }
+  const mean = new Float64Array(cells);
+  const count = new Uint32Array(cells);
+  for (let c = 0; c < windows.length; c++) {
+    const { t, v } = windows[c]!;
+    const scale = scales[c]!;
+    for (let i = 0; i < t.length; i++) {
+      const cell = gridIndex(t[i]!, start, step);
+      mean[cell]! += v[i]! / scale;
+      count[cell]! += 1;
+    }
+  }
+  for (let cell = 0; cell < cells; cell++)
+    mean[cell] = count[cell]! > 0 ? mean[cell]! / count[cell]! : Number.NaN;
+  return { start, step, mean };
 }
 
 function hourOf(x: number): number {
