@@ -17,9 +17,10 @@
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { createReadStream, promises as fsp, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { cpus, loadavg, tmpdir, totalmem } from "node:os";
+import { loadavg, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { benchMachine } from "./machine.js";
 
 const SELF = fileURLToPath(import.meta.url);
 const HERE = resolve(fileURLToPath(new URL("../../..", import.meta.url)));
@@ -249,14 +250,7 @@ async function main(): Promise<void> {
       benchmark:
         "web console's first read over a replay, previous build beside this one, each run in its own process: streamed decode, facts, snapshot, and the CLI profile of the same facts",
       when: new Date().toISOString(),
-      machine: {
-        cpus: cpus().length,
-        cpuModel: cpus()[0]?.model ?? "",
-        memoryGiB: Math.round(totalmem() / 2 ** 30),
-        node: process.version,
-        loadAverage1mBefore: Math.round(load0 * 10) / 10,
-        loadAverage1mAfter: Math.round(loadavg()[0]! * 10) / 10,
-      },
+      machine: benchMachine(load0),
       builds: { before: roots.before, after: roots.after },
       fleet: { instances: size, samples, rounds },
       sameResults: { synthetic: sameSynthetic, lab: sameLab, digest: runs[0]!.digest },

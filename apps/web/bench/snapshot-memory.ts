@@ -17,7 +17,7 @@
 
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { cpus, loadavg, tmpdir, totalmem } from "node:os";
+import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Advice } from "@untorn/advisor/advise";
@@ -27,6 +27,7 @@ import { adviseAll } from "@untorn/fleet/profile";
 import { decodeReplay, decodeReplayApi, ReplayApi, replayFactsOptions } from "@untorn/fleet/replay";
 import { rankRows } from "@untorn/fleet/rows";
 import { buildSnapshot, instanceAdvice, type Snapshot } from "../src/server/snapshot.js";
+import { benchMachine } from "./machine.js";
 import { instanceName, writeSyntheticReplay } from "./synthetic-fleet.js";
 
 const SIZE = Number(process.env.UNTORN_BENCH_SIZE ?? 10_000);
@@ -256,14 +257,7 @@ async function main(): Promise<void> {
       benchmark:
         "web console: the fleet snapshot's heap and the first read's time over a synthetic replay, previous snapshot (every full advice kept) beside the current one (what the fleet pages read kept)",
       when: new Date().toISOString(),
-      machine: {
-        cpus: cpus().length,
-        cpuModel: cpus()[0]?.model ?? "",
-        memoryGiB: Math.round(totalmem() / 2 ** 30),
-        node: process.version,
-        loadAverage1mBefore: round1(loadBefore),
-        loadAverage1mAfter: round1(loadavg()[0]!),
-      },
+      machine: benchMachine(loadBefore),
       fleet: { instances: SIZE, samples, rows: snap.rows.length },
       firstRead: {
         decodeMs: round1(decodeMs),

@@ -29,7 +29,7 @@ import {
   statSync,
   writeFileSync,
 } from "node:fs";
-import { cpus, loadavg, tmpdir, totalmem } from "node:os";
+import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { buildFleetFacts } from "@untorn/fleet/facts";
@@ -37,6 +37,7 @@ import { decodeReplayApi, readReplayApi, replayFactsOptions } from "@untorn/flee
 import autocannon from "autocannon";
 import { chromium } from "playwright-core";
 import { buildSnapshot } from "../src/server/snapshot.js";
+import { benchMachine } from "./machine.js";
 import { instanceName, writeSyntheticReplay } from "./synthetic-fleet.js";
 
 const SIZE = Number(process.env.UNTORN_BENCH_SIZE ?? 10_000);
@@ -588,15 +589,7 @@ async function main(): Promise<void> {
     const results = () => ({
       benchmark: "web console: fleet page and read API over a synthetic 10,000-instance replay",
       when: new Date().toISOString(),
-      machine: {
-        cpus: cpus().length,
-        cpuModel: cpus()[0]?.model ?? "",
-        memoryGiB: Math.round(totalmem() / 2 ** 30),
-        node: process.version,
-        chromium: CHROMIUM,
-        loadAverage1mBefore: Math.round(loadBefore * 10) / 10,
-        loadAverage1mAfter: Math.round(loadavg()[0]! * 10) / 10,
-      },
+      machine: benchMachine(loadBefore, { chromium: CHROMIUM }),
       fleet: {
         instances: SIZE,
         samples,
