@@ -1,6 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { readSamples } from "./json-samples.js";
+import { readSamples, readSamplesAt } from "./json-samples.js";
+import { valueEnd } from "./json-spans.js";
 import { fromWire, replaySampleSchema } from "./replay.js";
 
 /** What JSON.parse and the sample schema make of `text`: columns, or "rejected". */
@@ -130,6 +131,49 @@ describe("readSamples", () => {
         const want = reference(text);
         expect(want).not.toBe("rejected");
         sameColumns(got, want as Exclude<typeof want, "rejected">);
+      }),
+      { numRuns: 5000 },
+    );
+  });
+});
+
+describe("readSamplesAt", () => {
+  /** The array at the start of `text` read with its end found as it reads, and the checks it must pass. */
+  const check = (text: string) => {
+    const b = Buffer.from(text, "utf8");
+    const at = readSamplesAt(b, 0, b.length, new Map());
+    // Where readSamples reads the array valueEnd finds, readSamplesAt reads it too.
+    const end = valueEnd(b, 0);
+    const whole = end > 0 ? readSamples(b, 0, end, new Map()) : null;
+    expect(at === null).toBe(whole === null);
+    if (!at) return;
+    expect(at.end).toBe(end);
+    const want = reference(b.toString("utf8", 0, at.end));
+    expect(want).not.toBe("rejected");
+    const got = { labels: at.labels.map((l) => Object.entries(l)), values: [...at.values] };
+    sameColumns(got, want as Exclude<typeof want, "rejected">);
+  };
+  const after = fc.constantFrom("", "}", ',"time":1}]}', " ] , {", "]", '"x"', "\\", "[1]");
+
+  it("ends where valueEnd does and reads what readSamples reads there, text after it aside (fast-check)", () => {
+    fc.assert(
+      fc.property(fc.array(sample, { maxLength: 5 }), fc.constantFrom(0, 2), after, (xs, indent, tail) =>
+        check(`${JSON.stringify(xs, null, indent)}${tail}`),
+      ),
+      { numRuns: 3000 },
+    );
+  });
+
+  it("never reads bytes JSON.parse or the schema refuse, nor ends elsewhere (fast-check, damaged text)", () => {
+    const damage = fc.array(fc.tuple(fc.nat(), fc.constantFrom(...'{}[]",: \\0-9eE.+aN\u0001')), {
+      minLength: 1,
+      maxLength: 3,
+    });
+    fc.assert(
+      fc.property(fc.array(sample, { minLength: 1, maxLength: 4 }), after, damage, (xs, tail, edits) => {
+        const chars = [...`${JSON.stringify(xs)}${tail}`];
+        for (const [at, c] of edits) chars[at % chars.length] = c;
+        check(chars.join(""));
       }),
       { numRuns: 5000 },
     );

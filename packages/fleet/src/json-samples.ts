@@ -96,13 +96,28 @@ export function readSamples(
   end: number,
   sets: LabelSetsByBytes,
 ): { labels: Labels[]; values: Float64Array } | null {
+  const read = readSamplesAt(b, skipSpace(b, start, end), end, sets);
+  if (!read || skipSpace(b, read.end, end) !== end) return null;
+  return { labels: read.labels, values: read.values };
+}
+
+/**
+ * readSamples of the JSON array opening at `start` (no leading space) within `[start, limit)`, with the
+ * end (exclusive) of that array as it reads it: the caller need not find the end first. Where it does
+ * not return null, `end` is valueEnd's (json-spans.ts) and the columns are readSamples' of `[start, end)`.
+ */
+export function readSamplesAt(
+  b: Buffer,
+  start: number,
+  limit: number,
+  sets: LabelSetsByBytes,
+): { labels: Labels[]; values: Float64Array; end: number } | null {
+  const end = limit;
   const labels: Labels[] = [];
   const values: number[] = [];
-  let i = byte(b, start, end, OPEN_ARRAY);
-  if (i < 0) return null;
-  i = skipSpace(b, i, end);
-  if (b[i] === CLOSE_ARRAY)
-    return skipSpace(b, i + 1, end) === end ? { labels, values: new Float64Array(0) } : null;
+  if (b[start] !== OPEN_ARRAY) return null;
+  let i = skipSpace(b, start + 1, end);
+  if (b[i] === CLOSE_ARRAY) return i < end ? { labels, values: new Float64Array(0), end: i + 1 } : null;
   for (;;) {
     i = byte(b, i, end, OPEN_OBJECT);
     if (i >= 0) i = word(b, i, end, LABELS);
@@ -156,7 +171,7 @@ export function readSamples(
       i++;
       continue;
     }
-    if (b[i] !== CLOSE_ARRAY) return null;
-    return skipSpace(b, i + 1, end) === end ? { labels, values: Float64Array.from(values) } : null;
+    if (b[i] !== CLOSE_ARRAY || i >= end) return null;
+    return { labels, values: Float64Array.from(values), end: i + 1 };
   }
 }

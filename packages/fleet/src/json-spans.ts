@@ -87,15 +87,34 @@ export function valueEnd(b: Uint8Array, i: number): number {
  * `[out[2k], out[2k + 1])`: one array, not one per element, for arrays of thousands), or null.
  */
 export function arrayElementOffsets(b: Uint8Array, start: number, end: number): number[] | null {
+  const r = arrayAt(b, start, end);
+  return r && r.end === end ? r.offsets : null;
+}
+
+/** Where a value starting at `i` ends (exclusive), or -1: valueEnd unless the caller reads it itself. */
+export type EndOf = (i: number) => number;
+
+/**
+ * The array opening at `start` (no leading space), found within `[start, limit)` in one pass: its
+ * elements as flat offsets (as arrayElementOffsets) and its end; each element's end is `elementEnd`'s
+ * (which must agree with valueEnd where it does not return -1). Null where it is not an array there.
+ */
+export function arrayAt(
+  b: Uint8Array,
+  start: number,
+  limit: number,
+  elementEnd: EndOf = (i) => valueEnd(b, i),
+): { offsets: number[]; end: number } | null {
+  if (b[start] !== OPEN_ARRAY) return null;
   const out: number[] = [];
   let i = skipSpace(b, start + 1);
-  if (b[i] === CLOSE_ARRAY) return i === end - 1 ? out : null;
+  if (b[i] === CLOSE_ARRAY) return i < limit ? { offsets: out, end: i + 1 } : null;
   for (;;) {
-    const e = valueEnd(b, i);
-    if (e < 0 || e > end - 1) return null;
+    const e = elementEnd(i);
+    if (e < 0 || e > limit - 1) return null;
     out.push(i, e);
     i = skipSpace(b, e);
-    if (b[i] === CLOSE_ARRAY) return i === end - 1 ? out : null;
+    if (b[i] === CLOSE_ARRAY) return i < limit ? { offsets: out, end: i + 1 } : null;
     if (b[i] !== COMMA) return null;
     i = skipSpace(b, i + 1);
   }
@@ -156,10 +175,25 @@ export function objectMembers(
   start: number,
   end: number,
 ): { key: Span; value: Span }[] | null {
+  const r = objectAt(b, start, end);
+  return r && r.end === end ? r.members : null;
+}
+
+/**
+ * The object opening at `start`, found within `[start, limit)` in one pass: its members (key and value
+ * spans) and its end; each value's end is `valueEndOf(key, i)`'s (which must agree with valueEnd where
+ * it does not return -1). Null where it is not an object there.
+ */
+export function objectAt(
+  b: Uint8Array,
+  start: number,
+  limit: number,
+  valueEndOf: (key: Span, i: number) => number = (_, i) => valueEnd(b, i),
+): { members: { key: Span; value: Span }[]; end: number } | null {
   if (b[start] !== OPEN_OBJECT) return null;
   const members: { key: Span; value: Span }[] = [];
   let i = skipSpace(b, start + 1);
-  if (b[i] === CLOSE_OBJECT) return i === end - 1 ? members : null;
+  if (b[i] === CLOSE_OBJECT) return i < limit ? { members, end: i + 1 } : null;
   for (;;) {
     if (b[i] !== QUOTE) return null;
     const k = stringEnd(b, i);
@@ -168,14 +202,21 @@ export function objectMembers(
     i = skipSpace(b, k);
     if (b[i] !== COLON) return null;
     i = skipSpace(b, i + 1);
-    const e = valueEnd(b, i);
-    if (e < 0 || e > end - 1) return null;
+    const e = valueEndOf(key, i);
+    if (e < 0 || e > limit - 1) return null;
     members.push({ key, value: [i, e] });
     i = skipSpace(b, e);
-    if (b[i] === CLOSE_OBJECT) return i === end - 1 ? members : null;
+    if (b[i] === CLOSE_OBJECT) return i < limit ? { members, end: i + 1 } : null;
     if (b[i] !== COMMA) return null;
     i = skipSpace(b, i + 1);
   }
+}
+
+/** Whether the key at `key` is, byte for byte, the JSON text `text` (a quoted name without escapes). */
+export function keyIs(b: Uint8Array, [start, end]: Span, text: Uint8Array): boolean {
+  if (end - start !== text.length) return false;
+  for (let k = 0; k < text.length; k++) if (b[start + k] !== text[k]) return false;
+  return true;
 }
 
 /** Whether the value at `span` is an array. */

@@ -1,10 +1,11 @@
 import { gzipSync } from "node:zlib";
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import {
   decodeReplay,
   decodeReplayApi,
   encodeReplay,
-  type ReplayApi,
+  ReplayApi,
   type ReplayBytes,
   ReplayFormatError,
   type ReplayReadProgress,
@@ -160,5 +161,82 @@ describe("readReplayApi (the file streamed entry by entry)", () => {
     await expect(readReplayApi(source)).rejects.toThrow(ReplayFormatError);
     expect(wholeReads).toBe(1);
     expect(taken).toBeLessThan(bytes.length / 64 / 2);
+  });
+});
+
+describe("readReplayApi on generated and damaged entries (fast-check)", () => {
+  /** Every answer a decode gives for `f`'s queries (a miss or a bad query as its message), or its error. */
+  async function result(decode: () => Promise<ReplayApi> | ReplayApi, f: ReturnType<typeof replay>) {
+    let api: ReplayApi;
+    try {
+      api = await decode();
+    } catch (err) {
+      expect(err).toBeInstanceOf(ReplayFormatError);
+      return { message: (err as Error).message, issues: (err as ReplayFormatError).issues };
+    }
+    const out: unknown[] = [api.meta];
+    const ask = async (q: () => Promise<unknown>) => {
+      try {
+        out.push(await q());
+      } catch (err) {
+        out.push(`threw ${(err as Error).message}`);
+      }
+    };
+    for (const e of f.instant.slice(0, 3))
+      for (const a of e.answers) await ask(() => api.queryVector(e.query, { time: a.time }));
+    return out;
+  }
+
+  // Edits an entry's bytes as a writer other than the recorder might: structure bytes, escapes, spaces,
+  // duplicate or escaped `answers` / `data` keys, keys in another order.
+  const edit = fc.oneof(
+    fc.tuple(fc.nat(), fc.constantFrom(...'{}[]",: \\0-9eE.+aN')).map(([at, c]) => (t: string) => {
+      const i = at % t.length;
+      return `${t.slice(0, i)}${c}${t.slice(i + 1)}`;
+    }),
+    fc
+      .tuple(
+        fc.nat(),
+        fc.constantFrom(
+          ['"data":', '"d\\u0061ta":'],
+          ['"answers":', '"\\u0061nswers":'],
+          ['"data":[', '"data":[],"data":['],
+          ['"answers":[', '"answers":[],"answers":['],
+          ['"labels":', ' "labels" : '],
+          [",", " ,\n "],
+          ['{"labels":{', '{"value":1,"labels":{'],
+        ),
+      )
+      .map(([nth, [from, to]]) => (t: string) => {
+        const parts = t.split(from);
+        if (parts.length < 2) return t;
+        const k = 1 + (nth % (parts.length - 1));
+        return `${parts.slice(0, k).join(from)}${to}${parts.slice(k).join(from)}`;
+      }),
+  );
+
+  it("answers or throws as JSON.parse and the schema (decodeReplay) do, whatever the chunks", async () => {
+    const f = replay();
+    f.instant = f.instant.slice(0, 3);
+    f.range = f.range.slice(0, 1);
+    const json = JSON.stringify(f);
+    // The edits fall in the entries (the first instant entry's start to the range entries' end).
+    const from = json.indexOf('"instant":[') + 11;
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(edit, { maxLength: 3 }),
+        fc.integer({ min: 1, max: 400 }),
+        fc.boolean(),
+        async (edits, chunk, gz) => {
+          const body = edits.reduce((t, e) => e(t), json.slice(from));
+          const text = `${json.slice(0, from)}${body}`;
+          const bytes = gz ? gzipSync(text) : Buffer.from(text);
+          const want = await result(() => new ReplayApi(decodeReplay(bytes)), f);
+          const got = await result(() => readReplayApi(fileOf(bytes, chunk), { chunkBytes: chunk }), f);
+          expect(got).toEqual(want);
+        },
+      ),
+      { numRuns: 300 },
+    );
   });
 });

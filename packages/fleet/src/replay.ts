@@ -19,15 +19,20 @@ import { z } from "zod";
 import type { MatrixSeries, PromQueryApi, QueryAnswer, VectorSample } from "./api.js";
 import { nowOf } from "./api.js";
 import type { FleetFactsOptions } from "./facts.js";
-import { type LabelSetsByBytes, readSamples } from "./json-samples.js";
+import { OPEN_ARRAY } from "./json-bytes.js";
+import { type LabelSetsByBytes, readSamples, readSamplesAt } from "./json-samples.js";
 import {
+  arrayAt,
   arrayElementOffsets,
   arrayElements,
   isArray,
+  keyIs,
+  objectAt,
   objectMembers,
   type Span,
   type TopLevelSpans,
   topLevelSpans,
+  valueEnd,
 } from "./json-spans.js";
 import { EntrySplitter } from "./json-stream.js";
 
@@ -317,6 +322,16 @@ function apiFromPieces(json: Buffer, spans: TopLevelSpans): ReplayApi | null {
   return api;
 }
 
+const ANSWERS_KEY = Buffer.from('"answers"');
+const DATA_KEY = Buffer.from('"data"');
+
+/** Spans from flat offsets (arrayAt). */
+function spansOf(offsets: readonly number[]): Span[] {
+  const out: Span[] = new Array(offsets.length / 2);
+  for (let k = 0; k < out.length; k++) out[k] = [offsets[2 * k]!, offsets[2 * k + 1]!];
+  return out;
+}
+
 /** Samples JSON.parse'd and validated at a time: small enough to die young, big enough to be cheap. */
 const SAMPLE_CHUNK = 256;
 
@@ -359,8 +374,38 @@ function instantEntryColumns(
   intern: (labels: Labels) => Labels,
   sets: LabelSetsByBytes,
 ): InstantInput | null {
-  const members = objectMembers(json, span[0], span[1]);
-  if (!members) return null;
+  // One pass over the entry's bytes finds its members, its answers and their members, and reads each
+  // answer's samples (readSamplesAt) where they have the recorder's form; what that pass could not read
+  // is found below as before (objectMembers, arrayElements, readSamples) from the spans it gives.
+  const samplesAt = new Map<number, ReturnType<typeof readSamplesAt>>();
+  const answerAt = new Map<number, NonNullable<ReturnType<typeof objectAt>>>();
+  const limit = span[1];
+  const dataEnd = (i: number): number => {
+    const read = readSamplesAt(json, i, limit, sets);
+    if (!read) return valueEnd(json, i);
+    samplesAt.set(i, read);
+    return read.end;
+  };
+  const answerEnd = (i: number): number => {
+    const o = objectAt(json, i, limit, (key, at) =>
+      keyIs(json, key, DATA_KEY) ? dataEnd(at) : valueEnd(json, at),
+    );
+    if (!o) return valueEnd(json, i);
+    answerAt.set(i, o);
+    return o.end;
+  };
+  const answersOf = new Map<number, NonNullable<ReturnType<typeof arrayAt>>>();
+  const answersEnd = (i: number): number => {
+    const a = arrayAt(json, i, limit, answerEnd);
+    if (!a) return valueEnd(json, i);
+    answersOf.set(i, a);
+    return a.end;
+  };
+  const entry = objectAt(json, span[0], limit, (key, at) =>
+    json[at] === OPEN_ARRAY && keyIs(json, key, ANSWERS_KEY) ? answersEnd(at) : valueEnd(json, at),
+  );
+  if (!entry || entry.end !== span[1]) return null;
+  const members = entry.members;
   const skeleton: Record<string, unknown> = {};
   const dataOf: Span[] = [];
   for (const m of members) {
@@ -370,11 +415,16 @@ function instantEntryColumns(
       skeleton[name] = parse(m.value);
       continue;
     }
-    const answers = arrayElements(json, m.value[0], m.value[1]);
+    const seenAnswers = answersOf.get(m.value[0]);
+    const answers =
+      seenAnswers?.end === m.value[1]
+        ? spansOf(seenAnswers.offsets)
+        : arrayElements(json, m.value[0], m.value[1]);
     if (!answers) return null;
     const out: Record<string, unknown>[] = [];
     for (const a of answers) {
-      const fields = objectMembers(json, a[0], a[1]);
+      const seen = answerAt.get(a[0]);
+      const fields = seen?.end === a[1] ? seen.members : objectMembers(json, a[0], a[1]);
       if (!fields) return null;
       const answer: Record<string, unknown> = {};
       let data: Span | null = null;
@@ -397,9 +447,15 @@ function instantEntryColumns(
   const answers: ColumnarAnswer[] = [];
   for (const [k, a] of head.data.answers.entries()) {
     const span = dataOf[k]!;
-    const read = readSamples(json, span[0], span[1], sets);
+    const seen = samplesAt.get(span[0]);
+    const read = seen?.end === span[1] ? seen : readSamples(json, span[0], span[1], sets);
     if (read) {
-      answers.push({ time: a.time, ...read, ...(a.warnings ? { warnings: a.warnings } : {}) });
+      answers.push({
+        time: a.time,
+        labels: read.labels,
+        values: read.values,
+        ...(a.warnings ? { warnings: a.warnings } : {}),
+      });
       continue;
     }
     const data = arrayElementOffsets(json, span[0], span[1]);
