@@ -67,6 +67,14 @@ const UNCOMPARABLE = /^workload\.(gauges\.|device\.ioInProgress\.)/;
  * and keeps comparing it.
  */
 const UNCOMPARABLE_RECORDED = /^workload\.rates\.bufferPoolWaitFree\./;
+/**
+ * The same bursty free-page waits on the raw path: the subqueries are evaluated at the same instants, but
+ * each backend's samples are its own scrapes, a second or two apart, so one burst can fall on either side
+ * of a scrape. Under a loaded machine (other suites on both cores) their p95 was once 13% apart; they are
+ * compared within BURSTY_TOLERANCE, still far inside what a wrong rate or statistic would give.
+ */
+const BURSTY = /^workload\.rates\.bufferPoolWaitFree\./;
+const BURSTY_TOLERANCE = 0.3;
 
 let db: MariaDb | undefined;
 let untorn: RunningExporter | undefined;
@@ -118,6 +126,10 @@ function compareFacts(a: FleetProfile, b: FleetProfile, label: string): void {
       const rel = Math.abs(v - w) / Math.max(Math.abs(v), Math.abs(w));
       if (uncomparable(path, label)) {
         skipped.push(`${path} ${rel.toFixed(2)}`);
+        continue;
+      }
+      if (BURSTY.test(path)) {
+        if (rel > BURSTY_TOLERANCE) off.push(`${path}: prometheus ${v}, victoria-metrics ${w} (bursty)`);
         continue;
       }
       worst = Math.max(worst, rel);
