@@ -7,7 +7,8 @@
  * last good snapshot is served, marked stale, with the error; without one the view says unavailable.
  *
  * The kept fleet read (kept-read.ts): each good read's measured facts are kept on disk; at start-up a
- * kept read of this build and source is advised again and served at once: for a replay file as the
+ * kept read of this build and source is served at once, each instance's kept advice reused when the
+ * metadata it was derived from is unchanged (else advised again): for a replay file as the
  * file's own facts (it is not read again for the fleet), for a live source as the last read, marked
  * stale, while a fresh read runs and then replaces it.
  */
@@ -34,6 +35,7 @@ import {
 import {
   buildSnapshotYielding,
   instanceAdvice,
+  type ReusableAdvice,
   reviseSnapshot,
   type Snapshot,
   staleRows,
@@ -248,17 +250,21 @@ async function readSnapshot(e: Env, src: ResolvedSource): Promise<Snapshot> {
   state.reading = { phase: "advice", since: fetchedAt, instances: measured.facts.length };
   const snapshot = await snapshotOf(e, src.metadataFile, measured, fetchedAt, fetchMs);
   const id = keptIdentity(e, src, replay);
-  if (id) saveKeptRead(e, keptSourceOf(src, id), measured, { fetchedAt, fetchMs });
+  if (id) saveKeptRead(e, keptSourceOf(src, id), measured, { fetchedAt, fetchMs }, snapshot);
   return snapshot;
 }
 
-/** The snapshot of measured facts: the declared file's facts, then the store's metadata overlaid, advised. */
+/**
+ * The snapshot of measured facts: the declared file's facts, then the store's metadata overlaid, advised
+ * (an instance's advice taken from `reuse`, the kept read's, when its inputs digest still matches).
+ */
 async function snapshotOf(
   e: Env,
   metadataFile: string | null,
   measured: FleetFacts,
   fetchedAt: number,
   fetchMs: number,
+  reuse: ReadonlyMap<string, ReusableAdvice> | null = null,
 ): Promise<Snapshot> {
   // Declared facts join the measured ones first; what users store is overlaid on both.
   const declared = metadataFile ? readDeclaredFile(metadataFile) : null;
@@ -274,6 +280,8 @@ async function snapshotOf(
       instances: declared.instances?.size ?? 0,
       problem: declared.problem,
     },
+    declaredMeta: declared?.instances ?? null,
+    reuse,
     fetchedAt,
     fetchMs,
     window: fleet.plan.window,
@@ -350,12 +358,16 @@ function keptLoaded(e: Env): Promise<void> {
   }
   const wanted = expect;
   kept.loading = (async () => {
-    const read = await loadKeptRead(e, wanted);
+    let read = await loadKeptRead(e, wanted);
     if (!read) return;
     const h = read.header;
+    const rejected = read.adviceRejected;
     const t0 = performance.now();
-    const snapshot = await snapshotOf(e, metadataFile, read.fleet, h.fetchedAt, h.fetchMs);
-    const advised = ((performance.now() - t0) / 1000).toFixed(1);
+    const building = snapshotOf(e, metadataFile, read.fleet, h.fetchedAt, h.fetchMs, read.advice);
+    // The snapshot holds what it needs of the read (facts and reused advice); the rest can go.
+    read = null;
+    const snapshot = await building;
+    const advised = `${((performance.now() - t0) / 1000).toFixed(1)} s (${snapshot.reused} kept advice reused, ${snapshot.merged.size - snapshot.reused} advised again${rejected ? `, ${rejected} kept advice failed its check` : ""})`;
     if (state.kept !== kept) return;
     if (replay && h.source.kind === "replay") {
       const { recordedAt, recordedFrom, window, end, note } = h.source.recorded;
@@ -376,7 +388,7 @@ function keptLoaded(e: Env): Promise<void> {
           keptReadAt: h.fetchedAt,
         });
       console.log(
-        `untorn: the fleet comes from the kept read of ${replay.file} (${h.instances} instances, facts read ${iso(h.fetchedAt)}, same build and file: not read again), advised in ${advised} s`,
+        `untorn: the fleet comes from the kept read of ${replay.file} (${h.instances} instances, facts read ${iso(h.fetchedAt)}, same build and file: not read again), advised in ${advised}`,
       );
     } else if (liveUrl) {
       kept.live = {
@@ -386,7 +398,7 @@ function keptLoaded(e: Env): Promise<void> {
         error: null,
       };
       console.log(
-        `untorn: serving the last read of ${liveUrl} (${h.instances} instances, as of ${iso(h.fetchedAt)}, ${ago(h.fetchedAt)} ago) from the kept read, advised in ${advised} s; a fresh read replaces it when done`,
+        `untorn: serving the last read of ${liveUrl} (${h.instances} instances, as of ${iso(h.fetchedAt)}, ${ago(h.fetchedAt)} ago) from the kept read, advised in ${advised}; a fresh read replaces it when done`,
       );
     }
   })()

@@ -68,7 +68,13 @@ describe("writeKeptRead / readKeptRead", () => {
       },
     };
     const dir = freshDir();
-    await writeKeptRead(dir, header(fleet, source), fleet, () => 1_795_000_100_000);
+    await writeKeptRead(
+      dir,
+      header(fleet, source),
+      fleet,
+      () => null,
+      () => 1_795_000_100_000,
+    );
     const r = await readKeptRead(dir, expectFor(source));
     if (!r.ok) throw new Error(r.reason);
     expect(r.read.fleet).toStrictEqual(fleet);

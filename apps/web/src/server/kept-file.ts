@@ -1,12 +1,15 @@
 /**
  * The kept fleet read's file: the measured FleetFacts of the last good fleet read, so that a restarted
  * console serves its fleet pages at once instead of after the whole read (docs/web.md, "The kept fleet
- * read"). Only the facts are kept: the advice is pure and derived again, the declared metadata file and
- * the store's metadata are overlaid fresh.
+ * read"). Beside each instance's facts it keeps what the snapshot keeps of its advice (KeptAdvice) and
+ * the digest of that advice's other inputs (snapshot.ts, adviceInputs: the declared metadata file's
+ * entry and the stored metadata): a restart takes the advice of an instance whose digest still matches
+ * and advises the others again; the declared file and the store's metadata are always read fresh.
  *
  * One gzip stream of JSON lines: the header (format, the build that wrote it, the source and its
  * identity, the evaluation time, when the facts were read and when the file was written), then the
- * fleet's fields other than its facts, then one InstanceFacts per line. `zcat <file> | head -1` shows
+ * fleet's fields other than its facts, then one line per instance: `{"facts", "advice", "inputs"}`
+ * (advice and inputs null when the instance had no advice). `zcat <file> | head -1` shows
  * the header. It is written to a temporary file in the same directory, flushed to disk and renamed
  * over the previous one, so a reader finds the old file or the new one, never a part. Reading checks
  * the header first and stops there when it does not match; gzip's CRC and length, the JSON and the
@@ -23,9 +26,11 @@ import { createGunzip, createGzip } from "node:zlib";
 import type { InstanceFacts } from "@untorn/advisor/facts";
 import type { FleetFacts } from "@untorn/fleet/facts";
 import { z } from "zod";
+import { parseKeptAdvice } from "./kept-advice-schema.js";
+import type { ReusableAdvice } from "./snapshot.js";
 
 /** Bumped whenever the layout of the file changes; another format is never read. */
-export const KEPT_FORMAT = 1;
+export const KEPT_FORMAT = 2;
 export const KEPT_FILE = "fleet-read.json.gz";
 /** The magic first field of the header, so a stray gzip file is told apart from a kept read. */
 const MAGIC = "untorn-kept-fleet-read";
@@ -111,6 +116,10 @@ export type KeptHeaderInput = Omit<KeptHeader, "magic" | "format" | "sourceKey" 
 export interface KeptRead {
   readonly header: KeptHeader;
   readonly fleet: FleetFacts;
+  /** The kept advice by instance, each with the digest of its inputs; only advice that passed its check. */
+  readonly advice: Map<string, ReusableAdvice>;
+  /** Kept advice that failed its schema check (those instances are advised again). */
+  readonly adviceRejected: number;
 }
 
 /** Instances serialised (or parsed) between two turns of the event loop. */
@@ -126,6 +135,7 @@ export async function writeKeptRead(
   dir: string,
   input: KeptHeaderInput,
   fleet: FleetFacts,
+  advice: (instance: string) => ReusableAdvice | null = () => null,
   now: () => number = Date.now,
 ): Promise<{ readonly file: string; readonly bytes: number }> {
   await fs.promises.mkdir(dir, { recursive: true });
@@ -144,7 +154,10 @@ export async function writeKeptRead(
     yield `${JSON.stringify(header)}\n${JSON.stringify(rest)}\n`;
     for (let i = 0; i < facts.length; i += BATCH) {
       let chunk = "";
-      for (const f of facts.slice(i, i + BATCH)) chunk += `${JSON.stringify(f)}\n`;
+      for (const f of facts.slice(i, i + BATCH)) {
+        const a = advice(f.identity.instance);
+        chunk += `${JSON.stringify({ facts: f, advice: a?.advice ?? null, inputs: a?.inputs ?? null })}\n`;
+      }
       yield chunk;
       await turn();
     }
@@ -209,6 +222,8 @@ export async function readKeptRead(dir: string, expect: KeptExpectation): Promis
   let header: KeptHeader | null = null;
   let rest: Omit<FleetFacts, "facts"> | null = null;
   const facts: InstanceFacts[] = [];
+  const advice = new Map<string, ReusableAdvice>();
+  let adviceRejected = 0;
   try {
     let n = 0;
     for await (const line of rl) {
@@ -216,7 +231,10 @@ export async function readKeptRead(dir: string, expect: KeptExpectation): Promis
       if (header === null) header = checkHeader(line, expect);
       else if (rest === null) rest = parseRest(line);
       else {
-        facts.push(parseFacts(line, facts.length + 1));
+        const one = parseInstance(line, facts.length + 1);
+        facts.push(one.facts);
+        if (one.advice === "rejected") adviceRejected++;
+        else if (one.advice) advice.set(one.facts.identity.instance, one.advice);
         if (facts.length % BATCH === 0) await turn();
       }
     }
@@ -225,7 +243,7 @@ export async function readKeptRead(dir: string, expect: KeptExpectation): Promis
     if (header === null || rest === null) throw new Rejected("the file ends before the fleet's fields");
     if (facts.length !== header.instances)
       throw new Rejected(`truncated: ${facts.length} of ${header.instances} instances`);
-    return { ok: true, read: { header, fleet: { ...rest, facts } as FleetFacts } };
+    return { ok: true, read: { header, fleet: { ...rest, facts } as FleetFacts, advice, adviceRejected } };
   } catch (err) {
     const reason =
       err instanceof Rejected
@@ -276,15 +294,30 @@ function parseRest(line: string): Omit<FleetFacts, "facts"> {
 }
 
 /**
- * One instance's facts. Only their identity is checked: the file comes from this very build (its
- * header says so) and gzip's CRC guards the bytes, so a full instanceFactsSchema parse of every instance
- * would only slow the start it is there to speed up.
+ * One instance's line: its facts and kept advice. Only the facts' identity is checked: the file comes
+ * from this very build (its header says so) and gzip's CRC guards the bytes, so a full
+ * instanceFactsSchema parse of every instance would only slow the start it is there to speed up. The
+ * advice is checked against keptAdviceSchema (a plain-loop parser, zod where it is unsure) and must be
+ * the same instance's: advice that fails is "rejected" and the instance advised again, never trusted.
  */
-function parseFacts(line: string, n: number): InstanceFacts {
-  const f = parseJson(line, `instance ${n}`) as { identity?: { instance?: unknown } } | null;
+function parseInstance(
+  line: string,
+  n: number,
+): { facts: InstanceFacts; advice: ReusableAdvice | "rejected" | null } {
+  const raw = parseJson(line, `instance ${n}`) as {
+    facts?: { identity?: { instance?: unknown } };
+    advice?: unknown;
+    inputs?: unknown;
+  } | null;
+  const f = raw?.facts;
   if (typeof f?.identity?.instance !== "string" || f.identity.instance === "")
     throw new Rejected(`corrupt: instance ${n} has no identity.instance`);
-  return f as InstanceFacts;
+  const facts = f as InstanceFacts;
+  if (raw?.advice == null) return { facts, advice: null };
+  const advice = parseKeptAdvice(raw.advice);
+  if (!advice || typeof raw.inputs !== "string" || advice.identity.instance !== facts.identity.instance)
+    return { facts, advice: "rejected" };
+  return { facts, advice: { advice, inputs: raw.inputs } };
 }
 
 /** Removes temporary files a writer killed mid-write left in `dir` (never the kept read itself). */

@@ -3,7 +3,8 @@ import "server-only";
  * The kept fleet read on the server (file format: kept-file.ts): where it lives (UNTORN_CACHE_DIR,
  * default UNTORN_DATA_DIR; `off` keeps nothing), which build this is (Next's BUILD_ID, which server.mjs
  * reads; under `next start` or `next dev` there is none and nothing is kept), saving it after each good
- * read (one write at a time, the latest read wins) and loading it at start-up for the source the
+ * read, with the snapshot's advice and its inputs digest (one write at a time, the latest read wins),
+ * and loading it at start-up for the source the
  * console serves. Each outcome is one log line.
  */
 import path from "node:path";
@@ -20,6 +21,7 @@ import {
   removeLeftovers,
   writeKeptRead,
 } from "./kept-file.js";
+import { adviceInputs, type Snapshot } from "./snapshot.js";
 
 export { type KeptRead, type KeptSource, type KeptSourceIdentity, keptSourceKey } from "./kept-file.js";
 
@@ -53,8 +55,8 @@ const mb = (bytes: number) => (bytes / 2 ** 20).toFixed(1);
 const message = (err: unknown) => (err instanceof Error ? err.message : String(err));
 
 /**
- * Keeps `fleet` (the measured facts of a good read, before any metadata) for the next start, in the
- * background: a write under way finishes first, and only the newest read waiting behind it is written.
+ * Keeps `fleet` (the measured facts of a good read, before any metadata) with the advice `snapshot`
+ * (built from them) keeps of each instance, for the next start, in the background: a write under way finishes first, and only the newest read waiting behind it is written.
  * Never throws; a failure is logged and the previous kept read stays.
  */
 export function saveKeptRead(
@@ -62,6 +64,7 @@ export function saveKeptRead(
   source: KeptSource,
   fleet: FleetFacts,
   read: { readonly fetchedAt: number; readonly fetchMs: number },
+  snapshot: Pick<Snapshot, "advice" | "metadata" | "declaredMeta">,
 ): void {
   const dir = keptDir(e);
   const build = thisBuild();
@@ -73,6 +76,10 @@ export function saveKeptRead(
         dir,
         { build, source, at: fleet.at, fetchedAt: read.fetchedAt, fetchMs: read.fetchMs },
         fleet,
+        (instance) => {
+          const advice = snapshot.advice.get(instance);
+          return advice ? { advice, inputs: adviceInputs(snapshot, instance) } : null;
+        },
       );
       console.log(
         `untorn: kept the fleet read (${fleet.facts.length} instances, ${mb(w.bytes)} MB) in ${w.file} for the next start, in ${((performance.now() - t0) / 1000).toFixed(1)} s`,

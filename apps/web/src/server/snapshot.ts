@@ -12,13 +12,14 @@
  * its facts with the metadata overlaid (instanceAdvice); the advisor is pure, so the result is the one
  * the ranking was built from.
  */
+import { createHash } from "node:crypto";
 import type { Advice } from "@untorn/advisor/advise";
 import type { InstanceFacts } from "@untorn/advisor/facts";
 import type { FleetRanking, RankedFinding } from "@untorn/advisor/fleet";
 import type { ConfigChange, Finding } from "@untorn/advisor/rule";
 import type { ExporterPresence, FleetFacts, RecordingRulesUse, SkippedInstance } from "@untorn/fleet/facts";
 import { type MergeResult, mergeMetadata } from "@untorn/fleet/metadata";
-import { adviseAll } from "@untorn/fleet/profile";
+import { adviseAll, type MetadataByInstance } from "@untorn/fleet/profile";
 import { type RowAdvice, rankRows } from "@untorn/fleet/rows";
 import type { InstanceMetadata } from "@untorn/store/store";
 import type { FleetRow, FleetSummary } from "../lib/fleet-row.js";
@@ -72,26 +73,63 @@ export function keepAdvice(a: Advice): KeptAdvice {
   };
 }
 
+/**
+ * An instance's advice as a kept fleet read keeps it (kept-file.ts), with the digest of the inputs it was
+ * derived from besides the facts and the build (adviceInputs).
+ */
+export interface ReusableAdvice {
+  readonly advice: KeptAdvice;
+  readonly inputs: string;
+}
+
+/**
+ * The digest of what an instance's advice is derived from besides its measured facts and the build: the
+ * declared metadata file's entry for it and its stored metadata, the two overlays buildSnapshot makes
+ * before advising (the advisor itself is pure). Equal digests, equal facts and the same build give the
+ * same advice.
+ */
+export function adviceInputs(snap: Pick<Snapshot, "metadata" | "declaredMeta">, instance: string): string {
+  const declared = snap.declaredMeta.get(instance) ?? null;
+  const stored = snap.metadata.get(instance) ?? null;
+  return createHash("sha256")
+    .update(JSON.stringify([declared, stored]))
+    .digest("base64url");
+}
+
 /** Advises each instance and keeps only KeptAdvice, so at most one full advice is alive at a time. */
 function adviseKept(facts: Iterable<InstanceFacts>): {
   advice: Map<string, KeptAdvice>;
   failed: SkippedInstance[];
 } {
-  const out = { advice: new Map<string, KeptAdvice>(), failed: [] as SkippedInstance[] };
-  for (const _ of adviseKeptSteps(facts, out));
+  const out = { advice: new Map<string, KeptAdvice>(), failed: [] as SkippedInstance[], reused: 0 };
+  for (const _ of adviseKeptSteps(facts, out, null));
   return out;
 }
 
 /** Instances advised between two turns of the event loop in buildSnapshotYielding (a few ms). */
 const ADVISE_BATCH = 100;
+/** Instances whose kept advice is reused between two turns (a digest each: far cheaper than advice). */
+const REUSE_BATCH = 2000;
 
-/** adviseKept's work into `out`, pausing (yielding) after every ADVISE_BATCH instances. */
+/**
+ * adviseKept's work into `out`, pausing (yielding) after every ADVISE_BATCH instances advised. An
+ * instance `reuse` gives the advice of (its kept advice and the inputs digest it matches) takes it as is.
+ */
 function* adviseKeptSteps(
   facts: Iterable<InstanceFacts>,
-  out: { advice: Map<string, KeptAdvice>; failed: SkippedInstance[] },
+  out: { advice: Map<string, KeptAdvice>; failed: SkippedInstance[]; reused: number },
+  reuse: ((instance: string) => KeptAdvice | null) | null,
 ): Generator<void> {
   let n = 0;
+  let r = 0;
   for (const f of facts) {
+    const kept = reuse?.(f.identity.instance) ?? null;
+    if (kept) {
+      out.advice.set(f.identity.instance, kept);
+      out.reused++;
+      if (++r % REUSE_BATCH === 0) yield;
+      continue;
+    }
     const one = adviseAll([f]);
     if (one.advice[0]) out.advice.set(f.identity.instance, keepAdvice(one.advice[0]));
     out.failed.push(...one.failed);
@@ -132,6 +170,10 @@ export interface Snapshot {
   readonly storeProblem: string | null;
   /** The declared metadata file overlaid on the measured facts, or null when there is none. */
   readonly declared: DeclaredInfo | null;
+  /** The declared metadata file's entries by instance (empty without one): an input of the advice. */
+  readonly declaredMeta: MetadataByInstance;
+  /** Instances whose advice was taken from a kept fleet read instead of advised again. */
+  readonly reused: number;
 }
 
 /** The declared metadata file overlaid on the facts (server/declared.ts). */
@@ -147,6 +189,13 @@ export interface SnapshotInput {
   readonly metadata: readonly InstanceMetadata[];
   readonly storeProblem: string | null;
   readonly declared?: DeclaredInfo | null;
+  /** The declared file's entries already overlaid on `fleet.facts` (recorded for adviceInputs). */
+  readonly declaredMeta?: MetadataByInstance | null;
+  /**
+   * Advice kept from an earlier build of the same facts (the kept fleet read): an instance's is used
+   * instead of advising it again when its inputs digest is the one adviceInputs gives now.
+   */
+  readonly reuse?: ReadonlyMap<string, ReusableAdvice> | null;
   readonly fetchedAt: number;
   readonly fetchMs: number;
   readonly window: string;
@@ -184,10 +233,18 @@ function* snapshotSteps(input: SnapshotInput, clock: () => number): Generator<vo
   const merged = new Map<string, MergeResult>();
   for (const f of input.fleet.facts)
     merged.set(f.identity.instance, mergeMetadata(f, metadata.get(f.identity.instance)));
-  const kept = { advice: new Map<string, KeptAdvice>(), failed: [] as SkippedInstance[] };
+  const declaredMeta: MetadataByInstance = input.declaredMeta ?? new Map();
+  const kept = { advice: new Map<string, KeptAdvice>(), failed: [] as SkippedInstance[], reused: 0 };
+  const reuse = input.reuse;
   yield* adviseKeptSteps(
     [...merged.values()].map((m) => m.facts),
     kept,
+    reuse?.size
+      ? (instance) => {
+          const r = reuse.get(instance);
+          return r && r.inputs === adviceInputs({ metadata, declaredMeta }, instance) ? r.advice : null;
+        }
+      : null,
   );
   const { advice: adviceMap, failed } = kept;
   const skipped = [...input.fleet.skipped, ...failed];
@@ -214,6 +271,8 @@ function* snapshotSteps(input: SnapshotInput, clock: () => number): Generator<vo
     summary,
     storeProblem: input.storeProblem,
     declared: input.declared ?? null,
+    declaredMeta,
+    reused: kept.reused,
   };
 }
 

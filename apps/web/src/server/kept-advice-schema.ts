@@ -1,0 +1,72 @@
+/**
+ * What the snapshot keeps of an instance's advice (KeptAdvice, snapshot.ts) as a zod schema, made of the
+ * advisor's own advice schemas, for checking the advice a kept fleet read brings back (kept-file.ts).
+ * 10,000 of them are checked at a restart, so a plain-loop parser built from the schema checks them and
+ * zod decides only where that parser is unsure.
+ */
+import { adviceSchema, findingSchema, gateSchema, verdictSchema } from "@untorn/advisor/advice-schema";
+import { plainParser } from "@untorn/fleet/plain-parse";
+import { z } from "zod";
+import type { KeptAdvice } from "./snapshot.js";
+
+const indicatorValue = z.object({ value: z.number().nullable() }).strict();
+
+export const keptAdviceSchema = z
+  .object({
+    identity: adviceSchema.shape.identity,
+    verdict: z
+      .object({ verdict: verdictSchema.shape.verdict, confidence: verdictSchema.shape.confidence })
+      .strict(),
+    safetyGate: z
+      .object({
+        status: gateSchema.shape.status,
+        path: gateSchema.shape.path,
+        providerManaged: gateSchema.shape.providerManaged,
+        summary: gateSchema.shape.summary,
+        toVerify: gateSchema.shape.toVerify,
+      })
+      .strict(),
+    findings: z.array(
+      z
+        .object({
+          ruleId: findingSchema.shape.ruleId,
+          title: findingSchema.shape.title,
+          severity: findingSchema.shape.severity,
+          docs: findingSchema.shape.docs,
+          expectedGain: findingSchema.shape.expectedGain,
+          blocked: findingSchema.shape.blocked,
+          confidence: findingSchema.shape.confidence,
+          actions: z.array(z.object({ changes: findingSchema.shape.actions.element.shape.changes }).strict()),
+        })
+        .strict(),
+    ),
+    profile: z
+      .object({
+        indicators: z
+          .object({
+            amplification: indicatorValue,
+            dblwrShareOfDeviceWriteBytes: indicatorValue,
+            dblwrShareOfInnodbWriteBytes: indicatorValue,
+            dblwrBytesRate: indicatorValue,
+            deviceWriteBytesRate: indicatorValue,
+            innodbWriteBytesRate: indicatorValue,
+          })
+          .strict(),
+      })
+      .strict(),
+  })
+  .strict();
+
+// The schema's output is a KeptAdvice: a change to either side that breaks this fails the typecheck.
+const fits = (x: z.infer<typeof keptAdviceSchema>): KeptAdvice => x;
+void fits;
+
+const plain = plainParser(keptAdviceSchema);
+
+/** `x` as a KeptAdvice when it passes keptAdviceSchema, else null. */
+export function parseKeptAdvice(x: unknown): KeptAdvice | null {
+  const quick = plain(x);
+  if (quick !== undefined) return quick;
+  const r = keptAdviceSchema.safeParse(x);
+  return r.success ? r.data : null;
+}
