@@ -267,6 +267,22 @@ async function keptWritten(logFile: string, since: number): Promise<number> {
   throw new Error(`the server never said it kept the fleet read (${logFile})`);
 }
 
+/**
+ * What the server's log says of building the snapshot from the kept read: seconds, kept advice reused and
+ * instances advised again; null when it has no such line (a first start).
+ */
+function keptAdvised(
+  logFile: string,
+  since: number,
+): { readonly seconds: number; readonly reused: number; readonly advised: number } | null {
+  const line = readFileSync(logFile, "utf8")
+    .slice(since)
+    .split("\n")
+    .find((l) => l.includes("from the kept read") || l.includes("comes from the kept read"));
+  const m = line && /advised in ([\d.]+) s \((\d+) kept advice reused, (\d+) advised again/.exec(line);
+  return m ? { seconds: Number(m[1]), reused: Number(m[2]), advised: Number(m[3]) } : null;
+}
+
 /** One server build: start it on the replay, time the first page, warm pages, the browser, and its RSS. */
 async function serverRun(v: Variant, file: string, work: string, withApi: boolean) {
   if (!existsSync(join(v.web, ".next", "BUILD_ID")))
@@ -321,10 +337,11 @@ async function serverRun(v: Variant, file: string, work: string, withApi: boolea
     if (v.kept) {
       // The next restart needs the read this start keeps (written in the background after the read).
       const keptWriteS = keptShown ? null : await keptWritten(logFile, logFrom);
+      const advised = keptShown ? keptAdvised(logFile, logFrom) : null;
       const rss = server.pid ? rssMb(server.pid) : null;
       const peak = server.pid ? rssMb(server.pid, "VmHWM") : null;
       log(
-        `${v.name}: RSS ${rss} MB (peak ${peak} MB)${keptWriteS !== null ? `, kept read written in ${keptWriteS} s` : ""}`,
+        `${v.name}: RSS ${rss} MB (peak ${peak} MB)${keptWriteS !== null ? `, kept read written in ${keptWriteS} s` : ""}${advised ? `, snapshot from the kept read in ${advised.seconds} s (${advised.reused} advice reused, ${advised.advised} advised again)` : ""}`,
       );
       return {
         variant: v.name,
@@ -333,6 +350,7 @@ async function serverRun(v: Variant, file: string, work: string, withApi: boolea
           keptReadBefore: keptBefore,
           keptReadServed: keptShown,
           keptReadWriteS: keptWriteS,
+          keptSnapshot: advised,
           keptReadBytes: statSync(join(v.kept.dataDir, KEPT_FILE)).size,
           upMs: ms(upMs),
           firstPageAfterUpMs: ms(cold.ms),
