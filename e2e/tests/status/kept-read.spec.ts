@@ -85,6 +85,8 @@ test("a replay file: the second start serves the fleet from the read the first o
     expect(after.at).toBe(before.at);
     expect(after.instances).toEqual(before.instances);
     await logged(name, "untorn: the fleet comes from the kept read of");
+    // Nothing's metadata changed between the starts: every instance's kept advice is taken as it is.
+    await logged(name, "kept advice reused, 0 advised again");
 
     const fleetPage = await openFleet(page, second.url);
     await expect(page.getByTestId("kept-read")).toContainText("Read from the kept read of");
