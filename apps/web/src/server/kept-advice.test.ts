@@ -12,25 +12,10 @@ import { plainParserCompiles } from "@untorn/fleet/plain-parse";
 import { applyMetadata } from "@untorn/fleet/profile";
 import type { InstanceMetadata } from "@untorn/store/store";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { factsOf } from "../testing/fleet-facts.js";
+import { factsOf, storedMetadata as metadata } from "../testing/fleet-facts.js";
 import { keptAdviceSchema, parseKeptAdvice } from "./kept-advice-schema.js";
 import { KEPT_FILE, type KeptSource, keptSourceKey, readKeptRead, writeKeptRead } from "./kept-file.js";
 import { adviceInputs, buildSnapshot, type ReusableAdvice, type Snapshot } from "./snapshot.js";
-
-const metadata = (instance: string, over: Partial<InstanceMetadata> = {}): InstanceMetadata => ({
-  instance,
-  cluster: null,
-  role: null,
-  notes: "",
-  storageClass: null,
-  storageFacts: {},
-  managedService: null,
-  createdAt: new Date(0),
-  updatedAt: new Date(0),
-  updatedBy: "test",
-  version: 1,
-  ...over,
-});
 
 const LIVE: KeptSource = { kind: "live", url: "http://prom:9090", window: "1h" };
 let root: string;

@@ -1,8 +1,7 @@
 import { advise } from "@untorn/advisor/advise";
 import { rankRows } from "@untorn/fleet/rows";
-import type { InstanceMetadata } from "@untorn/store/store";
 import { beforeAll, describe, expect, it } from "vitest";
-import { factsOf } from "../testing/fleet-facts.js";
+import { factsOf, storedMetadata as metadata } from "../testing/fleet-facts.js";
 import {
   buildSnapshot,
   instanceAdvice,
@@ -11,21 +10,6 @@ import {
   type Snapshot,
   staleRows,
 } from "./snapshot.js";
-
-const metadata = (instance: string, over: Partial<InstanceMetadata> = {}): InstanceMetadata => ({
-  instance,
-  cluster: null,
-  role: null,
-  notes: "",
-  storageClass: null,
-  storageFacts: {},
-  managedService: null,
-  createdAt: new Date(0),
-  updatedAt: new Date(0),
-  updatedBy: "test",
-  version: 1,
-  ...over,
-});
 
 let snap: Snapshot;
 

@@ -4,6 +4,7 @@ import { buildFleetFacts, type FleetFacts } from "@untorn/fleet/facts";
 import { ReplayApi, type ReplayFile, replayFactsOptions } from "@untorn/fleet/replay";
 import type { FakeInstance } from "@untorn/fleet/testing/fake-api";
 import { fakeReplay } from "@untorn/fleet/testing/fake-api";
+import type { InstanceMetadata } from "@untorn/store/store";
 import { SMALL_FLEET } from "./fake-fleet.js";
 
 /** Last evaluation time of the fake recordings: 2026-11-18T11:06:40Z. */
@@ -21,3 +22,19 @@ export async function factsOf(instances: readonly FakeInstance[] = SMALL_FLEET):
   const api = new ReplayApi(smallReplay(instances));
   return buildFleetFacts(api, replayFactsOptions(api.meta));
 }
+
+/** A stored metadata row for `instance`, empty but for `over`. */
+export const storedMetadata = (instance: string, over: Partial<InstanceMetadata> = {}): InstanceMetadata => ({
+  instance,
+  cluster: null,
+  role: null,
+  notes: "",
+  storageClass: null,
+  storageFacts: {},
+  managedService: null,
+  createdAt: new Date(0),
+  updatedAt: new Date(0),
+  updatedBy: "test",
+  version: 1,
+  ...over,
+});
