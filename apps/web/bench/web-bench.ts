@@ -16,7 +16,8 @@
  * With UNTORN_BENCH_KEPT=1 it compares instead a first start of this build (no kept fleet read) with a
  * restart that finds the read the previous start kept (server.mjs, which tells the app its build; one
  * data directory; alternating which comes first, the first start's kept read awaited before it stops):
- * the server's figures only, no browser or API runs. Writes bench/results/web.json (UNTORN_BENCH_RESULTS names another file) at the repository root. Run: npm run bench -w @untorn/web (after build).
+ * the server's figures only, no browser or API runs; with UNTORN_BENCH_BEFORE too, the previous build's
+ * first start and restart (its own data directory) run beside this one's in each round. Writes bench/results/web.json (UNTORN_BENCH_RESULTS names another file) at the repository root. Run: npm run bench -w @untorn/web (after build).
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import {
@@ -245,7 +246,14 @@ async function cannon(url: string): Promise<Record<string, number>> {
 }
 
 interface Variant {
-  readonly name: "before" | "after" | "after-capped" | "first-start" | "restart";
+  readonly name:
+    | "before"
+    | "after"
+    | "after-capped"
+    | "first-start"
+    | "restart"
+    | "before-first-start"
+    | "before-restart";
   /** The built apps/web directory to serve. */
   readonly web: string;
   readonly nodeOptions?: string;
@@ -580,13 +588,25 @@ async function main(): Promise<void> {
 
     // ---- the servers, side by side ----
     const keptDir = join(work, "data-kept");
+    const keptDirBefore = join(work, "data-kept-before");
     if (KEPT) {
       // The store is made (migrations) before the runs, so the first run does not pay for it alone.
       const { openStore } = await import("@untorn/store/store");
-      await (await openStore({ dataDir: keptDir })).close();
+      for (const dir of BEFORE ? [keptDir, keptDirBefore] : [keptDir])
+        await (await openStore({ dataDir: dir })).close();
     }
     const variants: Variant[] = KEPT
       ? [
+          ...(BEFORE
+            ? [
+                {
+                  name: "before-first-start" as const,
+                  web: BEFORE,
+                  kept: { dataDir: keptDirBefore, clear: true },
+                },
+                { name: "before-restart" as const, web: BEFORE, kept: { dataDir: keptDirBefore, clear: false } },
+              ]
+            : []),
           { name: "first-start", web: WEB, kept: { dataDir: keptDir, clear: true } },
           { name: "restart", web: WEB, kept: { dataDir: keptDir, clear: false } },
         ]
@@ -628,8 +648,14 @@ async function main(): Promise<void> {
         tableInteractiveP50Ms: 1000,
         rssMb: 500,
       },
-      ratiosAfterOverBefore: BEFORE ? ratios(runs) : null,
+      ratiosAfterOverBefore: BEFORE && !KEPT ? ratios(runs) : null,
       ...(KEPT ? { ratiosRestartOverFirstStart: ratios(runs, "restart", "first-start") } : {}),
+      ...(KEPT && BEFORE
+        ? {
+            ratiosFirstStartAfterOverBefore: ratios(runs, "first-start", "before-first-start"),
+            ratiosRestartAfterOverBefore: ratios(runs, "restart", "before-restart"),
+          }
+        : {}),
       roundsPlanned: ROUNDS,
       heapCapMb: HEAP_CAP_MB,
       runs,

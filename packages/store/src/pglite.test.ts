@@ -255,7 +255,7 @@ describe("PGlite data directory lock", { timeout: 120_000 }, () => {
 });
 
 describe("durability", { timeout: 120_000 }, () => {
-  const setting = async (b: pglite.PgliteBackend, name: "fsync" | "wal_sync_method") =>
+  const setting = async (b: pglite.PgliteBackend, name: "fsync" | "wal_sync_method" | "shared_buffers") =>
     ((await b.db.execute(sql.raw(`SHOW ${name}`))) as unknown as { rows: Record<string, string>[] }).rows[0]![
       name
     ];
@@ -265,6 +265,7 @@ describe("durability", { timeout: 120_000 }, () => {
     try {
       expect(await setting(b, "fsync")).toBe("on");
       expect(await setting(b, "wal_sync_method")).toBe("fsync");
+      expect(await setting(b, "shared_buffers")).toBe(pglite.EMBEDDED_SHARED_BUFFERS);
       const before = pglite.fsyncCalls;
       await b.db.execute(sql.raw("CREATE TABLE durable_probe (x int)"));
       await b.db.execute(sql.raw("INSERT INTO durable_probe VALUES (1)"));
@@ -278,6 +279,7 @@ describe("durability", { timeout: 120_000 }, () => {
     const b = await openPglite(migrated(), { durable: false });
     try {
       expect(await setting(b, "fsync")).toBe("off");
+      expect(await setting(b, "shared_buffers")).toBe(pglite.EMBEDDED_SHARED_BUFFERS);
       const before = pglite.fsyncCalls;
       await b.db.execute(sql.raw("CREATE TABLE relaxed_probe (x int)"));
       await b.db.execute(sql.raw("INSERT INTO relaxed_probe VALUES (1)"));
@@ -291,6 +293,8 @@ describe("durability", { timeout: 120_000 }, () => {
     expect(pglite.durableStartParams(["--single", "-F", "-O"])).toEqual([
       "--single",
       "-O",
+      "-c",
+      `shared_buffers=${pglite.EMBEDDED_SHARED_BUFFERS}`,
       "-c",
       "fsync=on",
       "-c",
