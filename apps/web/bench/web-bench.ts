@@ -604,7 +604,11 @@ async function main(): Promise<void> {
                   web: BEFORE,
                   kept: { dataDir: keptDirBefore, clear: true },
                 },
-                { name: "before-restart" as const, web: BEFORE, kept: { dataDir: keptDirBefore, clear: false } },
+                {
+                  name: "before-restart" as const,
+                  web: BEFORE,
+                  kept: { dataDir: keptDirBefore, clear: false },
+                },
               ]
             : []),
           { name: "first-start", web: WEB, kept: { dataDir: keptDir, clear: true } },
