@@ -13,6 +13,8 @@ import { existsSync, readFileSync } from "node:fs";
 import { createServer } from "node:http";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
 import next from "next";
 
 const PEER_HEADER = "x-untorn-peer";
@@ -49,14 +51,21 @@ try {
   buildId = undefined;
 }
 
+// A full garbage collection on request (src/server/collect.ts asks for one once a fleet read is done): V8
+// leaves a large read's garbage in the old space until the heap grows again, which on an idle console
+// can be never. Exposed as test runners do it, to this module only: `gc` is not made a global.
+setFlagsFromString("--expose-gc");
+const collectGarbage = runInNewContext("gc");
+
 // Read by the app (src/lib/server-info.ts): where it listens, that the peer header is this server's, the
-// build it serves, and the call that lets it listen.
+// build it serves, the call that lets it listen, and the full collection.
 globalThis[Symbol.for("untorn.server")] = Object.freeze({
   host,
   port,
   peerHeader: PEER_HEADER,
   buildId,
   startedUp,
+  collectGarbage,
 });
 
 const app = next({ dev: false, dir, hostname: host, port });

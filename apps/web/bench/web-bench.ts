@@ -38,6 +38,11 @@ import { decodeReplayApi, readReplayApi, replayFactsOptions } from "@untorn/flee
 import autocannon from "autocannon";
 import { chromium } from "playwright-core";
 import { buildSnapshot } from "../src/server/snapshot.js";
+import {
+  type FakePrometheus,
+  pinnedToRecording,
+  startFakePrometheus,
+} from "../src/testing/fake-prometheus.js";
 import { benchMachine } from "./machine.js";
 import { instanceName, writeSyntheticReplay } from "./synthetic-fleet.js";
 
@@ -59,6 +64,15 @@ const HEAP_CAP_MB = process.env.UNTORN_BENCH_HEAP_CAP_MB
   : null;
 /** First start vs restart with the kept fleet read (see the module comment). */
 const KEPT = process.env.UNTORN_BENCH_KEPT === "1";
+/**
+ * UNTORN_BENCH_SOURCE=live: the servers read the fleet from a Prometheus API (PROMETHEUS_URL) that this
+ * process answers from the synthetic replay (src/testing/fake-prometheus.ts), as a console on a live
+ * fleet does, so the replay's decoded samples live in this process and not in the server; default
+ * `replay`, the servers read the replay file (UNTORN_REPLAY).
+ */
+const SOURCE = process.env.UNTORN_BENCH_SOURCE ?? "replay";
+if (SOURCE !== "replay" && SOURCE !== "live")
+  throw new Error(`UNTORN_BENCH_SOURCE must be replay or live, got "${SOURCE}"`);
 const KEPT_FILE = "fleet-read.json.gz";
 
 const ms = (x: number) => Math.round(x * 10) / 10;
@@ -292,7 +306,7 @@ function keptAdvised(
 }
 
 /** One server build: start it on the replay, time the first page, warm pages, the browser, and its RSS. */
-async function serverRun(v: Variant, file: string, work: string, withApi: boolean) {
+async function serverRun(v: Variant, file: string, work: string, withApi: boolean, promUrl: string | null) {
   if (!existsSync(join(v.web, ".next", "BUILD_ID")))
     throw new Error(`build the console first in ${v.web}: npm run build -w @untorn/web`);
   const port = await freePort();
@@ -307,7 +321,7 @@ async function serverRun(v: Variant, file: string, work: string, withApi: boolea
     v.web,
     port,
     {
-      UNTORN_REPLAY: file,
+      ...(promUrl ? { PROMETHEUS_URL: promUrl } : { UNTORN_REPLAY: file }),
       UNTORN_DATA_DIR: v.kept?.dataDir ?? join(work, `data-${v.name}-${Date.now()}`),
       UNTORN_ADMIN_PASSWORD: ADMIN_PASSWORD,
       UNTORN_VIEWER_TOKEN: VIEWER_TOKEN,
@@ -550,6 +564,7 @@ async function main(): Promise<void> {
   const work = mkdtempSync(join(tmpdir(), "untorn-web-bench-"));
   // Other work on the machine skews every number: the load average is recorded beside them.
   const loadBefore = loadavg()[0]!;
+  let prom: FakePrometheus | null = null;
   try {
     // ---- the fleet ----
     const file = join(work, "fleet.json.gz");
@@ -560,6 +575,10 @@ async function main(): Promise<void> {
 
     // ---- raw replay read and advisor work, in this process ----
     const [api, decodeMs] = await time(() => decodeReplayApi(readFileSync(file)));
+    if (SOURCE === "live") {
+      prom = await startFakePrometheus(pinnedToRecording(api));
+      log(`live source: a Prometheus API over the synthetic replay, in this process, at ${prom.url}`);
+    }
     const [, streamDecodeMs] = await time(() =>
       readReplayApi({
         chunks: () => createReadStream(file, { highWaterMark: 256 * 1024 }),
@@ -632,6 +651,10 @@ async function main(): Promise<void> {
       benchmark: "web console: fleet page and read API over a synthetic 10,000-instance replay",
       when: new Date().toISOString(),
       machine: benchMachine(loadBefore, { chromium: CHROMIUM }),
+      source:
+        SOURCE === "live"
+          ? "live: PROMETHEUS_URL, a Prometheus API answered by the bench process from the synthetic replay (the replay's samples are not in the server)"
+          : "replay: UNTORN_REPLAY, the server decodes the synthetic replay and keeps it for the instance charts",
       fleet: {
         instances: SIZE,
         samples,
@@ -670,7 +693,7 @@ async function main(): Promise<void> {
       // With KEPT the first round starts first (a restart needs a kept read); then they alternate.
       const order = round % 2 === 0 ? variants : [...variants].reverse();
       for (const v of order) {
-        runs.push(await serverRun(v, file, work, v.name === "after" && round === 0));
+        runs.push(await serverRun(v, file, work, v.name === "after" && round === 0, prom?.url ?? null));
         writeFileSync(RESULTS, `${JSON.stringify(results(), null, 2)}\n`);
       }
     }
@@ -684,6 +707,7 @@ async function main(): Promise<void> {
       process.exitCode = 1;
     }
   } finally {
+    await prom?.stop();
     rmSync(work, { recursive: true, force: true });
   }
 }

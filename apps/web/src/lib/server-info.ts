@@ -14,6 +14,8 @@ export interface ServerInfo {
    * failed: server.mjs listens only after this (Next can run the hook after its prepare() resolved).
    */
   readonly startedUp?: (failure?: string) => void;
+  /** A full garbage collection of the process's heap (src/server/collect.ts). */
+  readonly collectGarbage?: () => void;
 }
 
 export const serverInfo = (): ServerInfo | undefined =>

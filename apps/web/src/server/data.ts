@@ -24,6 +24,7 @@ import { type Env, env } from "../env.js";
 import type { FleetRow } from "../lib/fleet-row.js";
 import { RANGE_KEYS, RANGE_SECONDS, type RangeKey } from "../lib/ranges.js";
 import { redactForReaders } from "../lib/redact.js";
+import { largeWorkBegins, largeWorkEnds } from "./collect.js";
 import { readDeclaredFile } from "./declared.js";
 import {
   type KeptSource,
@@ -238,20 +239,24 @@ function keptSourceOf(src: ResolvedSource, id: KeptSourceIdentity): KeptSource {
 
 async function readSnapshot(e: Env, src: ResolvedSource): Promise<Snapshot> {
   if (!src.api || !src.factsOptions) throw new Error("no source");
-  const replay = src.info.kind === "recorded" ? replayIdentity(e) : null;
-  const t0 = performance.now();
-  const fetchedAt = Date.now();
-  state.reading = { phase: "facts", since: fetchedAt, instances: null };
-  const measured = await buildFleetFacts(
-    src.info.kind === "live" ? src.api : yielding(src.api),
-    src.factsOptions,
-  );
-  const fetchMs = performance.now() - t0;
-  state.reading = { phase: "advice", since: fetchedAt, instances: measured.facts.length };
-  const snapshot = await snapshotOf(e, src.metadataFile, measured, fetchedAt, fetchMs);
-  const id = keptIdentity(e, src, replay);
-  if (id) saveKeptRead(e, keptSourceOf(src, id), measured, { fetchedAt, fetchMs }, snapshot);
-  return snapshot;
+  const api = src.api;
+  const factsOptions = src.factsOptions;
+  largeWorkBegins();
+  try {
+    const replay = src.info.kind === "recorded" ? replayIdentity(e) : null;
+    const t0 = performance.now();
+    const fetchedAt = Date.now();
+    state.reading = { phase: "facts", since: fetchedAt, instances: null };
+    const measured = await buildFleetFacts(src.info.kind === "live" ? api : yielding(api), factsOptions);
+    const fetchMs = performance.now() - t0;
+    state.reading = { phase: "advice", since: fetchedAt, instances: measured.facts.length };
+    const snapshot = await snapshotOf(e, src.metadataFile, measured, fetchedAt, fetchMs);
+    const id = keptIdentity(e, src, replay);
+    if (id) saveKeptRead(e, keptSourceOf(src, id), measured, { fetchedAt, fetchMs }, snapshot);
+    return snapshot;
+  } finally {
+    largeWorkEnds();
+  }
 }
 
 /**
@@ -357,6 +362,7 @@ function keptLoaded(e: Env): Promise<void> {
     return kept.loading;
   }
   const wanted = expect;
+  largeWorkBegins();
   kept.loading = (async () => {
     let read = await loadKeptRead(e, wanted);
     if (!read) return;
@@ -405,6 +411,7 @@ function keptLoaded(e: Env): Promise<void> {
     .catch((err: unknown) => console.error(`untorn: the kept fleet read could not be used: ${message(err)}`))
     .finally(() => {
       kept.done = true;
+      largeWorkEnds();
     });
   return kept.loading;
 }

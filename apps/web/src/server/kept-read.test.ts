@@ -7,12 +7,11 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import type { PromQueryApi } from "@untorn/fleet/api";
 import { encodeReplay, ReplayApi } from "@untorn/fleet/replay";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { type Env, parseEnv } from "../env.js";
 import type { ServerInfo } from "../lib/server-info.js";
-import { type FakePrometheus, startFakePrometheus } from "../testing/fake-prometheus.js";
+import { type FakePrometheus, pinnedToRecording, startFakePrometheus } from "../testing/fake-prometheus.js";
 import { smallReplay } from "../testing/fleet-facts.js";
 import {
   type FleetView,
@@ -170,14 +169,6 @@ describe("a replay file", () => {
     expect((await getFleetView(e)).status.kept?.origin).toBe("replay");
   });
 });
-
-/** Answers every instant query at the recording's last evaluation time, whatever time is asked. */
-function pinnedToRecording(api: ReplayApi): PromQueryApi {
-  return {
-    queryVector: (expr) => api.queryVector(expr, { time: api.meta.end }),
-    queryRange: (expr, opts) => api.queryRange(expr, opts),
-  };
-}
 
 describe("a live source", () => {
   let prom: FakePrometheus;

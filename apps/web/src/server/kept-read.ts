@@ -11,6 +11,7 @@ import path from "node:path";
 import type { FleetFacts } from "@untorn/fleet/facts";
 import type { Env } from "../env.js";
 import { serverInfo } from "../lib/server-info.js";
+import { largeWorkBegins, largeWorkEnds } from "./collect.js";
 import {
   KEPT_FILE,
   type KeptRead,
@@ -71,6 +72,7 @@ export function saveKeptRead(
   if (!dir || !build) return;
   writes.next = async () => {
     const t0 = performance.now();
+    largeWorkBegins();
     try {
       const w = await writeKeptRead(
         dir,
@@ -88,6 +90,8 @@ export function saveKeptRead(
       console.error(
         `untorn: cannot keep the fleet read in ${path.join(dir, KEPT_FILE)} (the previous one, if any, stays): ${message(err)}`,
       );
+    } finally {
+      largeWorkEnds();
     }
   };
   if (!writes.running) writes.running = drain();

@@ -6,6 +6,7 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import type { PromQueryApi } from "@untorn/fleet/api";
+import type { ReplayApi } from "@untorn/fleet/replay";
 
 export interface FakePrometheus {
   readonly url: string;
@@ -26,6 +27,14 @@ async function body(req: http.IncomingMessage): Promise<URLSearchParams> {
   const form = new URLSearchParams(Buffer.concat(chunks).toString("utf8"));
   for (const [k, v] of url.searchParams) form.append(k, v);
   return form;
+}
+
+/** Answers every instant query at the recording's last evaluation time, whatever time is asked. */
+export function pinnedToRecording(api: ReplayApi): PromQueryApi {
+  return {
+    queryVector: (expr) => api.queryVector(expr, { time: api.meta.end }),
+    queryRange: (expr, opts) => api.queryRange(expr, opts),
+  };
 }
 
 export async function startFakePrometheus(api: PromQueryApi): Promise<FakePrometheus> {
