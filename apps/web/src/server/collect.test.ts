@@ -85,6 +85,19 @@ describe("the full collections after large work", () => {
     expect(calls).toBe(2 * PASSES);
   });
 
+  it("runs no round for work that left no garbage, unless earlier work did", () => {
+    largeWorkBegins(); // looking for a kept read: there is none
+    largeWorkEnds(false);
+    vi.advanceTimersByTime(COLLECT_MIN_INTERVAL_MS * 2);
+    expect(calls).toBe(0);
+    largeWorkBegins(); // a replay's decode
+    largeWorkEnds();
+    largeWorkBegins(); // the kept read looked for right after it: none
+    largeWorkEnds(false);
+    vi.advanceTimersByTime(COLLECT_DELAY_MS);
+    expect(calls).toBe(1);
+  });
+
   it("does nothing without server.mjs's collection (next start, next dev), and never counts below zero work", () => {
     delete g[KEY];
     largeWorkEnds();

@@ -27,14 +27,25 @@ interface Collector {
   timer: ReturnType<typeof setTimeout> | null;
   last: number;
   busy: number;
+  /** Work that left garbage has ended since the last round began. */
+  wanted: boolean;
   runs: number;
 }
 // One per process: instrumentation.ts and the pages are bundled apart, each with its own copy of this module.
 const shared = globalThis as { __untornCollector?: Collector };
-shared.__untornCollector ??= { timer: null, last: Number.NEGATIVE_INFINITY, busy: 0, runs: 0 };
+shared.__untornCollector ??= {
+  timer: null,
+  last: Number.NEGATIVE_INFINITY,
+  busy: 0,
+  wanted: false,
+  runs: 0,
+};
 const c: Collector = shared.__untornCollector;
 
-/** Work that allocates a lot (a fleet read, a kept read's write) has begun: no collection until it ends. */
+/**
+ * Work that allocates a lot (a replay's decode, a fleet read, loading or writing the kept read) has
+ * begun: no collection until it ends.
+ */
 export function largeWorkBegins(): void {
   c.busy++;
   if (c.timer) {
@@ -43,10 +54,14 @@ export function largeWorkBegins(): void {
   }
 }
 
-/** That work has ended (whether it succeeded or not): collect once everything is quiet. */
-export function largeWorkEnds(): void {
+/**
+ * That work has ended (whether it succeeded or not): collect once everything is quiet. `leftGarbage`
+ * false: it turned out to allocate nothing to speak of (no kept read to load), so it asks for no round.
+ */
+export function largeWorkEnds(leftGarbage = true): void {
   c.busy = Math.max(0, c.busy - 1);
-  if (c.busy > 0) return;
+  if (leftGarbage) c.wanted = true;
+  if (c.busy > 0 || !c.wanted) return;
   const collect = serverInfo()?.collectGarbage;
   if (!collect) return;
   if (c.timer) clearTimeout(c.timer);
@@ -55,6 +70,7 @@ export function largeWorkEnds(): void {
     if (c.busy > 0 || i >= COLLECT_PASSES_MS.length) return;
     if (i === 0) {
       c.last = Date.now();
+      c.wanted = false;
       c.runs++;
     }
     collect();

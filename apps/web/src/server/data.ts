@@ -363,9 +363,11 @@ function keptLoaded(e: Env): Promise<void> {
   }
   const wanted = expect;
   largeWorkBegins();
+  let loaded = false;
   kept.loading = (async () => {
     let read = await loadKeptRead(e, wanted);
     if (!read) return;
+    loaded = true;
     const h = read.header;
     const rejected = read.adviceRejected;
     const t0 = performance.now();
@@ -411,7 +413,7 @@ function keptLoaded(e: Env): Promise<void> {
     .catch((err: unknown) => console.error(`untorn: the kept fleet read could not be used: ${message(err)}`))
     .finally(() => {
       kept.done = true;
-      largeWorkEnds();
+      largeWorkEnds(loaded);
     });
   return kept.loading;
 }
