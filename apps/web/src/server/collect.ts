@@ -16,8 +16,8 @@ import "server-only";
  */
 import { serverInfo } from "../lib/server-info.js";
 
-/** Quiet time after the last read or write before collecting. */
-export const COLLECT_DELAY_MS = 1_000;
+/** Quiet time after the last read or write before collecting (past a first page served right after a read). */
+export const COLLECT_DELAY_MS = 3_000;
 /** At most one round this often (a full collection of a 10,000-instance console: 0.1–0.3 s). */
 export const COLLECT_MIN_INTERVAL_MS = 10_000;
 /** The collections of a round, in ms after the previous one (the first at the end of the quiet time). */
