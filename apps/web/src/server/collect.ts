@@ -7,7 +7,7 @@ import "server-only";
  * process keeps the read's peak as its resident memory. A round of full collections after the read (and
  * after the kept read's write that follows it) returns it: the first frees the read's objects, the next
  * ones give back the pages its sweeping emptied (one collection alone left about 100 MB of them committed
- * at 10,000 instances; BENCHMARKS.md, "The console's memory after a read").
+ * at 10,000 instances; BENCHMARKS.md, "The console's memory").
  *
  * The collection is server.mjs's (npm start, the Docker image); under `next start` or `next dev` there
  * is none and this does nothing. A round starts once the process has been quiet for COLLECT_DELAY_MS, so
