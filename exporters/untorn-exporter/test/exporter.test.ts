@@ -50,6 +50,8 @@ async function quietScrape(r: Rig): Promise<string> {
       "untorn_innodb_data_writes_total",
       "untorn_innodb_buffer_pool_pages_flushed_total",
       "untorn_innodb_dblwr_pages_written_total",
+      // Counted when a write completes: once one lagged a page behind the others for a whole 500 ms.
+      "untorn_innodb_data_written_bytes_total",
     ]
       .map((n) => mustValue(t, n))
       .join("/");
