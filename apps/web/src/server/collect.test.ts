@@ -4,6 +4,7 @@ import {
   COLLECT_MIN_INTERVAL_MS,
   COLLECT_PASSES_MS,
   collections,
+  largeWork,
   largeWorkBegins,
   largeWorkEnds,
 } from "./collect.js";
@@ -96,6 +97,27 @@ describe("the full collections after large work", () => {
     largeWorkEnds(false);
     vi.advanceTimersByTime(COLLECT_DELAY_MS);
     expect(calls).toBe(1);
+  });
+
+  it("counts largeWork as work from its call until its promise settles, fulfilled, rejected or thrown", async () => {
+    let finish = () => {};
+    const running = largeWork(() => new Promise<void>((resolve) => (finish = resolve)));
+    vi.advanceTimersByTime(COLLECT_MIN_INTERVAL_MS);
+    expect(calls).toBe(0);
+    finish();
+    await running;
+    vi.advanceTimersByTime(COLLECT_DELAY_MS);
+    expect(calls).toBe(1);
+    vi.advanceTimersByTime(COLLECT_MIN_INTERVAL_MS + ROUND_MS);
+    calls = 0;
+    await expect(largeWork(() => Promise.reject(new Error("read failed")))).rejects.toThrow("read failed");
+    await expect(
+      largeWork(() => {
+        throw new Error("thrown before any promise");
+      }),
+    ).rejects.toThrow("thrown before any promise");
+    vi.advanceTimersByTime(COLLECT_DELAY_MS);
+    expect(calls).toBe(1); // both ended: quiet again, one round
   });
 
   it("does nothing without server.mjs's collection (next start, next dev), and never counts below zero work", () => {

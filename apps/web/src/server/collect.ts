@@ -67,7 +67,7 @@ export function largeWorkEnds(leftGarbage = true): void {
   if (c.timer) clearTimeout(c.timer);
   const pass = (i: number) => {
     c.timer = null;
-    if (c.busy > 0 || i >= COLLECT_PASSES_MS.length) return;
+    if (c.busy > 0) return;
     if (i === 0) {
       c.last = Date.now();
       c.wanted = false;
@@ -82,6 +82,18 @@ export function largeWorkEnds(leftGarbage = true): void {
 function later(fn: () => void, ms: number): void {
   c.timer = setTimeout(fn, ms);
   c.timer.unref?.();
+}
+
+/** `work` as large work: begun now (synchronously), ended when its promise settles either way. */
+export function largeWork<T>(work: () => Promise<T>): Promise<T> {
+  largeWorkBegins();
+  let running: Promise<T>;
+  try {
+    running = work();
+  } catch (err) {
+    running = Promise.reject(err);
+  }
+  return running.finally(() => largeWorkEnds());
 }
 
 /** Rounds of collections begun so far in this process (tests). */

@@ -24,7 +24,7 @@ import { type Env, env } from "../env.js";
 import type { FleetRow } from "../lib/fleet-row.js";
 import { RANGE_KEYS, RANGE_SECONDS, type RangeKey } from "../lib/ranges.js";
 import { redactForReaders } from "../lib/redact.js";
-import { largeWorkBegins, largeWorkEnds } from "./collect.js";
+import { largeWork, largeWorkBegins, largeWorkEnds } from "./collect.js";
 import { readDeclaredFile } from "./declared.js";
 import {
   type KeptSource,
@@ -239,24 +239,20 @@ function keptSourceOf(src: ResolvedSource, id: KeptSourceIdentity): KeptSource {
 
 async function readSnapshot(e: Env, src: ResolvedSource): Promise<Snapshot> {
   if (!src.api || !src.factsOptions) throw new Error("no source");
-  const api = src.api;
-  const factsOptions = src.factsOptions;
-  largeWorkBegins();
-  try {
-    const replay = src.info.kind === "recorded" ? replayIdentity(e) : null;
-    const t0 = performance.now();
-    const fetchedAt = Date.now();
-    state.reading = { phase: "facts", since: fetchedAt, instances: null };
-    const measured = await buildFleetFacts(src.info.kind === "live" ? api : yielding(api), factsOptions);
-    const fetchMs = performance.now() - t0;
-    state.reading = { phase: "advice", since: fetchedAt, instances: measured.facts.length };
-    const snapshot = await snapshotOf(e, src.metadataFile, measured, fetchedAt, fetchMs);
-    const id = keptIdentity(e, src, replay);
-    if (id) saveKeptRead(e, keptSourceOf(src, id), measured, { fetchedAt, fetchMs }, snapshot);
-    return snapshot;
-  } finally {
-    largeWorkEnds();
-  }
+  const replay = src.info.kind === "recorded" ? replayIdentity(e) : null;
+  const t0 = performance.now();
+  const fetchedAt = Date.now();
+  state.reading = { phase: "facts", since: fetchedAt, instances: null };
+  const measured = await buildFleetFacts(
+    src.info.kind === "live" ? src.api : yielding(src.api),
+    src.factsOptions,
+  );
+  const fetchMs = performance.now() - t0;
+  state.reading = { phase: "advice", since: fetchedAt, instances: measured.facts.length };
+  const snapshot = await snapshotOf(e, src.metadataFile, measured, fetchedAt, fetchMs);
+  const id = keptIdentity(e, src, replay);
+  if (id) saveKeptRead(e, keptSourceOf(src, id), measured, { fetchedAt, fetchMs }, snapshot);
+  return snapshot;
 }
 
 /**
@@ -296,7 +292,7 @@ async function snapshotOf(
 function singleFlight(e: Env, src: ResolvedSource): Promise<Snapshot> {
   let p = state.inflight.get(src.key);
   if (!p) {
-    p = readSnapshot(e, src).then(
+    p = largeWork(() => readSnapshot(e, src)).then(
       (s) => {
         console.log(
           `untorn: read the fleet: ${s.rows.length} instances, facts in ${(s.fetchMs / 1000).toFixed(1)} s (${s.queries} queries), advice in ${(s.adviseMs / 1000).toFixed(1)} s`,

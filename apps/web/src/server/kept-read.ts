@@ -11,7 +11,7 @@ import path from "node:path";
 import type { FleetFacts } from "@untorn/fleet/facts";
 import type { Env } from "../env.js";
 import { serverInfo } from "../lib/server-info.js";
-import { largeWorkBegins, largeWorkEnds } from "./collect.js";
+import { largeWork } from "./collect.js";
 import {
   KEPT_FILE,
   type KeptRead,
@@ -72,7 +72,6 @@ export function saveKeptRead(
   if (!dir || !build) return;
   writes.next = async () => {
     const t0 = performance.now();
-    largeWorkBegins();
     try {
       const w = await writeKeptRead(
         dir,
@@ -90,20 +89,21 @@ export function saveKeptRead(
       console.error(
         `untorn: cannot keep the fleet read in ${path.join(dir, KEPT_FILE)} (the previous one, if any, stays): ${message(err)}`,
       );
-    } finally {
-      largeWorkEnds();
     }
   };
   if (!writes.running) writes.running = drain();
 }
 
-async function drain(): Promise<void> {
-  while (writes.next) {
-    const job = writes.next;
-    writes.next = null;
-    await job();
-  }
-  writes.running = null;
+/** Runs the waiting writes one after another, as one piece of large work (collect.ts). */
+function drain(): Promise<void> {
+  return largeWork(async () => {
+    while (writes.next) {
+      const job = writes.next;
+      writes.next = null;
+      await job();
+    }
+    writes.running = null;
+  });
 }
 
 /** Settles when no write of the kept read is under way or waiting (tests). */

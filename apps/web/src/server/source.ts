@@ -12,7 +12,7 @@ import { type ReplayApi, type ReplayMeta, readReplayApi, replayFactsOptions } fr
 import { PromClient } from "@untorn/prom/client";
 import type { Env } from "../env.js";
 import { redactForReaders } from "../lib/redact.js";
-import { largeWorkBegins, largeWorkEnds } from "./collect.js";
+import { largeWork } from "./collect.js";
 
 export type SourceInfo =
   | { readonly kind: "live"; readonly url: string }
@@ -150,35 +150,34 @@ function loadReplay(file: string): { state: LoadedReplay; stamp: string } {
   const progress = { bytesRead: 0, bytes: st.size };
   const since = Date.now();
   console.log(`untorn: reading the replay ${file} (${mb(st.size)} MB)`);
-  largeWorkBegins();
   const entry: { stamp: string; state: LoadedReplay } = {
     stamp,
     state: {
       kind: "reading",
       progress,
       since,
-      done: readReplayApi(
-        {
-          chunks: () => fs.createReadStream(file, { highWaterMark: READ_CHUNK }),
-          whole: () => fs.promises.readFile(file),
+      done: largeWork(() =>
+        readReplayApi(
+          {
+            chunks: () => fs.createReadStream(file, { highWaterMark: READ_CHUNK }),
+            whole: () => fs.promises.readFile(file),
+          },
+          {
+            onProgress: (p) => {
+              progress.bytesRead = p.bytesRead;
+            },
+          },
+        ),
+      ).then(
+        (api) => {
+          entry.state = { kind: "loaded", api };
+          console.log(`untorn: read the replay ${file} in ${((Date.now() - since) / 1000).toFixed(1)} s`);
         },
-        {
-          onProgress: (p) => {
-            progress.bytesRead = p.bytesRead;
-          },
+        (error: unknown) => {
+          entry.state = { kind: "failed", error };
+          console.error(`untorn: cannot read the replay ${file}: ${(error as Error).message}`);
         },
-      )
-        .then(
-          (api) => {
-            entry.state = { kind: "loaded", api };
-            console.log(`untorn: read the replay ${file} in ${((Date.now() - since) / 1000).toFixed(1)} s`);
-          },
-          (error: unknown) => {
-            entry.state = { kind: "failed", error };
-            console.error(`untorn: cannot read the replay ${file}: ${(error as Error).message}`);
-          },
-        )
-        .finally(() => largeWorkEnds()),
+      ),
     },
   };
   replays.set(file, entry);
