@@ -64,7 +64,7 @@ export function advise(facts: InstanceFacts, options: AdviseOptions = {}): Advic
   for (const rule of rules) {
     const configured = options.rules?.[rule.meta.id];
     if (configured === "off") continue;
-    for (const f of rule.run(facts, profile, { caps, verdict, gate: safetyGate }, configured ?? {}))
+    for (const f of rule.run(facts, profile, { caps, verdict, gate: safetyGate }, configured))
       findings.push(enforceGate(f, safetyGate));
   }
   findings.sort(

@@ -18,11 +18,13 @@ export interface Profile {
 }
 
 export function buildProfile(facts: InstanceFacts, caps: Capabilities): Profile {
-  const out = new Map<IndicatorId, Indicator>();
+  // Filled in place, in the order the groups build the indicators (the key order a Map and
+  // Object.fromEntries gave, without a Map and its iterator for every instance).
+  const indicators: Partial<Record<IndicatorId, Indicator>> = {};
   const notes: string[] = [];
   for (const group of indicatorGroups) {
     const built = (id: IndicatorId): Indicator => {
-      const i = out.get(id);
+      const i = Object.hasOwn(indicators, id) ? indicators[id] : undefined;
       if (!group.meta.uses.includes(id) || !i)
         throw new Error(
           `profile group ${group.meta.id} reads ${id} without declaring it in uses, or before it is built`,
@@ -30,8 +32,8 @@ export function buildProfile(facts: InstanceFacts, caps: Capabilities): Profile 
       return i;
     };
     const result = group.build({ facts, caps, built });
-    for (const i of result.indicators) out.set(i.id, i);
-    notes.push(...(result.notes ?? []));
+    for (const i of result.indicators) indicators[i.id] = i;
+    if (result.notes) for (const n of result.notes) notes.push(n);
   }
-  return { indicators: Object.fromEntries(out) as Profile["indicators"], notes };
+  return { indicators: indicators as Profile["indicators"], notes };
 }

@@ -166,10 +166,38 @@ export interface RegisteredRule {
   ): readonly Finding[];
 }
 
+/**
+ * Registers a rule. Its options are parsed on each run, but for `undefined` (the rule not configured):
+ * the defaults are parsed once, frozen, and shared by every run (10,000 instances advised parse them
+ * once, not 10,000 times).
+ */
 export function register<O>(rule: Rule<O>): RegisteredRule {
+  let defaults: O | undefined;
   return {
     meta: rule.meta,
-    run: (facts, profile, ctx, options) =>
-      rule.evaluate(facts, profile, { ...ctx, options: rule.meta.options.parse(options ?? {}) }),
+    run: (facts, profile, ctx, options) => {
+      let parsed: O;
+      if (options !== undefined) parsed = rule.meta.options.parse(options);
+      else {
+        defaults ??= deepFreeze(rule.meta.options.parse({}));
+        parsed = defaults;
+      }
+      // One literal in the key order of `{ ...ctx, options }`: V8 copies a spread on its slow path.
+      return rule.evaluate(facts, profile, {
+        caps: ctx.caps,
+        verdict: ctx.verdict,
+        gate: ctx.gate,
+        options: parsed,
+      });
+    },
   };
+}
+
+/** `x` with every object inside it frozen (shared defaults stay as parsed). */
+function deepFreeze<T>(x: T): T {
+  if (typeof x === "object" && x !== null && !Object.isFrozen(x)) {
+    Object.freeze(x);
+    for (const v of Object.values(x)) deepFreeze(v);
+  }
+  return x;
 }

@@ -1,7 +1,8 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { SEVERITIES } from "./rule.js";
+import { z } from "zod";
+import { defineRule, register, SEVERITIES } from "./rule.js";
 import { ruleIds, rules } from "./rules.js";
 
 const root = join(import.meta.dirname, "../../..");
@@ -52,5 +53,59 @@ describe("rule registry", () => {
   it("has no docs page without a rule", () => {
     const pages = readdirSync(join(root, "docs/rules")).filter((f) => f.endsWith(".md"));
     expect(pages.map((p) => p.replace(/\.md$/, "")).sort()).toEqual([...ruleIds].sort());
+  });
+
+  describe("register: options", () => {
+    const seen: unknown[] = [];
+    const probe = register(
+      defineRule({
+        meta: {
+          id: "probe-rule",
+          severity: "notice",
+          title: "probe",
+          description: "records the options it is run with",
+          docs: "docs/rules/probe-rule.md",
+          needs: { facts: [], indicators: [] },
+          options: z.object({
+            minShare: z.number().default(0.3),
+            verdicts: z.array(z.string()).default(["a"]),
+          }),
+        },
+        evaluate(_facts, _profile, ctx) {
+          seen.push(ctx.options);
+          return [];
+        },
+      }),
+    );
+    const run = (options: unknown) =>
+      probe.run(
+        {} as never,
+        {} as never,
+        { caps: {} as never, verdict: {} as never, gate: {} as never },
+        options,
+      );
+
+    it("parses the defaults of an unconfigured rule once, frozen all through, and shares them", () => {
+      run(undefined);
+      run(undefined);
+      expect(seen[0]).toEqual({ minShare: 0.3, verdicts: ["a"] });
+      expect(seen[1]).toBe(seen[0]);
+      expect(Object.isFrozen(seen[0])).toBe(true);
+      expect(Object.isFrozen((seen[0] as { verdicts: string[] }).verdicts)).toBe(true);
+      // A rule that tried to change its shared options would throw (modules are strict), not leak.
+      expect(() => {
+        (seen[0] as { minShare: number }).minShare = 1;
+      }).toThrow(TypeError);
+    });
+
+    it("parses given options on every run: a fresh, unfrozen copy, invalid ones refused", () => {
+      seen.length = 0;
+      run({});
+      run({ minShare: 0.9 });
+      expect(seen[0]).toEqual({ minShare: 0.3, verdicts: ["a"] });
+      expect(Object.isFrozen(seen[0])).toBe(false);
+      expect(seen[1]).toEqual({ minShare: 0.9, verdicts: ["a"] });
+      expect(() => run({ minShare: "high" })).toThrow();
+    });
   });
 });

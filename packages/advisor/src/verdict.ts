@@ -64,12 +64,23 @@ interface SignalDef {
   readonly fmt: (x: number) => string;
 }
 
+/** A SignalDef with its thresholds written out once ("partial 70% / strong 90%"), for every `why`. */
+interface PreparedSignalDef extends SignalDef {
+  readonly thresholdsText: string;
+}
+
 const always = () => true;
 
-/** Thresholds and weights; docs/advisor.md explains each. */
-export function signalDefs(facts: InstanceFacts): readonly SignalDef[] {
-  const rotational = facts.storage?.rotational === true;
-  return [
+/**
+ * Thresholds and weights; docs/advisor.md explains each. Two lists (spinning disk or not), built once
+ * and shared by every instance advised.
+ */
+export function signalDefs(facts: InstanceFacts): readonly PreparedSignalDef[] {
+  return facts.storage?.rotational === true ? ROTATIONAL_SIGNALS : NON_ROTATIONAL_SIGNALS;
+}
+
+function signalDefsFor(rotational: boolean): readonly PreparedSignalDef[] {
+  const defs: SignalDef[] = [
     {
       signal: "iops-limit",
       label: "IOPS near the volume limit",
@@ -217,7 +228,15 @@ export function signalDefs(facts: InstanceFacts): readonly SignalDef[] {
       fmt: num,
     },
   ];
+  return Object.freeze(
+    defs.map((d) =>
+      Object.freeze({ ...d, thresholdsText: `partial ${d.fmt(d.partial)} / strong ${d.fmt(d.strong)}` }),
+    ),
+  );
 }
+
+const ROTATIONAL_SIGNALS = signalDefsFor(true);
+const NON_ROTATIONAL_SIGNALS = signalDefsFor(false);
 
 const rotational = (facts: InstanceFacts) => facts.storage?.rotational === true;
 
@@ -306,7 +325,7 @@ export function judgeWriteBound(facts: InstanceFacts, caps: Capabilities, profil
       continue;
     }
     let { score, state } = scoreOf(value, def.partial, def.strong);
-    let why = `${def.label} ${def.fmt(value)} (${statistic}) vs partial ${def.fmt(def.partial)} / strong ${def.fmt(def.strong)}: ${def.why}`;
+    let why = `${def.label} ${def.fmt(value)} (${statistic}) vs ${def.thresholdsText}: ${def.why}`;
     // Device-level signals on a read-dominated device say little about the write path.
     if (
       readDominated &&
