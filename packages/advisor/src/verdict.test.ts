@@ -13,7 +13,7 @@ import {
   without,
 } from "./fixtures/build.js";
 import { buildProfile } from "./profile.js";
-import { judgeWriteBound } from "./verdict.js";
+import { judgeWriteBound, signalDefs } from "./verdict.js";
 
 const judge = (f: InstanceFacts) => {
   const caps = capabilitiesFor(f);
@@ -158,5 +158,28 @@ describe("judgeWriteBound", () => {
     expect(young.context.join(" ")).toMatch(/started inside the window.*last 40 of 60 min/);
     expect(young.context.join(" ")).not.toMatch(/no samples/);
     expect(gap.context.join(" ")).toMatch(/33% of the window has no samples/);
+  });
+});
+
+describe("signalDefs", () => {
+  const spinning = { storage: { rotational: true } } as unknown as InstanceFacts;
+  const flash = { storage: { rotational: false } } as unknown as InstanceFacts;
+  it("is built once per kind of disk and shared, frozen", () => {
+    expect(signalDefs(flash)).toBe(signalDefs({} as InstanceFacts));
+    expect(signalDefs(spinning)).not.toBe(signalDefs(flash));
+    expect(Object.isFrozen(signalDefs(flash))).toBe(true);
+    expect(Object.isFrozen(signalDefs(spinning)[0])).toBe(true);
+  });
+  it("has the same signals, and the same saturation ones, on either kind of disk (judgeWriteBound keeps one set)", () => {
+    const sat = (f: InstanceFacts) => signalDefs(f).map((d) => [d.signal, d.saturation]);
+    expect(sat(spinning)).toEqual(sat(flash));
+    expect(signalDefs(spinning).find((d) => d.signal === "device-utilisation")?.weight).toBe(1.5);
+    expect(signalDefs(flash).find((d) => d.signal === "device-utilisation")?.weight).toBe(1);
+  });
+  it("writes each signal's thresholds once, as the evidence's why cites them", () => {
+    const iops = signalDefs(flash).find((d) => d.signal === "iops-limit")!;
+    expect(iops.thresholdsText).toBe("partial 70% / strong 90%");
+    const latency = signalDefs(spinning).find((d) => d.signal === "device-write-latency")!;
+    expect(latency.thresholdsText).toBe("partial 15 ms / strong 40 ms");
   });
 });

@@ -277,6 +277,41 @@ function windowQuality(facts: InstanceFacts): { factor: number; notes: string[] 
   return { factor, notes };
 }
 
+/**
+ * One signal's evidence, built as one literal in the key order `{ ...base, ...overrides }` gave: a
+ * spread that overrides keys takes V8's slow path, and this runs for a dozen signals of every instance.
+ */
+function evidenceItem(
+  def: SignalDef,
+  unit: Unit,
+  statistic: Evidence["statistic"],
+  weight: number,
+  value: number | null,
+  state: SignalState,
+  score: number,
+  why: string,
+): Evidence {
+  return {
+    signal: def.signal,
+    label: def.label,
+    indicator: def.indicator,
+    statistic,
+    unit,
+    threshold: { partial: def.partial, strong: def.strong },
+    weight,
+    howToGet: def.howToGet,
+    value,
+    state,
+    score,
+    why,
+  };
+}
+
+/** The signals that may carry a write-bound verdict on their own (the same in both lists). */
+const SATURATION_SIGNALS: ReadonlySet<string> = new Set(
+  NON_ROTATIONAL_SIGNALS.filter((d) => d.saturation).map((d) => d.signal),
+);
+
 export function judgeWriteBound(facts: InstanceFacts, caps: Capabilities, profile: Profile): Verdict {
   const defs = signalDefs(facts);
   const ind = profile.indicators;
@@ -289,8 +324,6 @@ export function judgeWriteBound(facts: InstanceFacts, caps: Capabilities, profil
 
   for (const def of defs) {
     const unit = ind[def.indicator].unit;
-    // Built as one literal, in the key order `{ ...base, ...overrides }` gave: a spread that overrides
-    // keys takes V8's slow path, and this runs for a dozen signals of every instance advised.
     const item = (
       statistic: Evidence["statistic"],
       weight: number,
@@ -298,20 +331,7 @@ export function judgeWriteBound(facts: InstanceFacts, caps: Capabilities, profil
       state: SignalState,
       score: number,
       why: string,
-    ): Evidence => ({
-      signal: def.signal,
-      label: def.label,
-      indicator: def.indicator,
-      statistic,
-      unit,
-      threshold: { partial: def.partial, strong: def.strong },
-      weight,
-      howToGet: def.howToGet,
-      value,
-      state,
-      score,
-      why,
-    });
+    ) => evidenceItem(def, unit, statistic, weight, value, state, score, why);
     const i = ind[def.indicator];
     // A signal the version cannot produce is not missing; but data the builder did supply is used.
     if (!def.applicable(facts, caps) && i.value === null) {
@@ -351,9 +371,8 @@ export function judgeWriteBound(facts: InstanceFacts, caps: Capabilities, profil
   const quality = windowQuality(facts);
   context.push(...quality.notes);
 
-  const satDefs = new Set(defs.filter((d) => d.saturation).map((d) => d.signal));
   const strong = present.filter((e) => e.state === "strong");
-  const strongSat = strong.filter((e) => satDefs.has(e.signal));
+  const strongSat = strong.filter((e) => SATURATION_SIGNALS.has(e.signal));
   const partialCount = present.filter((e) => e.state === "partial").length;
 
   // Write activity: an instance that hardly flushes pages is not write-bound, whatever else is busy.
