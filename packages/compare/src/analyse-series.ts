@@ -209,51 +209,66 @@ function pairWithControls(
   blockSeconds: number,
 ): RatioStratum & { ids: string[] } {
   const ids: string[] = [];
-  const sums = {
-    before: new Float64Array(tb.positions.length),
-    after: new Float64Array(ta.positions.length),
-  };
-  const counts = {
-    before: new Float64Array(tb.positions.length),
-    after: new Float64Array(ta.positions.length),
-  };
+  const sumsBefore = new Float64Array(tb.positions.length);
+  const sumsAfter = new Float64Array(ta.positions.length);
+  const countsBefore = new Float64Array(tb.positions.length);
+  const countsAfter = new Float64Array(ta.positions.length);
   for (const c of controls) {
     const cb = windowBlocks(c.before, blockSeconds);
     const ca = windowBlocks(c.after, blockSeconds);
     let scale = 0;
-    for (const m of cb.means) scale += m;
+    for (let i = 0; i < cb.means.length; i++) scale += cb.means[i]!;
     scale /= cb.means.length;
     if (!(scale > 0) || ca.means.length === 0) continue;
     ids.push(c.id);
-    for (const [which, control, treatedBlocks] of [
-      ["before", cb, tb],
-      ["after", ca, ta],
-    ] as const) {
-      let j = 0;
-      for (let i = 0; i < treatedBlocks.positions.length; i++) {
-        const p = treatedBlocks.positions[i]!;
-        while (j < control.positions.length && control.positions[j]! < p) j++;
-        if (j < control.positions.length && control.positions[j] === p) {
-          sums[which][i]! += control.means[j]! / scale;
-          counts[which][i]! += 1;
-        }
-      }
+    addControlBlocks(tb.positions, cb, scale, sumsBefore, countsBefore);
+    addControlBlocks(ta.positions, ca, scale, sumsAfter, countsAfter);
+  }
+  return {
+    before: pairedSide(tb, sumsBefore, countsBefore),
+    after: pairedSide(ta, sumsAfter, countsAfter),
+    ids,
+  };
+}
+
+/** Adds a control's scaled block means at the treated blocks' positions (both ascending). */
+function addControlBlocks(
+  positions: Float64Array,
+  control: Blocks,
+  scale: number,
+  sums: Float64Array,
+  counts: Float64Array,
+): void {
+  const cp = control.positions;
+  const cm = control.means;
+  let j = 0;
+  for (let i = 0; i < positions.length; i++) {
+    const p = positions[i]!;
+    while (j < cp.length && cp[j]! < p) j++;
+    if (j < cp.length && cp[j] === p) {
+      sums[i]! += cm[j]! / scale;
+      counts[i]! += 1;
     }
   }
-  const side = (blocks: Blocks, which: "before" | "after") => {
-    const positions: number[] = [];
-    const x: number[] = [];
-    const c: number[] = [];
-    for (let i = 0; i < blocks.positions.length; i++) {
-      const n = counts[which][i]!;
-      if (n === 0) continue;
-      positions.push(blocks.positions[i]!);
-      x.push(blocks.means[i]!);
-      c.push(sums[which][i]! / n);
-    }
-    return { positions: Float64Array.from(positions), x: Float64Array.from(x), c: Float64Array.from(c) };
-  };
-  return { before: side(tb, "before"), after: side(ta, "after"), ids };
+}
+
+/** The treated blocks some control shares, with the controls' mean there. */
+function pairedSide(blocks: Blocks, sums: Float64Array, counts: Float64Array) {
+  let m = 0;
+  for (let i = 0; i < counts.length; i++) if (counts[i] !== 0) m++;
+  const positions = new Float64Array(m);
+  const x = new Float64Array(m);
+  const c = new Float64Array(m);
+  let k = 0;
+  for (let i = 0; i < counts.length; i++) {
+    const n = counts[i]!;
+    if (n === 0) continue;
+    positions[k] = blocks.positions[i]!;
+    x[k] = blocks.means[i]!;
+    c[k] = sums[i]! / n;
+    k++;
+  }
+  return { positions, x, c };
 }
 
 function pick(blocks: Blocks, indices: readonly number[]) {

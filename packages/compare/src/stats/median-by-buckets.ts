@@ -55,8 +55,12 @@ export function madByBuckets(values: Float64Array): number {
   for (let b = 0; b < 16; b++) nonFinite += counts[b]! + counts[0xffff - b]!;
   if (nonFinite > 0) return madInPlace(values);
   const med = middleOfCounted(values, words);
-  for (let i = 0; i < values.length; i++) values[i] = Math.abs(values[i]! - med);
-  countBuckets(words, values.length);
+  // The deviations and their buckets in one pass.
+  counts.fill(0);
+  for (let i = 0; i < values.length; i++) {
+    values[i] = Math.abs(values[i]! - med);
+    counts[bucketOf(words[2 * i + 1]!)]!++;
+  }
   return middleOfCounted(values, words);
 }
 
