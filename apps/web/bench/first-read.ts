@@ -6,13 +6,15 @@
  *
  *   UNTORN_BENCH_BEFORE=<checkout of the previous commit> npm run bench:first-read -w @untorn/web
  *   (UNTORN_BENCH_SIZE, default 10000; UNTORN_BENCH_ROUNDS, default 3; UNTORN_BENCH_HEAP_CAP_MB adds
- *   runs with the old space capped)
+ *   runs with the old space capped; UNTORN_BENCH_OUT, the result file's name under bench/results,
+ *   default web-first-read-client.json)
  *
  * Each child prints each step's wall and CPU time and the RSS after it, the heap and RSS after the read
  * once collected, the peak RSS (`resourceUsage().maxRSS`), and a digest of every result (facts, missing,
  * skipped, warnings, exporters, kept advice, ranking, rows, summary, and the profile's advice, ranking,
  * rows): the bench fails unless both builds give the same digest, on the synthetic fleet and on the lab
- * recording. Writes bench/results/web-first-read-client.json.
+ * recording. Writes bench/results/web-first-read-client.json
+ * (or UNTORN_BENCH_OUT).
  */
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
@@ -24,7 +26,7 @@ import { benchMachine } from "./machine.js";
 
 const SELF = fileURLToPath(import.meta.url);
 const HERE = resolve(fileURLToPath(new URL("../../..", import.meta.url)));
-const RESULTS = join(HERE, "bench/results/web-first-read-client.json");
+const RESULTS = join(HERE, "bench/results", process.env.UNTORN_BENCH_OUT ?? "web-first-read-client.json");
 const LAB = join(HERE, "lab/recordings/mariadb-10.11-fleet.json.gz");
 const END = 1_795_000_000;
 
