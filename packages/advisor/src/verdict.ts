@@ -324,24 +324,16 @@ export function judgeWriteBound(facts: InstanceFacts, caps: Capabilities, profil
 
   for (const def of defs) {
     const unit = ind[def.indicator].unit;
-    const item = (
-      statistic: Evidence["statistic"],
-      weight: number,
-      value: number | null,
-      state: SignalState,
-      score: number,
-      why: string,
-    ) => evidenceItem(def, unit, statistic, weight, value, state, score, why);
     const i = ind[def.indicator];
     // A signal the version cannot produce is not missing; but data the builder did supply is used.
     if (!def.applicable(facts, caps) && i.value === null) {
-      evidence.push(item(def.statistic, 0, null, "not-applicable", 0, def.why));
+      evidence.push(evidenceItem(def, unit, def.statistic, 0, null, "not-applicable", 0, def.why));
       continue;
     }
     const value = def.statistic === "p95" ? (i.peak ?? i.value) : i.value;
     const statistic = def.statistic === "p95" && i.peak === null ? "avg" : def.statistic;
     if (value === null) {
-      evidence.push(item(statistic, def.weight, null, "missing", 0, def.why));
+      evidence.push(evidenceItem(def, unit, statistic, def.weight, null, "missing", 0, def.why));
       continue;
     }
     let { score, state } = scoreOf(value, def.partial, def.strong);
@@ -359,7 +351,7 @@ export function judgeWriteBound(facts: InstanceFacts, caps: Capabilities, profil
     // Zero redo waits say nothing about the data-page write path (a large log buffer hides redo
     // pressure): the signal counts for write-bound when it fires and is shown, unweighted, when clear.
     const weight = def.signal === "redo-log-waits" && state === "clear" ? 0 : def.weight;
-    evidence.push(item(statistic, weight, value, state, score, why));
+    evidence.push(evidenceItem(def, unit, statistic, weight, value, state, score, why));
   }
 
   const applicable = evidence.filter((e) => e.state !== "not-applicable");
