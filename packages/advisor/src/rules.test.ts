@@ -104,6 +104,7 @@ describe("rule registry", () => {
       run({ minShare: 0.9 });
       expect(seen[0]).toEqual({ minShare: 0.3, verdicts: ["a"] });
       expect(Object.isFrozen(seen[0])).toBe(false);
+      expect(Object.isFrozen((seen[0] as { verdicts: string[] }).verdicts)).toBe(false);
       expect(seen[1]).toEqual({ minShare: 0.9, verdicts: ["a"] });
       expect(() => run({ minShare: "high" })).toThrow();
     });
