@@ -204,13 +204,14 @@ describe.concurrent("doublewrite lab", () => {
 
   it("unthrottled disk, fixed demand: efficiency improves, throughput does not move", async () => {
     const r = await bench("unthrottled", [
-      ...["--buffer-pool", "16M", "--tables", "4", "--table-size", "50000", "--rate", "150"],
+      ...["--buffer-pool", "16M", "--tables", "4", "--table-size", "50000", "--rate", "60"],
       ...["--threads", "16", "--time", "30", "--warmup", "5"],
     ]);
     expect(r.volume).toBeNull();
     const row = r.summary[0]!;
     // The offered load is fixed: TPS is the rate either way (sysbench's arrivals are random, so give
-    // it a few percent), the bytes written per transaction halve.
+    // it a few percent), the bytes written per transaction halve. 60/s, well under what the server
+    // does here even with the browser suite on the same cores (at 150/s one run once fell 20 % short).
     expect(Math.abs(row.changes.tps!.estimate)).toBeLessThan(0.1);
     expect(row.changes.writeBytesPerTrx!.call).toBe("down");
     expect(row.on!.metrics.dblwrPagesPerTrx!.min).toBeGreaterThan(0);
