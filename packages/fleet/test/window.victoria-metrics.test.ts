@@ -57,7 +57,26 @@ beforeAll(async () => {
     to: END,
   });
   await vm.flush();
+  await untilSearchable(vm, `count(${WINDOW_PROBE_RECORD})`, END);
 }, 600_000);
+
+/**
+ * Waits until `expr` has an answer at `time`: a flush makes new series searchable, but a query made
+ * before them (the fallback profile's probe) can still be answered from VictoriaMetrics' caches for a
+ * while (one CI run read tier "rates" right after the replay). Resets the rollup result cache, as
+ * VictoriaMetrics asks after backfilling, and retries for up to 30 s; throws if the series never show.
+ */
+async function untilSearchable(vm: VictoriaMetrics, expr: string, time: number): Promise<void> {
+  const client = new PromClient({ baseUrl: vm.url });
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    await fetch(`${vm.url}/internal/resetRollupResultCache`).then((r) => r.arrayBuffer());
+    const a = await client.queryVector(expr, { time });
+    if (a.data.length > 0) return;
+    if (Date.now() > deadline) throw new Error(`${expr} still has no answer at ${time} 30 s after the replay`);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
+}
 
 afterAll(async () => {
   await vm?.stop();
