@@ -73,7 +73,8 @@ async function untilSearchable(vm: VictoriaMetrics, expr: string, time: number):
     await fetch(`${vm.url}/internal/resetRollupResultCache`).then((r) => r.arrayBuffer());
     const a = await client.queryVector(expr, { time });
     if (a.data.length > 0) return;
-    if (Date.now() > deadline) throw new Error(`${expr} still has no answer at ${time} 30 s after the replay`);
+    if (Date.now() > deadline)
+      throw new Error(`${expr} still has no answer at ${time} 30 s after the replay`);
     await new Promise((resolve) => setTimeout(resolve, 500));
   }
 }
