@@ -76,7 +76,7 @@ const always = () => true;
  * and shared by every instance advised.
  */
 export function signalDefs(facts: InstanceFacts): readonly PreparedSignalDef[] {
-  return facts.storage?.rotational === true ? ROTATIONAL_SIGNALS : NON_ROTATIONAL_SIGNALS;
+  return rotational(facts) ? ROTATIONAL_SIGNALS : NON_ROTATIONAL_SIGNALS;
 }
 
 function signalDefsFor(rotational: boolean): readonly PreparedSignalDef[] {
