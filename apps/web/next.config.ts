@@ -13,6 +13,8 @@ const config: NextConfig = {
   // Relative imports end in .js (the monorepo's NodeNext convention); the sources are .ts/.tsx.
   experimental: { extensionAlias: { ".js": [".ts", ".tsx", ".js"] } },
   poweredByHeader: false,
+  // `npm run typecheck` (tsconfig.check.json) checks these sources; the build does not check them again.
+  typescript: { ignoreBuildErrors: true },
   headers: async () => [{ source: "/:path*", headers: SECURITY_HEADERS }],
 };
 

@@ -58,7 +58,7 @@ describe("panel queries", () => {
 
   it("leave no panel without data on the reference MariaDB stack (a replica for the replication panels)", () => {
     // The replication signals are checked on live MariaDB replication in untorn-exporter's
-    // test/replication.test.ts; the live stack here is a standalone server.
+    // test/replication.live.test.ts; the live stack here is a standalone server.
     const replica: LiveEnvironment = { ...mariadb, replica: true };
     const panels = new Map<string, boolean>();
     for (const q of queries.filter((x) => x.kind === "panel")) {

@@ -10,5 +10,9 @@ export default defineConfig({
   ...base,
   resolve: { ...base.resolve, conditions },
   ssr: { ...base.ssr, resolve: { ...base.ssr?.resolve, conditions } },
-  test: { ...base.test, globalSetup: ["./src/testing/global-setup.ts"] },
+  // PostgreSQL and the PGlite template are for the live layer (the fast layer's tests open no store).
+  test: {
+    ...base.test,
+    globalSetup: process.env.UNTORN_TEST_LAYER === "unit" ? [] : ["./src/testing/global-setup.ts"],
+  },
 });

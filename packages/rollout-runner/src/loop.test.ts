@@ -1,5 +1,5 @@
 // The loop on a real PGlite store. With no active rollout a pass asks Prometheus nothing, so the API
-// points at a closed port; the rollout-carrying passes are in test/reconciler-processes.test.ts.
+// points at a closed port; the rollout-carrying passes are in test/reconciler-processes.live.test.ts.
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";

@@ -17,7 +17,7 @@ const SERVERS = join(dirname(fileURLToPath(import.meta.url)), "../../testdata/se
 const RECORD = process.env["RECORD_FIXTURES"] === "1";
 
 // Small buffer pool and no dirty-page allowance, so a short oltp_write_only run flushes through the
-// doublewrite buffer (the same settings as test/exporter.test.ts).
+// doublewrite buffer (the same settings as test/exporter.live.test.ts).
 const FLUSHY = { innodb_max_dirty_pages_pct: 0, innodb_max_dirty_pages_pct_lwm: 0, innodb_io_capacity: 5000 };
 const LOAD = { tables: 2, tableSize: 5000 };
 
