@@ -552,6 +552,8 @@ export function judgeBake(input: JudgeInput): GateResult {
           { instance: c.instance, metric: "apply_rate_while_lagging" },
         ),
       );
+  for (const note of input.series.notes ?? [])
+    checks.push(check("baseline", "pass", "a baseline from history clean of restarts and changes", note, note));
   for (const c of missingControls)
     checks.push(
       check(

@@ -1060,7 +1060,12 @@ export interface BakeRequest {
    * step in both windows (the baseline's autocorrelation is measured at that step), ratio metrics
    * summed per sample rather than per block, and the before window is the baseline from history.
    */
-  readonly sequential?: { readonly lookEverySeconds: number; readonly maxSeconds: number };
+  readonly sequential?: {
+    readonly lookEverySeconds: number;
+    readonly maxSeconds: number;
+    /** Excluded after a restart found in the baseline (the policy's warm-up). */
+    readonly warmupSeconds: number;
+  };
   /**
    * Plain catalog signals the judgement reads besides the judged metrics (the catch-up judgement's
    * replication lag and apply rate, CATCH_UP_SIGNALS), returned under their ids in each instance's
@@ -1198,6 +1203,7 @@ export function nextActions(state: RolloutState, now: number): NextActions {
                 sequential: {
                   lookEverySeconds: s.policy.lookEverySeconds,
                   maxSeconds: (w.bakeEnd ?? 0) - (w.bakeStart ?? 0),
+                  warmupSeconds: s.policy.warmupSeconds,
                 },
               }
             : {}),
