@@ -553,7 +553,9 @@ export function judgeBake(input: JudgeInput): GateResult {
         ),
       );
   for (const note of input.series.notes ?? [])
-    checks.push(check("baseline", "pass", "a baseline from history clean of restarts and changes", note, note));
+    checks.push(
+      check("baseline", "pass", "a baseline from history clean of restarts and changes", note, note),
+    );
   for (const c of missingControls)
     checks.push(
       check(

@@ -440,3 +440,13 @@ describe("commands", () => {
     });
   });
 });
+
+describe("stored rollouts", () => {
+  it("a state stored before the sequential judgement existed keeps its fixed bake; a new one is sequential", () => {
+    const fresh = createRollout(create(fleet()), T0);
+    expect(fresh.policy.judgement).toBe("sequential");
+    const { judgement: _dropped, ...old } = fresh.policy;
+    const parsed = rolloutStateSchema.parse({ ...JSON.parse(JSON.stringify(fresh)), policy: old });
+    expect(parsed.policy.judgement).toBe("fixed");
+  });
+});

@@ -110,7 +110,12 @@ export const rolloutStateSchema = z
     createdBy: z.strictObject({ id: z.string(), kind: z.enum(["operator", "hook", "system"]) }),
     /** Increases with every transition that changes the state: the store's optimistic-concurrency version. */
     revision: z.number().int().min(0),
-    policy: policySchema,
+    // A rollout stored before the sequential judgement existed keeps the fixed bake it was created
+    // with; a new one has the field (policySchema's default is sequential).
+    policy: z.preprocess(
+      (p) => (p !== null && typeof p === "object" && !("judgement" in p) ? { ...p, judgement: "fixed" } : p),
+      policySchema,
+    ),
     metrics: z.array(judgedMetricSchema),
     plan: planSchema,
     status: z.enum(ROLLOUT_STATUSES),
