@@ -1,5 +1,6 @@
 import { type Blocks, chooseBlockSeconds, windowBlocks } from "./blocks.js";
 import { estimateEffect } from "./estimate-effect.js";
+import { lowerFromLog, ratioFromLog, upperFromLog } from "./format.js";
 import type { Direction, MetricSpec, Options } from "./input.js";
 import { judge } from "./judge.js";
 import type { PreparedPair } from "./prepare-window.js";
@@ -8,6 +9,8 @@ import { qualityChecks } from "./quality-checks.js";
 import { rawLag1 } from "./raw-lag1.js";
 import type { Design, Flag, SeriesResult } from "./result.js";
 import { seasonalStrata } from "./seasonal-strata.js";
+import { sequentialLook } from "./sequential.js";
+import { normalQuantile } from "./stats/normal-quantile.js";
 import type { RatioStratum } from "./stats/ratio-cell.js";
 
 export type { PreparedPair };
@@ -72,6 +75,7 @@ export function analyseSeries(input: SeriesAnalysisInput): SeriesResult {
     flags.push({ code: "no_data", severity: "error", message: `no usable samples in ${which}` });
     return { ...base, ...none, verdict: "no_data", flags };
   }
+  if (options.sequential && metric.kind !== "workload") return sequentialResult(input, base, none, flags);
   if (treated.before.v.length < options.minSamples || treated.after.v.length < options.minSamples) {
     flags.push({
       code: "too_little_data",
@@ -184,10 +188,11 @@ export function analyseSeries(input: SeriesAnalysisInput): SeriesResult {
     ...base,
     ...shape,
     verdict,
-    ratio: finite ? Math.exp(effect.logRatio) : null,
-    // exp(−∞) = 0 is a valid lower limit; an unbounded upper limit is null (JSON has no Infinity).
-    ciLow: finite ? Math.exp(effect.ciLow) : null,
-    ciHigh: finite && Number.isFinite(effect.ciHigh) ? Math.exp(effect.ciHigh) : null,
+    ratio: finite ? ratioFromLog(effect.logRatio) : null,
+    // Below ÷1000 the lower limit is 0; above ×1000 the upper one is unbounded, null (JSON has no
+    // Infinity, and a number like 4e+67 measures nothing).
+    ciLow: finite ? lowerFromLog(effect.ciLow) : null,
+    ciHigh: finite ? upperFromLog(effect.ciHigh) : null,
     pValue: effect.pValue,
     logSe: Number.isFinite(effect.logSe) ? effect.logSe : null,
     estimand: effect.estimand,
@@ -297,3 +302,84 @@ function meanOrNull(v: Float64Array): number | null {
 function finiteOr(x: number, fallback: number): number {
   return Number.isFinite(x) ? x : fallback;
 }
+
+/**
+ * The sequential bake judgement of one series (options.sequential; sequential.ts): the before window
+ * is the baseline from history, its noise stands for the after window's too, and the interval holds
+ * alpha over every look of the schedule. Undecided at the last look is inconclusive, and the flag
+ * says so: the maximum bake was reached.
+ */
+function sequentialResult(
+  input: SeriesAnalysisInput,
+  base: Omit<SeriesResult, keyof NoneShape | "verdict" | "flags">,
+  none: NoneShape,
+  flags: Flag[],
+): SeriesResult {
+  const { treated, options } = input;
+  const schedule = options.sequential!;
+  const step = Math.max(finiteOr(treated.before.step, 1), finiteOr(treated.after.step, 1));
+  const r = sequentialLook({
+    treated: { before: treated.before, after: treated.after },
+    controls: input.controls,
+    step,
+    alpha: options.alpha,
+    schedule,
+  });
+  if (r.controlsDropped)
+    flags.push({ code: "control_missing", severity: "warning", message: r.controlsDropped });
+  if (!r.ok) {
+    flags.push({ code: "too_little_data", severity: "warning", message: r.reason });
+    return { ...base, ...none, verdict: "inconclusive", flags };
+  }
+  const e = r.estimate;
+  for (const note of e.notes) flags.push({ code: "zero_values", severity: "info", message: note });
+  const verdict = judge({
+    logRatio: e.logRatio,
+    ciLow: e.ciLow,
+    ciHigh: e.ciHigh,
+    significant: e.ciLow > 0 || e.ciHigh < 0,
+    direction: input.direction,
+    margin: options.equivalenceMargin,
+  });
+  const looks = Math.max(1, Math.round(schedule.maxSeconds / schedule.lookEverySeconds));
+  flags.push({
+    code: "sequential",
+    severity: "info",
+    message: `sequential judgement: ${e.nBefore} baseline samples (${e.effectiveBefore.toFixed(1)} effective at lag-1 autocorrelation ${e.phi.toFixed(2)}), ${e.nAfter} in the bake (${e.effectiveAfter.toFixed(1)} effective); interval ±${e.critical.toFixed(2)} standard errors, holding ${Math.round((1 - options.alpha) * 100)}% over ${looks} look(s) up to ${Math.round(schedule.maxSeconds / 60)} min${e.finalLook && verdict === "inconclusive" ? "; the maximum bake is reached undecided" : ""}`,
+  });
+  const design: Design = e.controls.length > 0 ? "difference-in-differences" : "before-after";
+  return {
+    ...base,
+    ...none,
+    design,
+    controls: e.controls,
+    verdict,
+    ratio: ratioFromLog(e.logRatio),
+    ciLow: lowerFromLog(e.ciLow),
+    ciHigh: upperFromLog(e.ciHigh),
+    pValue: e.pValue,
+    // The sequential interval's half-width in standard errors is `critical`, not z: pooling and the
+    // simultaneous interval read the SE behind the interval, so the SE is scaled to match it.
+    logSe: (e.logSe * e.critical) / normalQuantile(1 - options.alpha / 2),
+    estimand: "geometric-mean-ratio",
+    method: "sequential",
+    autocorrelation: e.phi,
+    flags,
+  };
+}
+
+type NoneShape = {
+  ratio: null;
+  ciLow: null;
+  ciHigh: null;
+  pValue: null;
+  logSe: null;
+  estimand: "none";
+  method: "none";
+  design: "none";
+  controls: string[];
+  blocksBefore: number;
+  blocksAfter: number;
+  blockSeconds: null;
+  autocorrelation: null;
+};

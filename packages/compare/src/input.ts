@@ -472,6 +472,21 @@ export const Options = z
       .describe(
         "Workload volume change beyond this (and significant at p < 0.01) flags a workload mismatch.",
       ),
+    sequential: z
+      .strictObject({
+        lookEverySeconds: z.number().positive().max(86_400),
+        maxSeconds: z
+          .number()
+          .positive()
+          .max(30 * 86_400),
+      })
+      .refine((s) => s.maxSeconds >= s.lookEverySeconds, {
+        message: "maxSeconds must be at least lookEverySeconds",
+      })
+      .optional()
+      .describe(
+        "A bake judged at a look every lookEverySeconds up to maxSeconds: the before window is the baseline from history, its noise (lag-1 autocorrelation, SD) is used for the after window too, and every interval is the sequential one that keeps alpha over all the looks (docs/comparison.md, section 8). Workload metrics are compared as usual.",
+      ),
     workloadMixTolerance: z
       .number()
       .gt(0)

@@ -1,3 +1,4 @@
+import { formatChange, formatInterval, lowerFromLog, ratioFromLog, upperFromLog } from "./format.js";
 import type { Direction, MetricSpec, Options } from "./input.js";
 import { judge } from "./judge.js";
 import type { Design, MetricSummary, Overall, SeriesResult, WorkloadCheck } from "./result.js";
@@ -255,11 +256,11 @@ function summarise(
   return {
     ...base,
     instances: pool.k,
-    ratio: Math.exp(pool.estimate),
-    ciLow: Math.exp(pool.ciLow),
-    ciHigh: Math.exp(pool.ciHigh),
-    ciLowUnadjusted: Math.exp(pool.ciLow),
-    ciHighUnadjusted: Math.exp(pool.ciHigh),
+    ratio: ratioFromLog(pool.estimate),
+    ciLow: lowerFromLog(pool.ciLow),
+    ciHigh: upperFromLog(pool.ciHigh),
+    ciLowUnadjusted: lowerFromLog(pool.ciLow),
+    ciHighUnadjusted: upperFromLog(pool.ciHigh),
     pValue: pool.pValue,
     heterogeneity: pool.i2,
     verdict: judge({
@@ -296,8 +297,8 @@ function adjustForMultipleMetrics(summaries: MetricSummary[], options: Options):
     if (k > 1) {
       s.ciAdjustment = "bonferroni";
       s.ciLevel = 1 - options.alpha / k;
-      s.ciLow = Math.exp(ciLow);
-      s.ciHigh = Number.isFinite(ciHigh) ? Math.exp(ciHigh) : null;
+      s.ciLow = lowerFromLog(ciLow);
+      s.ciHigh = upperFromLog(ciHigh);
     }
     s.verdict = judge({
       logRatio: est,
@@ -338,15 +339,13 @@ function fmtPct(x: number): string {
 }
 
 function fmtPct1(r: number | null): string {
-  if (r === null) return "n/a";
-  return `${r >= 1 ? "+" : ""}${((r - 1) * 100).toFixed(1)}%`;
+  return formatChange(r);
 }
 
 function fmtEffect(s: MetricSummary): string {
   if (s.ratio === null) return "n/a";
-  const pct = (r: number) => `${r >= 1 ? "+" : ""}${((r - 1) * 100).toFixed(1)}%`;
-  const ci = s.ciLow !== null && s.ciHigh !== null ? ` [${pct(s.ciLow)}, ${pct(s.ciHigh)}]` : "";
-  return `${pct(s.ratio)}${ci}`;
+  const ci = s.ciLow !== null ? ` ${formatInterval(s.ciLow, s.ciHigh)}` : "";
+  return `${formatChange(s.ratio)}${ci}`;
 }
 
 function describe(s: MetricSummary): string {

@@ -31,6 +31,7 @@ export const FLAG_CODES = [
   "high_autocorrelation",
   "interval_widened",
   "method_fallback",
+  "sequential",
 ] as const;
 export type FlagCode = (typeof FLAG_CODES)[number];
 
@@ -44,7 +45,7 @@ export type Flag = z.infer<typeof Flag>;
 
 export const DESIGNS = ["before-after", "matched-hours", "difference-in-differences", "none"] as const;
 export type Design = (typeof DESIGNS)[number];
-export const RESULT_METHODS = ["block-t", "block-bootstrap", "hodges-lehmann", "none"] as const;
+export const RESULT_METHODS = ["block-t", "block-bootstrap", "hodges-lehmann", "sequential", "none"] as const;
 export type ResultMethod = (typeof RESULT_METHODS)[number];
 
 const Ratio = z.number().nullable();
@@ -68,7 +69,7 @@ export const SeriesResult = z.strictObject({
   pValue: z.number().nullable(),
   /** Standard error of ln(ratio), used to pool instances; derived from the CI when the method has none. */
   logSe: z.number().nullable(),
-  estimand: z.enum(["ratio-of-means", "hodges-lehmann-ratio", "none"]),
+  estimand: z.enum(["ratio-of-means", "hodges-lehmann-ratio", "geometric-mean-ratio", "none"]),
   method: z.enum(RESULT_METHODS),
   design: z.enum(DESIGNS),
   controls: z.array(z.string()).describe("Control instances used (difference in differences)."),

@@ -1,6 +1,7 @@
 import type { PreparedPair } from "./analyse-series.js";
 import { type Blocks, chooseBlockSeconds, windowBlocks } from "./blocks.js";
 import { estimateEffect } from "./estimate-effect.js";
+import { formatChange, lowerFromLog, ratioFromLog, upperFromLog } from "./format.js";
 import type { MetricSpec, Options } from "./input.js";
 import type { Rng } from "./prng.js";
 import type { WorkloadCheck } from "./result.js";
@@ -107,9 +108,9 @@ export function workloadCheck(input: WorkloadCheckInput): WorkloadCheck | null {
   return {
     instance: input.instance,
     metrics: ids,
-    volumeRatio: finite ? Math.exp(effect.logRatio) : null,
-    volumeCiLow: finite && Number.isFinite(effect.ciLow) ? Math.exp(effect.ciLow) : null,
-    volumeCiHigh: finite && Number.isFinite(effect.ciHigh) ? Math.exp(effect.ciHigh) : null,
+    volumeRatio: finite ? ratioFromLog(effect.logRatio) : null,
+    volumeCiLow: finite && Number.isFinite(effect.ciLow) ? lowerFromLog(effect.ciLow) : null,
+    volumeCiHigh: finite ? upperFromLog(effect.ciHigh) : null,
     volumePValue: finite ? effect.pValue : null,
     mixDistance,
     flagged,
@@ -236,6 +237,5 @@ function shares(values: readonly number[]): number[] {
 }
 
 function signedPct(logRatio: number): string {
-  const p = Math.expm1(logRatio) * 100;
-  return `${p >= 0 ? "+" : ""}${p.toFixed(1)}%`;
+  return formatChange(ratioFromLog(logRatio));
 }

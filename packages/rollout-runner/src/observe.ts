@@ -166,8 +166,27 @@ export async function fetchBake(
   warnings: string[],
 ): Promise<BakeSeries> {
   const ids = req.instances.map((i) => i.id);
-  const { before, after } = req.windows;
-  const step = (w: { start: number; end: number }) => opts.stepSeconds ?? stepFor(w.start, w.end);
+  const { after } = req.windows;
+  let before = req.windows.before;
+  // Sequential: both windows on one grid at the scrape step (the baseline's autocorrelation is
+  // measured at that step and stands for the bake's), within Prometheus' 11,000 points a query.
+  const sequentialStep = opts.stepSeconds ?? Math.max(15, Math.ceil((before.end - before.start) / 11_000));
+  const step = (w: { start: number; end: number }) =>
+    req.sequential ? sequentialStep : (opts.stepSeconds ?? stepFor(w.start, w.end));
+  const notes: string[] = [];
+  if (req.sequential) {
+    const cut = await baselineCut(
+      api,
+      ids,
+      before,
+      sequentialStep,
+      req.sequential.warmupSeconds,
+      count,
+      warnings,
+    );
+    notes.push(...cut.notes);
+    before = { start: cut.start, end: before.end };
+  }
   type ByInstance = Map<string, MatrixSeries>;
   const bySignal = new Map<string, { before: ByInstance; after: ByInstance }>();
   const wanted = new Set<SignalId>();
@@ -200,14 +219,22 @@ export async function fetchBake(
       bySignal.set(id, { before: b, after: a });
     }),
   );
-  // The block length compare will use, so the sums line up with its blocks.
-  const blockSeconds = chooseBlockSeconds(
-    req.blockSeconds,
-    Math.max(step(before), step(after)),
-    Math.min(before.end - before.start, after.end - after.start),
-  );
+  if (req.sequential) {
+    const earliest = earliestSample(bySignal, req.windows.before, before, sequentialStep);
+    notes.push(...earliest.notes);
+    before = { start: earliest.start, end: before.end };
+  }
+  // The block length compare will use, so the sums line up with its blocks; sequential: per sample.
+  const blockSeconds = req.sequential
+    ? sequentialStep
+    : chooseBlockSeconds(
+        req.blockSeconds,
+        Math.max(step(before), step(after)),
+        Math.min(before.end - before.start, after.end - after.start),
+      );
+  const windows = { before, after };
   const seriesOf = (metric: string, instance: string, which: "before" | "after") => {
-    const w = req.windows[which];
+    const w = windows[which];
     const parts = RATIO_PARTS[metric as SignalId];
     if (!parts) return windowOf(bySignal.get(metric)![which].get(instance), w.start, w.end);
     const n = windowOf(bySignal.get(parts.numerator)![which].get(instance), w.start, w.end);
@@ -222,7 +249,7 @@ export async function fetchBake(
       series: Object.fromEntries([
         ...plain.map((id) => {
           const w = (which: "before" | "after") =>
-            windowOf(bySignal.get(id)![which].get(i.id), req.windows[which].start, req.windows[which].end);
+            windowOf(bySignal.get(id)![which].get(i.id), windows[which].start, windows[which].end);
           return [id, { before: w("before"), after: w("after") }] as const;
         }),
         // A judged metric that is also a plain signal keeps its judged form (a ratio is summed per block).
@@ -236,6 +263,115 @@ export async function fetchBake(
       ]),
       ...(req.restarts.length ? { restarts: [...req.restarts] } : {}),
     })),
+    ...(notes.length ? { notes } : {}),
+  };
+}
+
+const minutes = (s: number) => `${Math.round(s / 60)} min`;
+const isoTime = (t: number) => new Date(t * 1000).toISOString().replace(".000Z", "Z");
+
+/**
+ * Where the baseline from history may start: after the last restart of any of the wave's instances
+ * in it (uptime falls, or starts inside the window) plus the warm-up, and after the last change of
+ * their InnoDB settings (innodb_config_info: a new label set is a new series), each said in a note.
+ * A level across a restart is not the level of the same server: pages flushed per transaction vary
+ * from one run to the next (docs/reference/iops-metering.md §11).
+ */
+async function baselineCut(
+  api: PromQueryApi,
+  ids: readonly string[],
+  before: { start: number; end: number },
+  step: number,
+  warmupSeconds: number,
+  count: { n: number },
+  warnings: string[],
+): Promise<{ start: number; notes: string[] }> {
+  const selector = { selector: { instance: oneOf(ids) }, window: DEFAULT_WINDOW };
+  const range = { start: before.start, end: before.end, step };
+  count.n += 2;
+  const [uptime, config] = await Promise.all([
+    api.queryRange(signal("uptime_seconds").expr(selector), range),
+    api.queryRange(signal("innodb_config_info").expr(selector), range),
+  ]);
+  warnings.push(...uptime.warnings, ...config.warnings);
+  return cutBaseline(uptime.data, config.data, before, warmupSeconds);
+}
+
+/**
+ * baselineCut's decision from the range series it read (uptime_seconds and innodb_config_info of the
+ * wave's instances over the asked baseline): the new start and the notes saying why.
+ */
+export function cutBaseline(
+  uptime: readonly MatrixSeries[],
+  config: readonly MatrixSeries[],
+  before: { start: number; end: number },
+  warmupSeconds: number,
+): { start: number; notes: string[] } {
+  let start = before.start;
+  const notes: string[] = [];
+  let restart: { at: number; instance: string } | null = null;
+  for (const s of uptime) {
+    const points = s.points.filter(([, v]) => Number.isFinite(v));
+    for (let i = 0; i < points.length; i++) {
+      const [t, v] = points[i]!;
+      const prev = i > 0 ? points[i - 1]![1] : null;
+      const at = t - v;
+      const restarted = (prev !== null && v < prev) || (i === 0 && at > before.start);
+      if (restarted && at < before.end && (restart === null || at > restart.at))
+        restart = { at, instance: s.labels["instance"] ?? "?" };
+    }
+  }
+  if (restart && restart.at + warmupSeconds > start) {
+    start = Math.min(restart.at + warmupSeconds, before.end);
+    notes.push(
+      `baseline cut to ${minutes(before.end - start)} of the ${minutes(before.end - before.start)} asked: ${restart.instance} restarted at ${isoTime(restart.at)} (warm-up of ${warmupSeconds} s excluded after it)`,
+    );
+  }
+  const firstSeen = new Map<string, number[]>();
+  for (const s of config) {
+    const instance = s.labels["instance"];
+    const t0 = s.points[0]?.[0];
+    if (instance === undefined || t0 === undefined) continue;
+    firstSeen.set(instance, [...(firstSeen.get(instance) ?? []), t0]);
+  }
+  let change: { at: number; instance: string } | null = null;
+  for (const [instance, starts] of firstSeen) {
+    if (starts.length < 2) continue;
+    const at = Math.max(...starts);
+    if (change === null || at > change.at) change = { at, instance };
+  }
+  if (change && change.at > start) {
+    start = change.at;
+    notes.push(
+      `baseline cut to ${minutes(before.end - start)} of the ${minutes(before.end - before.start)} asked: the InnoDB settings of ${change.instance} changed at ${isoTime(change.at)}`,
+    );
+  }
+  return { start, notes };
+}
+
+/**
+ * Where the baseline's data starts when Prometheus holds less history than asked (its earliest
+ * sample), with a note saying so; the window as given otherwise.
+ */
+function earliestSample(
+  bySignal: Map<string, { before: Map<string, MatrixSeries> }>,
+  asked: { start: number; end: number },
+  used: { start: number; end: number },
+  step: number,
+): { start: number; notes: string[] } {
+  let earliest = Number.POSITIVE_INFINITY;
+  for (const { before } of bySignal.values())
+    for (const s of before.values()) {
+      const t = s.points.find(([ts, v]) => ts >= used.start && Number.isFinite(v))?.[0];
+      if (t !== undefined && t < earliest) earliest = t;
+    }
+  if (!Number.isFinite(earliest) || earliest <= used.start + 2 * step || earliest >= used.end)
+    return { start: used.start, notes: [] };
+  return {
+    start: earliest,
+    notes: [
+      `baseline capped at the earliest sample Prometheus holds (${isoTime(earliest)}): ${minutes(used.end - earliest)} of the ${minutes(asked.end - asked.start)} asked`,
+    ],
   };
 }
 

@@ -14,7 +14,9 @@
  * replica counts what its applier commits (docs/rollout.md, "Judging a replica"); the lag is
  * `replication_lag_seconds` (Seconds_Behind_Source / Seconds_Behind_Master).
  */
+
 import { compare } from "@untorn/compare/compare";
+import { formatChange, formatInterval } from "@untorn/compare/format";
 import {
   ComparisonInput,
   type SeriesPair,
@@ -236,9 +238,7 @@ export function judgeCatchUp(
         .map((c) => c[w].applyRateWhileLagging?.toFixed(0) ?? "–")
         .join(", ")} tx/s`;
     const change =
-      j.ratio === null
-        ? "no estimate"
-        : `${((j.ratio - 1) * 100).toFixed(1)}% [${j.ciLow === null ? "?" : ((j.ciLow - 1) * 100).toFixed(1)}%, ${j.ciHigh === null ? "?" : `${((j.ciHigh - 1) * 100).toFixed(1)}%`}]`;
+      j.ratio === null ? "no estimate" : `${formatChange(j.ratio)} ${formatInterval(j.ciLow, j.ciHigh)}`;
     return {
       ...base,
       outcome: j.outcome,

@@ -48,7 +48,10 @@ describe("input validation", () => {
     }).policy;
     expect(p).toMatchObject({
       maxInstancesPerWave: 2,
-      bakeSeconds: 3600,
+      bakeSeconds: 1800,
+      judgement: "sequential",
+      lookEverySeconds: 60,
+      baselineSeconds: 3600,
       applier: { kind: "operator" },
       requireControl: true,
     });

@@ -8,6 +8,7 @@
  */
 import { advise } from "@untorn/advisor/advise";
 import { compare } from "@untorn/compare/compare";
+import { formatNumber } from "@untorn/compare/format";
 import { ComparisonInput, type MetricSpec } from "@untorn/compare/input";
 import type { ComparisonResult, MetricSummary } from "@untorn/compare/result";
 import { judgeCatchUp } from "./catch-up.js";
@@ -335,11 +336,22 @@ function metricSpec(m: JudgedMetric): MetricSpec {
   return { id: m.metric, kind: m.kind };
 }
 
-const pct = (x: number) => `${Math.round(x * 1000) / 10}%`;
+/** A share as a percentage: one decimal below 100% ("7.9%"), three significant digits above ("142%"). */
+const pct = (x: number) =>
+  !Number.isFinite(x)
+    ? "n/a"
+    : x < 1
+      ? `${Math.round(x * 1000) / 10}%`
+      : `${Number((x * 100).toPrecision(3))}%`;
 
-/** A ratio as a change in words: 0.95 → "5% lower", 1.2 → "20% higher". */
+/**
+ * A ratio as a change in words: 0.95 → "5% lower", 1.2 → "20% higher", beyond ×1000 "more than
+ * 1000 times higher" (compare reports no interval side past that; a number like 4e+67% is never shown).
+ */
 function change(r: number): string {
+  if (!Number.isFinite(r) || r < 0) return "n/a";
   if (r === 1) return "no change";
+  if (r > 1000) return "more than 1000 times higher";
   return r < 1 ? `${pct(1 - r)} lower` : `${pct(r - 1)} higher`;
 }
 
@@ -362,7 +374,9 @@ export function describeFinding(
 ): string {
   if (!s || s.ratio === null || s.verdict === "no_data") return "no data";
   const interval =
-    s.ciLow !== null && s.ciHigh !== null ? ` (interval ${change(s.ciLow)} to ${change(s.ciHigh)})` : "";
+    s.ciLow !== null
+      ? ` (interval ${change(s.ciLow)} to ${s.ciHigh === null ? "unbounded" : change(s.ciHigh)})`
+      : "";
   return `${change(s.ratio)}${interval}, ${SIGNIFICANCE[s.verdict] ?? s.verdict}`;
 }
 
@@ -447,6 +461,19 @@ export function bakeComparisonInput(input: JudgeInput) {
       minBlocks: input.policy.minBlocks,
       blockSeconds: input.policy.blockSeconds,
       warmupSeconds: input.policy.warmupSeconds,
+      ...(input.policy.judgement === "sequential"
+        ? {
+            sequential: {
+              lookEverySeconds: input.policy.lookEverySeconds,
+              // A resumed wave's bake runs past the policy's maximum: its looks up to the longer end.
+              maxSeconds: Math.max(
+                input.policy.bakeSeconds,
+                input.series.windows.after.end - input.series.windows.after.start,
+                input.policy.lookEverySeconds,
+              ),
+            },
+          }
+        : {}),
     },
   });
 }
@@ -506,7 +533,7 @@ export function judgeBake(input: JudgeInput): GateResult {
       j.criterion,
       j.ratio === null
         ? "no data"
-        : `${describeFinding(j)}: ratio ${j.ratio.toFixed(3)} [${j.ciLow?.toFixed(3) ?? "?"}, ${j.ciHigh?.toFixed(3) ?? "?"}] (${j.verdict})`,
+        : `${describeFinding(j)}: ratio ${formatNumber(j.ratio)} [${j.ciLow === null ? "?" : formatNumber(j.ciLow)}, ${j.ciHigh === null ? "unbounded" : formatNumber(j.ciHigh)}] (${j.verdict})`,
       `${j.metric} (${j.role}): ${j.outcome}`,
       { metric: j.metric },
     ),
@@ -520,11 +547,15 @@ export function judgeBake(input: JudgeInput): GateResult {
           c.criterion,
           c.ratio === null
             ? c.verdict
-            : `ratio ${c.ratio.toFixed(3)} [${c.ciLow?.toFixed(3) ?? "?"}, ${c.ciHigh?.toFixed(3) ?? "?"}] (${c.verdict})`,
+            : `ratio ${formatNumber(c.ratio)} [${c.ciLow === null ? "?" : formatNumber(c.ciLow)}, ${c.ciHigh === null ? "unbounded" : formatNumber(c.ciHigh)}] (${c.verdict})`,
           `replication catch-up of ${c.instance} (${c.role}): ${c.outcome}. ${c.message}`,
           { instance: c.instance, metric: "apply_rate_while_lagging" },
         ),
       );
+  for (const note of input.series.notes ?? [])
+    checks.push(
+      check("baseline", "pass", "a baseline from history clean of restarts and changes", note, note),
+    );
   for (const c of missingControls)
     checks.push(
       check(
@@ -553,7 +584,7 @@ export function judgeBake(input: JudgeInput): GateResult {
         : bad
             .map(
               (j) =>
-                `${j.metric}: ${j.outcome} (required: ${j.criterion}; found: ${describeFinding(j)}${j.ratio === null ? "" : `, ratio ${j.ratio.toFixed(3)}`})`,
+                `${j.metric}: ${j.outcome} (required: ${j.criterion}; found: ${describeFinding(j)}${j.ratio === null ? "" : `, ratio ${formatNumber(j.ratio)}`})`,
             )
             .join("; "),
     checks,

@@ -74,6 +74,12 @@ export const bakeSeriesSchema = z.strictObject({
       restarts: z.array(unixSeconds).optional(),
     }),
   ),
+  notes: z
+    .array(z.string())
+    .optional()
+    .describe(
+      "What the reconciler did to the baseline from history: capped at the earliest sample Prometheus holds, cut after a restart or another change; the judgement repeats them.",
+    ),
 });
 export type BakeSeries = z.infer<typeof bakeSeriesSchema>;
 

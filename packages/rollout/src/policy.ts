@@ -140,14 +140,38 @@ export const policySchema = z
       .number()
       .int()
       .min(60)
+      .default(1800)
+      .describe(
+        "judgement sequential: the maximum bake, after which an undecided wave is inconclusive (a human decides); the bake ends as soon as the judgement is decided. judgement fixed: the bake's length.",
+      ),
+    judgement: z
+      .enum(["sequential", "fixed"])
+      .default("sequential")
+      .describe(
+        "sequential (default): judged at every look (lookEverySeconds) against the baseline from history, with an interval that keeps alpha over all the looks up to bakeSeconds; the first decided look decides the wave. fixed: judged after bakeSeconds, then every evaluationIntervalSeconds, consecutiveSuccessLimit passes in a row.",
+      ),
+    lookEverySeconds: z
+      .number()
+      .int()
+      .min(15)
+      .max(3600)
+      .default(60)
+      .describe("judgement sequential: time between two looks at a bake (the reconciler's judgements)."),
+    baselineSeconds: z
+      .number()
+      .int()
+      .min(300)
+      .max(30 * 86_400)
       .default(3600)
-      .describe("Length of the bake window judged against the control."),
+      .describe(
+        "judgement sequential: length of the baseline read from the metrics history before the first change of the wave; capped at the earliest sample Prometheus holds and cut after restarts in it (the judgement says so). One hour decides a −45% bytes-per-transaction effect within 5 minutes of bake at 10% noise (BENCHMARKS.md).",
+      ),
     evaluationIntervalSeconds: z
       .number()
       .int()
       .min(30)
       .default(600)
-      .describe("Time between two judgements of the same wave (the after window grows)."),
+      .describe("judgement fixed: time between two judgements of the same wave (the after window grows)."),
     consecutiveSuccessLimit: z.number().int().min(1).max(10).default(2),
     failureLimit: z
       .number()

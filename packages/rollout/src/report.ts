@@ -3,6 +3,7 @@
  * results, timeline, effect per wave and metric with intervals, verdict, what remains and the revert
  * plan; as JSON (reportSchema) and Markdown, ready to paste into a change ticket. Pure.
  */
+import { formatChange } from "@untorn/compare/format";
 import { z } from "zod";
 import { describeChange, instanceStepSchema } from "./change.js";
 import { catchUpJudgementSchema, eventSchema, gateResultSchema, metricJudgementSchema } from "./events.js";
@@ -154,7 +155,7 @@ const cell = (x: unknown) =>
     .replaceAll("\n", " ");
 const pctRange = (r: { low: number; high: number } | null) =>
   r ? `${Math.round(r.low * 100)}–${Math.round(r.high * 100)}%` : "–";
-const ratio = (x: number | null) => (x === null ? "–" : `${((x - 1) * 100).toFixed(1)}%`);
+const ratio = (x: number | null) => (x === null ? "–" : formatChange(x));
 
 /** The report as Markdown for a change ticket. */
 export function renderReportMarkdown(r: Report): string {

@@ -98,7 +98,9 @@ describe("a whole rollout", () => {
     expect(s.instances.every((i) => i.status === "verified")).toBe(true);
     expect(s.waves.every((w) => w.phase === "passed")).toBe(true);
     const bake = s.events.filter((e) => e.gate?.gate === "bake");
-    expect(bake.length).toBeGreaterThanOrEqual(s.waves.length * 2);
+    // Sequential judgement (the default): the first decided look decides a wave.
+    expect(bake.length).toBeGreaterThanOrEqual(s.waves.length);
+    for (const r of requests) expect(r.sequential?.lookEverySeconds).toBe(60);
     expect(bake[0]!.gate!.comparison!.overall).toBeDefined();
     const report = reportSchema.parse(buildReport(s, T0 + 1e6));
     expect(report.verdict).toBe("succeeded");
@@ -123,6 +125,51 @@ describe("a whole rollout", () => {
     expect(md).toMatch(/\| p1 \| informative \|.*\*\*not-applicable\*\*/);
     // The state round-trips through JSON and the schema.
     expect(rolloutStateSchema.parse(JSON.parse(JSON.stringify(s)))).toEqual(s);
+  });
+
+  it("sequential: each wave is decided at its first decided look, within minutes, against an hour of baseline", () => {
+    const requests: BakeRequest[] = [];
+    const s = drive(
+      created,
+      { write_bytes_per_transaction: 0.55, write_ops_per_transaction: 0.6 },
+      { requests },
+    );
+    expect(s.status).toBe("completed");
+    for (const w of s.waves) {
+      expect(w.decidedAt! - w.bakeStart!).toBeLessThanOrEqual(10 * 60);
+      expect(w.decidedAt! - w.bakeStart!).toBeLessThan(created.policy.bakeSeconds);
+    }
+    for (const r of requests) expect(r.windows.before.end - r.windows.before.start).toBe(3600);
+    const passed = s.events.find((e) => e.type === "wave-passed")!;
+    expect(passed.message).toMatch(/passed after [\d.]+ min of bake \(sequential judgement, look \d+\)/);
+    const bake = s.events.find((e) => e.gate?.gate === "bake")!.gate!;
+    expect(bake.comparison!.results.find((r) => r.role === "treated")!.method).toBe("sequential");
+  });
+
+  it("sequential: no effect at all never passes: shown absent (failed) or inconclusive at the maximum bake, saying so", () => {
+    const s = drive(createRollout(create(fleet(), { bakeSeconds: 600 }), T0), {
+      write_bytes_per_transaction: 1,
+      write_ops_per_transaction: 1,
+    });
+    expect(["inconclusive", "failed"]).toContain(s.waves[0]!.phase);
+    if (s.waves[0]!.phase === "inconclusive") {
+      expect(s.status).toBe("paused");
+      expect(s.waves[0]!.phase).toBe("inconclusive");
+      expect(s.events.find((e) => e.type === "wave-inconclusive")!.message).toMatch(
+        /inconclusive after the maximum bake of 10 min/,
+      );
+      expect(s.waves[0]!.decidedAt! - s.waves[0]!.bakeStart!).toBeGreaterThanOrEqual(600);
+    }
+  });
+
+  it("judgement fixed keeps the bake's length and the run of passes", () => {
+    const s = drive(createRollout(create(fleet(), { judgement: "fixed", bakeSeconds: 3600 }), T0), {
+      write_bytes_per_transaction: 0.6,
+      write_ops_per_transaction: 0.7,
+    });
+    expect(s.status).toBe("completed");
+    expect(s.events.filter((e) => e.gate?.gate === "bake").length).toBeGreaterThanOrEqual(s.waves.length * 2);
+    for (const w of s.waves) expect(w.decidedAt! - w.bakeStart!).toBeGreaterThanOrEqual(3600);
   });
 
   it("halts and proposes the revert when the expected efficiency change does not come", () => {
@@ -391,5 +438,15 @@ describe("commands", () => {
       status: "applied",
       appliedAt: T0 + 3,
     });
+  });
+});
+
+describe("stored rollouts", () => {
+  it("a state stored before the sequential judgement existed keeps its fixed bake; a new one is sequential", () => {
+    const fresh = createRollout(create(fleet()), T0);
+    expect(fresh.policy.judgement).toBe("sequential");
+    const { judgement: _dropped, ...old } = fresh.policy;
+    const parsed = rolloutStateSchema.parse({ ...JSON.parse(JSON.stringify(fresh)), policy: old });
+    expect(parsed.policy.judgement).toBe("fixed");
   });
 });

@@ -110,7 +110,12 @@ export const rolloutStateSchema = z
     createdBy: z.strictObject({ id: z.string(), kind: z.enum(["operator", "hook", "system"]) }),
     /** Increases with every transition that changes the state: the store's optimistic-concurrency version. */
     revision: z.number().int().min(0),
-    policy: policySchema,
+    // A rollout stored before the sequential judgement existed keeps the fixed bake it was created
+    // with; a new one has the field (policySchema's default is sequential).
+    policy: z.preprocess(
+      (p) => (p !== null && typeof p === "object" && !("judgement" in p) ? { ...p, judgement: "fixed" } : p),
+      policySchema,
+    ),
     metrics: z.array(judgedMetricSchema),
     plan: planSchema,
     status: z.enum(ROLLOUT_STATUSES),
@@ -492,6 +497,9 @@ function apply(d: Draft, c: Command): Refusal | null {
         w.consecutive = { pass: 0, fail: 0, inconclusive: 0 };
         w.nextEvaluationAt = d.now;
         w.decidedAt = null;
+        // Sequential: a further maximum bake from now, judged as a second test at the same level.
+        if (s.policy.judgement === "sequential" && w.bakeEnd !== null && w.bakeEnd <= d.now)
+          w.bakeEnd = d.now + s.policy.bakeSeconds;
       }
       s.status = "active";
       s.pause = null;
@@ -779,12 +787,15 @@ function finishApplying(d: Draft, w: WaveState): void {
   w.phase = "baking";
   w.bakeStart = lastApplied + (restart ? s.policy.warmupSeconds : 0);
   w.bakeEnd = w.bakeStart + s.policy.bakeSeconds;
-  w.nextEvaluationAt = w.bakeEnd;
+  const sequential = s.policy.judgement === "sequential";
+  w.nextEvaluationAt = sequential ? Math.min(w.bakeStart + s.policy.lookEverySeconds, w.bakeEnd) : w.bakeEnd;
   d.emit({
     actor: SYSTEM,
     type: "bake-started",
     wave: w.index,
-    message: `Every step of wave ${w.index} verified; bake from ${iso(w.bakeStart)}${restart ? ` (after ${s.policy.warmupSeconds} s of warm-up)` : ""} to ${iso(w.bakeEnd)}.`,
+    message: sequential
+      ? `Every step of wave ${w.index} verified; bake from ${iso(w.bakeStart)}${restart ? ` (after ${s.policy.warmupSeconds} s of warm-up)` : ""}, judged every ${s.policy.lookEverySeconds} s against ${Math.round(s.policy.baselineSeconds / 60)} min of baseline from history and ended as soon as decided; at most until ${iso(w.bakeEnd)}.`
+      : `Every step of wave ${w.index} verified; bake from ${iso(w.bakeStart)}${restart ? ` (after ${s.policy.warmupSeconds} s of warm-up)` : ""} to ${iso(w.bakeEnd)}.`,
   });
 }
 
@@ -794,6 +805,14 @@ export function bakeWindows(state: RolloutState, wave: number, now: number) {
   if (!w || w.bakeStart === null || w.bakeEnd === null) return null;
   const mine = state.instances.filter((i) => i.wave === wave);
   const firstApplied = Math.min(...mine.map((i) => i.appliedAt ?? Number.POSITIVE_INFINITY));
+  if (state.policy.judgement === "sequential") {
+    // The bake so far (at most the maximum bake) against the baseline from history before the change.
+    const end = Math.min(w.bakeEnd, Math.max(now, w.bakeStart + 1));
+    return {
+      before: { start: firstApplied - state.policy.baselineSeconds, end: firstApplied },
+      after: { start: w.bakeStart, end },
+    };
+  }
   const afterEnd = Math.max(w.bakeEnd, Math.min(now, w.nextEvaluationAt ?? now));
   const length = afterEnd - w.bakeStart;
   return {
@@ -814,11 +833,14 @@ function judgeWave(d: Draft, w: WaveState, obs: Observations): void {
   const s = d.s;
   if (w.nextEvaluationAt === null || d.now < w.nextEvaluationAt) return;
   const want = bakeWindows(s, w.index, d.now)!;
+  const sequential = s.policy.judgement === "sequential";
+  // Sequential: any series reaching this look will do (it was fetched at or after the look's time).
+  const needEnd = sequential ? Math.min(w.nextEvaluationAt, w.bakeEnd ?? w.nextEvaluationAt) : want.after.end;
   const series = obs.bakes.find(
     (b) =>
       b.wave === w.index &&
       b.windows.after.start >= want.after.start &&
-      b.windows.after.end >= want.after.end &&
+      b.windows.after.end >= needEnd &&
       b.windows.after.end <= d.now,
   );
   if (!series) return;
@@ -834,6 +856,10 @@ function judgeWave(d: Draft, w: WaveState, obs: Observations): void {
     replicas: waveOfReplicas(s, w.index),
   });
   w.evaluations += 1;
+  if (sequential) {
+    judgeLook(d, w, g, series.windows.after.end >= (w.bakeEnd ?? 0));
+    return;
+  }
   w.nextEvaluationAt = d.now + s.policy.evaluationIntervalSeconds;
   const o = g.outcome;
   w.consecutive = {
@@ -881,6 +907,65 @@ function judgeWave(d: Draft, w: WaveState, obs: Observations): void {
       wave: w.index,
       message: "Paused for a human: approve to accept the result, resume to judge again, or revert.",
     });
+  }
+}
+
+/**
+ * One look of a sequential bake: its interval holds alpha over every look up to the maximum bake, so
+ * the first decided look decides the wave (no run of passes needed). Undecided before the maximum:
+ * the next look; at the maximum: inconclusive, paused for a human. No data counts towards
+ * inconclusiveLimit as in a fixed bake, so a wave without series does not wait out the maximum.
+ */
+function judgeLook(d: Draft, w: WaveState, g: GateResult, finalLook: boolean): void {
+  const s = d.s;
+  const o = g.outcome;
+  w.consecutive = {
+    pass: o === "pass" ? w.consecutive.pass + 1 : 0,
+    fail: o === "fail" ? w.consecutive.fail + 1 : 0,
+    inconclusive: o === "no-data" ? w.consecutive.inconclusive + 1 : 0,
+  };
+  gateEvent(d, g);
+  const bakeMinutes = Math.round((d.now - (w.bakeStart ?? d.now)) / 6) / 10;
+  if (o === "pass") {
+    w.phase = "passed";
+    w.decidedAt = d.now;
+    d.emit({
+      actor: SYSTEM,
+      type: "wave-passed",
+      wave: w.index,
+      message: `Wave ${w.index} passed after ${bakeMinutes} min of bake (sequential judgement, look ${w.evaluations}).`,
+    });
+  } else if (o === "fail") {
+    w.phase = "failed";
+    w.decidedAt = d.now;
+    d.emit({
+      actor: SYSTEM,
+      type: "wave-failed",
+      wave: w.index,
+      message: `Wave ${w.index} failed after ${bakeMinutes} min of bake: ${g.summary}`,
+    });
+    halt(d, w.index, `wave ${w.index} failed its bake`);
+  } else if (finalLook || w.consecutive.inconclusive >= s.policy.inconclusiveLimit) {
+    w.phase = "inconclusive";
+    w.decidedAt = d.now;
+    s.status = "paused";
+    s.pause = { reason: "inconclusive", at: d.now, message: g.summary };
+    d.emit({
+      actor: SYSTEM,
+      type: "wave-inconclusive",
+      wave: w.index,
+      message: finalLook
+        ? `Wave ${w.index} is inconclusive after the maximum bake of ${Math.round(s.policy.bakeSeconds / 60)} min: ${g.summary}`
+        : `Wave ${w.index} is inconclusive: ${g.summary}`,
+    });
+    d.emit({
+      actor: SYSTEM,
+      type: "paused",
+      wave: w.index,
+      message: "Paused for a human: approve to accept the result, resume to judge again, or revert.",
+    });
+  } else {
+    w.nextEvaluationAt = Math.min(d.now + s.policy.lookEverySeconds, w.bakeEnd ?? d.now);
   }
 }
 
@@ -975,6 +1060,17 @@ export interface BakeRequest {
   readonly restarts: readonly number[];
   /** The policy's block length for the comparison (ratio metrics are summed per block, as compare aligns them). */
   readonly blockSeconds: number | "auto";
+  /**
+   * Present for a sequential judgement: the look schedule. The series are then read at the scrape
+   * step in both windows (the baseline's autocorrelation is measured at that step), ratio metrics
+   * summed per sample rather than per block, and the before window is the baseline from history.
+   */
+  readonly sequential?: {
+    readonly lookEverySeconds: number;
+    readonly maxSeconds: number;
+    /** Excluded after a restart found in the baseline (the policy's warm-up). */
+    readonly warmupSeconds: number;
+  };
   /**
    * Plain catalog signals the judgement reads besides the judged metrics (the catch-up judgement's
    * replication lag and apply rate, CATCH_UP_SIGNALS), returned under their ids in each instance's
@@ -1107,6 +1203,15 @@ export function nextActions(state: RolloutState, now: number): NextActions {
             .filter((i) => i.wave === w.index && step(s, i.instance)?.restart && i.appliedAt !== null)
             .map((i) => i.appliedAt!),
           blockSeconds: s.policy.blockSeconds,
+          ...(s.policy.judgement === "sequential"
+            ? {
+                sequential: {
+                  lookEverySeconds: s.policy.lookEverySeconds,
+                  maxSeconds: (w.bakeEnd ?? 0) - (w.bakeStart ?? 0),
+                  warmupSeconds: s.policy.warmupSeconds,
+                },
+              }
+            : {}),
           signals: waveOfReplicas(s, w.index) ? Object.values(CATCH_UP_SIGNALS) : [],
         });
       } else wakes.push(w.nextEvaluationAt);

@@ -4,10 +4,13 @@ import { formatNumber, table } from "../io.js";
 
 /** A ratio as a signed change: 1.25 → "+25.0%". */
 export function change(ratio: number | null): string {
-  if (ratio === null || !Number.isFinite(ratio)) return "-";
+  if (ratio === null || !Number.isFinite(ratio) || ratio < 0) return "-";
+  // compare reports no interval side past ×1000 (docs/comparison.md, "Bounded numbers"); an estimate
+  // beyond it is no measurement either, and never printed as a number like 4.1e+67%.
+  if (ratio > 1000) return "more than ×1000";
   const p = (ratio - 1) * 100;
   const abs = Math.abs(p);
-  const text = abs >= 100 ? p.toFixed(0) : abs >= 10 ? p.toFixed(1) : p.toFixed(2);
+  const text = abs >= 100 ? String(Number(p.toPrecision(3))) : abs >= 10 ? p.toFixed(1) : p.toFixed(2);
   return `${p >= 0 ? "+" : ""}${text}%`;
 }
 
