@@ -9,37 +9,24 @@ import { createServer as createHttpsServer } from "node:https";
 import { metrics } from "@untorn/catalog/metrics";
 import bcrypt from "bcryptjs";
 import { Counter, collectDefaultMetrics, Gauge, Registry } from "prom-client";
-import { z } from "zod";
 import type { Collector } from "./collector.js";
-import { type Config, ConfigError, credentialsFrom } from "./config.js";
+import { type Config, ConfigError } from "./config.js";
 import { type ConnectionTarget, PoolCache } from "./db.js";
 import type { Logger } from "./log.js";
+import { moduleNameSchema, normalizeTarget, targetSchema } from "./probe-config.js";
 import { Scraper } from "./scrape.js";
 
 export const VERSION = "0.1.0";
 
-/** A request the client got wrong: answered with 400 and the message. */
-class BadRequest extends Error {}
-
-const targetSchema = z
-  .string()
-  .min(1, "target is empty")
-  .max(255, "target is longer than 255 characters")
-  .refine(
-    (t) =>
-      (t.startsWith("/") && !t.includes("\0")) ||
-      /^\[[0-9a-fA-F:.]+\](:\d{1,5})?$/.test(t) ||
-      /^[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?(:\d{1,5})?$/.test(t),
-    "target must be host, host:port, [ipv6]:port or an absolute unix socket path",
-  )
-  .refine((t) => {
-    const port = /:(\d{1,5})$/.exec(t)?.[1];
-    return t.startsWith("/") || port === undefined || (Number(port) >= 1 && Number(port) <= 65535);
-  }, "target port must be 1-65535");
-
-const moduleSchema = z
-  .string()
-  .regex(/^client(\.[A-Za-z0-9_-]+)?$/, "auth_module must be 'client' or 'client.<name>' (a my.cnf section)");
+/** A request the client got wrong: answered with `status` (400 unless said) and the message. */
+class BadRequest extends Error {
+  constructor(
+    message: string,
+    readonly status = 400,
+  ) {
+    super(message);
+  }
+}
 
 const PROBE_PARAMS = new Set(["target", "auth_module", "collect[]"]);
 
@@ -69,10 +56,13 @@ export function createExporterServer(
 
   // Long-lived process registry: Node.js process metrics, build info and the scrape counter.
   const processRegistry = new Registry();
-  collectDefaultMetrics({ register: processRegistry, prefix: "untorn_exporter_" });
-  // prom-client names these gauges with a counter's `_total` suffix, which promtool check metrics (and
-  // the naming conventions) reject; the rest of its process metrics stay.
-  for (const name of GAUGES_NAMED_AS_COUNTERS) processRegistry.removeSingleMetric(`untorn_exporter_${name}`);
+  if (cfg.processMetrics) {
+    collectDefaultMetrics({ register: processRegistry, prefix: "untorn_exporter_" });
+    // prom-client names these gauges with a counter's `_total` suffix, which promtool check metrics (and
+    // the naming conventions) reject; the rest of its process metrics stay.
+    for (const name of GAUGES_NAMED_AS_COUNTERS)
+      processRegistry.removeSingleMetric(`untorn_exporter_${name}`);
+  }
   new Gauge({
     name: metrics.buildInfo.name,
     help: metrics.buildInfo.help,
@@ -149,12 +139,19 @@ export function createExporterServer(
 <body><h1>untorn-exporter ${VERSION}</h1>
 <p>Doublewrite buffer, file-class I/O and datadir storage metrics for MySQL, MariaDB and Percona Server.</p>
 <ul><li><a href="${cfg.telemetryPath}">${cfg.telemetryPath}</a>: the configured server</li>
-<li><code>/probe?target=host:port&amp;auth_module=client.&lt;name&gt;</code>: any server, credentials from the my.cnf section</li>
+<li><code>/probe?target=host:port&amp;auth_module=&lt;name&gt;</code>: ${cfg.probe ? "a target listed for that auth module" : "off (no --probe.config.file)"}</li>
 <li><a href="/healthz">/healthz</a>: process health</li></ul>
 <h2>Collectors</h2><table>${rows}</table></body></html>`;
   };
 
   const probeRequest = (url: URL) => {
+    const probe = cfg.probe;
+    if (!probe) {
+      throw new BadRequest(
+        "/probe is off: start the exporter with --probe.config.file naming the auth modules and their targets",
+        403,
+      );
+    }
     for (const name of url.searchParams.keys()) {
       if (CREDENTIAL_PARAMS.has(name.toLowerCase())) {
         throw new BadRequest(
@@ -170,16 +167,24 @@ export function createExporterServer(
       throw new BadRequest("exactly one 'target' parameter is required, e.g. ?target=db1:3306");
     const target = targetSchema.safeParse(targets[0]);
     if (!target.success) throw new BadRequest(target.error.issues[0]!.message);
-    const moduleRaw = url.searchParams.get("auth_module") ?? "client";
-    const mod = moduleSchema.safeParse(moduleRaw);
+    const modules = url.searchParams.getAll("auth_module");
+    if (modules.length !== 1) {
+      throw new BadRequest(
+        `exactly one 'auth_module' parameter is required; configured: ${[...probe.keys()].join(", ")}`,
+      );
+    }
+    const mod = moduleNameSchema.safeParse(modules[0]);
     if (!mod.success) throw new BadRequest(mod.error.issues[0]!.message);
-    let creds: { user: string; password: string; tls?: ConnectionTarget["tls"] };
-    if (cfg.myCnf.has(mod.data)) {
-      creds = credentialsFrom(cfg.myCnf, mod.data);
-    } else if (mod.data === "client") {
-      creds = { user: cfg.target.user, password: cfg.target.password };
-    } else {
-      throw new BadRequest(`auth_module '${mod.data}' is not a section of the --config.my-cnf file`);
+    const module = probe.get(mod.data);
+    if (!module) {
+      throw new BadRequest(
+        `auth_module '${mod.data}' is not in --probe.config.file; configured: ${[...probe.keys()].join(", ")}`,
+      );
+    }
+    const address = normalizeTarget(target.data);
+    // The allow-list is checked before any connection exists: a target not listed never sees a packet.
+    if (!module.targets.has(address)) {
+      throw new BadRequest(`target '${target.data}' is not among auth_module '${module.name}' targets`, 403);
     }
     const names = url.searchParams.getAll("collect[]");
     // Host collectors read this machine's /proc and /sys: for a remote target they would describe the
@@ -200,8 +205,8 @@ export function createExporterServer(
       }
       collectors = cfg.collectors.filter((c) => names.includes(c.name));
     }
-    const key = `${target.data}|${mod.data}`;
-    return { key, target: { address: target.data, ...creds }, collectors };
+    const key = `${address}|${module.name}`;
+    return { key, target: { address, ...module.credentials }, collectors };
   };
 
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
@@ -233,7 +238,7 @@ export function createExporterServer(
   const listener = (req: IncomingMessage, res: ServerResponse) => {
     handle(req, res).catch((err: unknown) => {
       if (err instanceof BadRequest || err instanceof ConfigError) {
-        send(res, 400, `${err.message}\n`);
+        send(res, err instanceof BadRequest ? err.status : 400, `${err.message}\n`);
         return;
       }
       log.error("request failed", { path: req.url?.split("?")[0], err: (err as Error).message });
