@@ -86,6 +86,12 @@ export const FLAGS: readonly FlagSpec[] = [
     help: "Connections the process holds at most, over all targets: the collectors share all but one, kept for KILL QUERY of a statement past its budget. Set the user's MAX_USER_CONNECTIONS to this.",
   },
   {
+    name: "exporter.idle-timeout",
+    kind: "number",
+    default: 30,
+    help: "Seconds an idle database connection is kept (at most one per target) before it is closed.",
+  },
+  {
     name: "exporter.process-metrics",
     kind: "boolean",
     default: false,
@@ -128,6 +134,7 @@ export interface Config {
   timeoutOffsetS: number;
   collectorTimeoutS: number;
   maxConnections: number;
+  idleTimeoutS: number;
   maxTargets: number;
   host: HostPaths;
   datadirOverride: string | undefined;
@@ -396,6 +403,7 @@ export function loadConfig(
     timeoutOffsetS: num("exporter.timeout-offset", get("exporter.timeout-offset")!, 0),
     collectorTimeoutS: num("exporter.collector-timeout", get("exporter.collector-timeout")!, 0.05),
     maxConnections: num("exporter.max-connections", get("exporter.max-connections")!, 2),
+    idleTimeoutS: num("exporter.idle-timeout", get("exporter.idle-timeout")!, 0),
     maxTargets: num("exporter.max-targets", get("exporter.max-targets")!, 1),
     host: { root, proc: join(root, "proc"), sys: join(root, "sys"), dev: join(root, "dev") },
     datadirOverride: get("host.datadir"),

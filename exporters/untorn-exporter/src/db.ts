@@ -124,7 +124,7 @@ export class ConnectionBudget {
       for (const p of this.pools) {
         if (p !== requester && p.idleCount() > 0 && (!victim || p.lastUsed < victim.lastUsed)) victim = p;
       }
-      if (!victim || !victim.closeOneIdle()) return false;
+      if (!victim?.closeOneIdle()) return false;
     }
     this.open++;
     this.peak = Math.max(this.peak, this.open);

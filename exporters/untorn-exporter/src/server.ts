@@ -51,7 +51,7 @@ export function createExporterServer(
   log: Logger,
   allCollectors: readonly Collector[],
 ): ExporterServer {
-  const pools = new PoolCache(cfg.maxConnections, cfg.maxTargets);
+  const pools = new PoolCache(cfg.maxConnections, cfg.maxTargets, 5 * 60_000, cfg.idleTimeoutS * 1000);
   const scraper = new Scraper(log);
 
   // Long-lived process registry: Node.js process metrics, build info and the scrape counter.
