@@ -79,7 +79,10 @@ export class Scraper {
     const deadline = Date.now() + req.budgetMs;
     const main = new Registry();
     const emit = new Emitter(main);
-    const db = req.pool.queryable(deadline);
+    // The version query gets half the budget at most (and no more than a collector): a server that
+    // hangs must not eat the time host.storage needs to report from the last known datadir.
+    const factsDeadline = Date.now() + Math.min(req.collectorTimeoutMs, req.budgetMs / 2);
+    const db = req.pool.queryable(factsDeadline);
 
     let facts: ServerFacts | undefined;
     let up = false;
