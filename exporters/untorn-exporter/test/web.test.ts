@@ -51,6 +51,10 @@ describe("basic auth", () => {
   it("reports no Node.js process metrics unless asked", async () => {
     const ok = await exporter.get("/metrics", { headers: auth("prom", "scrape-me") });
     expect(ok.body).not.toMatch(/^untorn_exporter_(process|nodejs)_/m);
+    // durations to the microsecond, not 17 significant digits
+    const durations = [...ok.body.matchAll(/^untorn_exporter_collector_duration_seconds\{[^}]*\} (\S+)$/gm)];
+    expect(durations.length).toBeGreaterThan(3);
+    for (const [, v] of durations) expect(v).toMatch(/^\d+(\.\d{1,6})?$/);
   });
 });
 
