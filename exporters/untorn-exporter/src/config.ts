@@ -310,6 +310,7 @@ export function collectorFlags(collectors: readonly Collector[]): FlagSpec[] {
 export function usage(collectors: readonly Collector[]): string {
   const lines = [
     "usage: untorn-exporter [flags]",
+    "       untorn-exporter storage-facts --output <file>.prom [flags]   (see storage-facts --help)",
     "",
     "Prometheus exporter for the InnoDB doublewrite buffer, file-class I/O and the datadir's storage.",
     "Endpoints: /metrics (configured target), /probe?target=host:port&auth_module=<name> (with --probe.config.file), /healthz.",

@@ -35,7 +35,7 @@ export interface ScrapeResult {
   up: boolean;
 }
 
-async function serverFacts(db: Queryable): Promise<ServerFacts> {
+export async function serverFacts(db: Queryable): Promise<ServerFacts> {
   const [row] = await db.query(SERVER_SQL);
   if (!row) throw new Error("server returned no row for its version");
   const version = String(row["version"] ?? "");
