@@ -157,8 +157,10 @@ export class ConnectionBudget {
     return this.waiters.size;
   }
 
-  kill(target: ConnectionTarget, threadId: number): void {
+  /** Queues a KILL QUERY; resolves once it ran (or failed). */
+  kill(target: ConnectionTarget, threadId: number): Promise<void> {
     this.kills = this.kills.then(() => killQuery(target, threadId));
+    return this.kills;
   }
 }
 
@@ -167,9 +169,9 @@ async function killQuery(target: ConnectionTarget, threadId: number): Promise<vo
   try {
     const c = await mysql.createConnection(connectionOptions(target));
     try {
-      await c.query(`KILL QUERY ${Number(threadId)}`);
+      await c.query({ sql: `KILL QUERY ${Number(threadId)}`, timeout: HANDSHAKE_TIMEOUT_MS });
     } finally {
-      await c.end().catch(() => c.destroy());
+      c.destroy();
     }
   } catch {
     // the server may be gone; nothing more to do
@@ -178,7 +180,7 @@ async function killQuery(target: ConnectionTarget, threadId: number): Promise<vo
 
 /**
  * A small pool for one target, with slow-log-safe sessions and per-query budgets: at most `perTarget`
- * connections, at most one kept idle (closed after `idleMs`), and every connection counted against the
+ * connections, one fewer kept idle (each closed after `idleMs` unused), and every connection counted against the
  * process-wide `ConnectionBudget`.
  */
 export class TargetPool {
@@ -189,6 +191,7 @@ export class TargetPool {
   private closed = false;
   readonly budget: ConnectionBudget;
   private readonly perTarget: number;
+  private readonly maxIdle: number;
 
   /** With no budget given, the pool has its own of `maxConnections` (one of them kept for KILL QUERY). */
   constructor(
@@ -199,6 +202,7 @@ export class TargetPool {
   ) {
     this.budget = budget ?? new ConnectionBudget(maxConnections);
     this.perTarget = Math.min(3, Math.max(1, maxConnections - 1), this.budget.limit);
+    this.maxIdle = Math.max(1, this.perTarget - 1);
     this.budget.register(this);
   }
 
@@ -271,11 +275,22 @@ export class TargetPool {
     }
   }
 
-  private release(conn: Conn, broken: boolean): void {
+  private release(conn: Conn, broken: boolean, killing?: Promise<void>): void {
+    if (killing) {
+      // The server still runs the statement, and counts the connection against MAX_USER_CONNECTIONS,
+      // until the kill lands: the slot is free only then.
+      conn.destroy();
+      void killing.then(() => {
+        this.active--;
+        this.budget.free();
+      });
+      return;
+    }
     this.active--;
-    // At most one idle connection per target; a waiter of another pool at the process-wide limit
+    // Idle connections per target stay below its limit (one scrape's collectors reuse them, one
+    // reconnects); a waiter of another pool at the process-wide limit
     // closes it (ConnectionBudget.tryReserve).
-    if (broken || this.closed || this.dead.has(conn) || this.idle.length >= 1) {
+    if (broken || this.closed || this.dead.has(conn) || this.idle.length >= this.maxIdle) {
       this.drop(conn);
       return;
     }
@@ -316,6 +331,7 @@ export class TargetPool {
         );
         const threadId = conn.threadId;
         let broken = false;
+        let killing: Promise<void> | undefined;
         try {
           const remaining = Math.max(1, deadline - Date.now());
           const [rows] = await conn.query({ sql, values: params, timeout: remaining });
@@ -325,13 +341,13 @@ export class TargetPool {
           if ((err as { fatal?: boolean }).fatal) broken = true;
           if (code === "PROTOCOL_SEQUENCE_TIMEOUT") {
             broken = true;
-            if (threadId !== null) this.budget.kill(this.target, threadId);
+            if (threadId !== null) killing = this.budget.kill(this.target, threadId);
             throw new QueryTimeoutError(budget, sql);
           }
           throw err;
         } finally {
           // a timed-out connection is mid-protocol: drop it rather than hand it to the next query
-          this.release(conn, broken);
+          this.release(conn, broken, killing);
         }
       },
     };
