@@ -6,13 +6,10 @@ import { z } from "zod";
 import type { Collector, HostPaths } from "./collector.js";
 import type { ConnectionTarget } from "./db.js";
 
-/** A flag the user got wrong; main prints the message and exits 2. */
-export class ConfigError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = "ConfigError";
-  }
-}
+import { ConfigError } from "./errors.js";
+import { loadProbeConfig, type ProbeConfig } from "./probe-config.js";
+
+export { ConfigError };
 
 export interface FlagSpec {
   name: string;
@@ -42,7 +39,12 @@ export const FLAGS: readonly FlagSpec[] = [
   {
     name: "config.my-cnf",
     kind: "string",
-    help: "my.cnf-style file with [client] credentials and [client.<module>] sections for /probe auth_module.",
+    help: "my.cnf-style file whose [client] section has the /metrics credentials (user, password, socket or host/port, ssl-ca, ssl-cert, ssl-key, server-public-key-path).",
+  },
+  {
+    name: "probe.config.file",
+    kind: "string",
+    help: "YAML naming /probe's auth modules, each with its credentials and the targets it may be used for. Without it /probe is off.",
   },
   {
     name: "mysqld.address",
@@ -81,7 +83,19 @@ export const FLAGS: readonly FlagSpec[] = [
     name: "exporter.max-connections",
     kind: "number",
     default: 4,
-    help: "Connections per target at most: the collectors share all but one, kept for KILL QUERY of a statement past its budget. Set the user's MAX_USER_CONNECTIONS to this.",
+    help: "Connections the process holds at most, over all targets: the collectors share all but one, kept for KILL QUERY of a statement past its budget. Set the user's MAX_USER_CONNECTIONS to this.",
+  },
+  {
+    name: "exporter.idle-timeout",
+    kind: "number",
+    default: 30,
+    help: "Seconds an idle database connection is kept (at most one per target) before it is closed.",
+  },
+  {
+    name: "exporter.process-metrics",
+    kind: "boolean",
+    default: false,
+    help: "Also report the exporter's own Node.js process metrics (CPU, memory, event loop lag, GC) on /metrics.",
   },
   {
     name: "exporter.max-targets",
@@ -112,11 +126,15 @@ export interface Config {
   /** The /metrics target, or undefined when none is configured and no default is reachable. */
   target: ConnectionTarget;
   myCnf: MyCnf;
+  /** /probe's auth modules; undefined = /probe is off. */
+  probe: ProbeConfig | undefined;
+  processMetrics: boolean;
   collectors: Collector[];
   defaultTimeoutS: number;
   timeoutOffsetS: number;
   collectorTimeoutS: number;
   maxConnections: number;
+  idleTimeoutS: number;
   maxTargets: number;
   host: HostPaths;
   datadirOverride: string | undefined;
@@ -192,13 +210,10 @@ export function parseMyCnf(text: string, source = "my.cnf"): MyCnf {
   return out;
 }
 
-/** Connection settings from a my.cnf section, for /probe's auth_module (target address comes apart). */
-export function credentialsFrom(
-  cnf: MyCnf,
-  module: string,
-): { user: string; password: string; tls?: ConnectionTarget["tls"] } {
+/** Connection settings from a my.cnf section (the target address comes apart). */
+export function credentialsFrom(cnf: MyCnf, module: string): Omit<ConnectionTarget, "address"> {
   const s = cnf.get(module);
-  if (!s) throw new ConfigError(`auth_module '${module}' is not a section of the my.cnf file`);
+  if (!s) throw new ConfigError(`[${module}] is not a section of the my.cnf file`);
   const ca = s.get("ssl-ca");
   const cert = s.get("ssl-cert");
   const key = s.get("ssl-key");
@@ -211,7 +226,21 @@ export function credentialsFrom(
           rejectUnauthorized: s.get("ssl-verify-server-cert") !== "false",
         }
       : undefined;
-  return { user: s.get("user") ?? "", password: s.get("password") ?? "", ...(tls ? { tls } : {}) };
+  const keyPath = s.get("server-public-key-path");
+  let serverPublicKey: string | undefined;
+  if (keyPath) {
+    try {
+      serverPublicKey = readFileSync(keyPath, "utf8");
+    } catch (err) {
+      throw new ConfigError(`server-public-key-path in [${module}]: ${(err as Error).message}`);
+    }
+  }
+  return {
+    user: s.get("user") ?? "",
+    password: s.get("password") ?? "",
+    ...(tls ? { tls } : {}),
+    ...(serverPublicKey ? { serverPublicKey } : {}),
+  };
 }
 
 const webConfigSchema = z
@@ -281,9 +310,10 @@ export function collectorFlags(collectors: readonly Collector[]): FlagSpec[] {
 export function usage(collectors: readonly Collector[]): string {
   const lines = [
     "usage: untorn-exporter [flags]",
+    "       untorn-exporter storage-facts --output <file>.prom [flags]   (see storage-facts --help)",
     "",
     "Prometheus exporter for the InnoDB doublewrite buffer, file-class I/O and the datadir's storage.",
-    "Endpoints: /metrics (configured target), /probe?target=host:port&auth_module=client.<name>, /healthz.",
+    "Endpoints: /metrics (configured target), /probe?target=host:port&auth_module=<name> (with --probe.config.file), /healthz.",
     "",
     "Flags:",
   ];
@@ -337,7 +367,10 @@ export function loadConfig(
     cnfAddress ??
     (existsSync("/run/mysqld/mysqld.sock") ? "/run/mysqld/mysqld.sock" : "127.0.0.1:3306");
   const user = get("mysqld.username") ?? client.get("user") ?? userInfo().username;
-  const tls = myCnfPath && myCnf.has("client") ? credentialsFrom(myCnf, "client").tls : undefined;
+  const fromCnf = myCnfPath && myCnf.has("client") ? credentialsFrom(myCnf, "client") : undefined;
+  const tls = fromCnf?.tls;
+  const serverPublicKey = fromCnf?.serverPublicKey;
+  const probePath = get("probe.config.file");
 
   const enabled = collectors.filter((c) => bool(`collect.${c.name}`, get(`collect.${c.name}`)!));
   const listen = parseListen(get("web.listen-address")!);
@@ -356,13 +389,22 @@ export function loadConfig(
     listenPort: listen.port,
     telemetryPath,
     web: webPath ? loadWebConfig(webPath) : {},
-    target: { address, user, password, ...(tls ? { tls } : {}) },
+    target: {
+      address,
+      user,
+      password,
+      ...(tls ? { tls } : {}),
+      ...(serverPublicKey ? { serverPublicKey } : {}),
+    },
     myCnf,
+    probe: probePath ? loadProbeConfig(probePath) : undefined,
+    processMetrics: bool("exporter.process-metrics", get("exporter.process-metrics")!),
     collectors: enabled,
     defaultTimeoutS: num("exporter.default-timeout", get("exporter.default-timeout")!, 0.1),
     timeoutOffsetS: num("exporter.timeout-offset", get("exporter.timeout-offset")!, 0),
     collectorTimeoutS: num("exporter.collector-timeout", get("exporter.collector-timeout")!, 0.05),
     maxConnections: num("exporter.max-connections", get("exporter.max-connections")!, 2),
+    idleTimeoutS: num("exporter.idle-timeout", get("exporter.idle-timeout")!, 0),
     maxTargets: num("exporter.max-targets", get("exporter.max-targets")!, 1),
     host: { root, proc: join(root, "proc"), sys: join(root, "sys"), dev: join(root, "dev") },
     datadirOverride: get("host.datadir"),

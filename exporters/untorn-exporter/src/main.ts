@@ -6,9 +6,41 @@ import { COLLECTORS } from "./collectors/index.js";
 import { ConfigError, loadConfig, usage } from "./config.js";
 import { createLogger } from "./log.js";
 import { createExporterServer, VERSION } from "./server.js";
+import { runStorageFacts, takeOutputFlag } from "./storage-facts.js";
+
+const STORAGE_FACTS_USAGE = `usage: untorn-exporter storage-facts --output <file>.prom [flags]
+
+Writes the datadir's storage facts (device, file system, bigalloc cluster size, atomic-write limits) once,
+in node_exporter's textfile-collector format (written beside the file, then renamed), and exits: 0 when the
+datadir was found, 1 when it is not visible from here, 2 for a bad flag. Run it from a systemd timer or
+cron into node_exporter's --collector.textfile.directory.
+
+The datadir: --host.datadir if given (no database connection then), else the server's @@datadir, asked
+with the same flags as the exporter (--mysqld.address, --mysqld.username, --config.my-cnf, ...).
+--host.root as for the exporter.`;
+
+async function storageFacts(argv: readonly string[]): Promise<void> {
+  if (argv.includes("--help") || argv.includes("-h")) {
+    process.stdout.write(`${STORAGE_FACTS_USAGE}\n`);
+    return;
+  }
+  try {
+    const { output, rest } = takeOutputFlag(argv);
+    // biome-ignore lint/style/noProcessEnv: the entry point hands the environment to config.ts, which validates every setting
+    const cfg = loadConfig(rest, process.env, COLLECTORS);
+    process.exitCode = await runStorageFacts(cfg, output);
+  } catch (err) {
+    process.stderr.write(`untorn-exporter storage-facts: ${(err as Error).message}\n`);
+    process.exitCode = err instanceof ConfigError ? 2 : 1;
+  }
+}
 
 function main(): void {
   const argv = process.argv.slice(2);
+  if (argv[0] === "storage-facts") {
+    void storageFacts(argv.slice(1));
+    return;
+  }
   if (argv.includes("--help") || argv.includes("-h")) {
     process.stdout.write(`${usage(COLLECTORS)}\n`);
     return;

@@ -35,7 +35,7 @@ export interface ScrapeResult {
   up: boolean;
 }
 
-async function serverFacts(db: Queryable): Promise<ServerFacts> {
+export async function serverFacts(db: Queryable): Promise<ServerFacts> {
   const [row] = await db.query(SERVER_SQL);
   if (!row) throw new Error("server returned no row for its version");
   const version = String(row["version"] ?? "");
@@ -79,7 +79,10 @@ export class Scraper {
     const deadline = Date.now() + req.budgetMs;
     const main = new Registry();
     const emit = new Emitter(main);
-    const db = req.pool.queryable(deadline);
+    // The version query gets half the budget at most (and no more than a collector): a server that
+    // hangs must not eat the time host.storage needs to report from the last known datadir.
+    const factsDeadline = Date.now() + Math.min(req.collectorTimeoutMs, req.budgetMs / 2);
+    const db = req.pool.queryable(factsDeadline);
 
     let facts: ServerFacts | undefined;
     let up = false;
@@ -135,7 +138,8 @@ export class Scraper {
           }
         }
         emit.set(metrics.collectorSuccess, ok ? 1 : 0, { collector: collector.name });
-        emit.set(metrics.collectorDuration, (performance.now() - started) / 1000, {
+        // to the microsecond: a whole number over 1e6 prints short, not with 17 significant digits
+        emit.set(metrics.collectorDuration, Math.round((performance.now() - started) * 1000) / 1e6, {
           collector: collector.name,
         });
       }),

@@ -9,37 +9,24 @@ import { createServer as createHttpsServer } from "node:https";
 import { metrics } from "@untorn/catalog/metrics";
 import bcrypt from "bcryptjs";
 import { Counter, collectDefaultMetrics, Gauge, Registry } from "prom-client";
-import { z } from "zod";
 import type { Collector } from "./collector.js";
-import { type Config, ConfigError, credentialsFrom } from "./config.js";
+import { type Config, ConfigError } from "./config.js";
 import { type ConnectionTarget, PoolCache } from "./db.js";
 import type { Logger } from "./log.js";
+import { moduleNameSchema, normalizeTarget, targetSchema } from "./probe-config.js";
 import { Scraper } from "./scrape.js";
 
 export const VERSION = "0.1.0";
 
-/** A request the client got wrong: answered with 400 and the message. */
-class BadRequest extends Error {}
-
-const targetSchema = z
-  .string()
-  .min(1, "target is empty")
-  .max(255, "target is longer than 255 characters")
-  .refine(
-    (t) =>
-      (t.startsWith("/") && !t.includes("\0")) ||
-      /^\[[0-9a-fA-F:.]+\](:\d{1,5})?$/.test(t) ||
-      /^[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?(:\d{1,5})?$/.test(t),
-    "target must be host, host:port, [ipv6]:port or an absolute unix socket path",
-  )
-  .refine((t) => {
-    const port = /:(\d{1,5})$/.exec(t)?.[1];
-    return t.startsWith("/") || port === undefined || (Number(port) >= 1 && Number(port) <= 65535);
-  }, "target port must be 1-65535");
-
-const moduleSchema = z
-  .string()
-  .regex(/^client(\.[A-Za-z0-9_-]+)?$/, "auth_module must be 'client' or 'client.<name>' (a my.cnf section)");
+/** A request the client got wrong: answered with `status` (400 unless said) and the message. */
+class BadRequest extends Error {
+  constructor(
+    message: string,
+    readonly status = 400,
+  ) {
+    super(message);
+  }
+}
 
 const PROBE_PARAMS = new Set(["target", "auth_module", "collect[]"]);
 
@@ -51,6 +38,89 @@ const GAUGES_NAMED_AS_COUNTERS = [
   "nodejs_active_resources_total",
 ] as const;
 const CREDENTIAL_PARAMS = new Set(["user", "username", "password", "pass", "dsn"]);
+
+function landing(cfg: Config, allCollectors: readonly Collector[]): string {
+  const rows = allCollectors
+    .map((c) => {
+      const on = cfg.collectors.includes(c);
+      return `<tr><td><code>${c.name}</code></td><td>${on ? "enabled" : "disabled"}</td><td>${c.description.replace(/&/g, "&amp;").replace(/</g, "&lt;")}</td></tr>`;
+    })
+    .join("");
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>untorn-exporter</title>
+<style>body{font-family:system-ui,sans-serif;max-width:60rem;margin:2rem auto;padding:0 1rem}td{padding:.2rem .6rem;vertical-align:top}</style></head>
+<body><h1>untorn-exporter ${VERSION}</h1>
+<p>Doublewrite buffer, file-class I/O and datadir storage metrics for MySQL, MariaDB and Percona Server.</p>
+<ul><li><a href="${cfg.telemetryPath}">${cfg.telemetryPath}</a>: the configured server</li>
+<li><code>/probe?target=host:port&amp;auth_module=&lt;name&gt;</code>: ${cfg.probe ? "a target listed for that auth module" : "off (no --probe.config.file)"}</li>
+<li><a href="/healthz">/healthz</a>: process health</li></ul>
+<h2>Collectors</h2><table>${rows}</table></body></html>`;
+}
+
+/** Validates a /probe request against the auth modules; throws BadRequest with the answer. */
+function probeRequest(cfg: Config, url: URL) {
+  const probe = cfg.probe;
+  if (!probe) {
+    throw new BadRequest(
+      "/probe is off: start the exporter with --probe.config.file naming the auth modules and their targets",
+      403,
+    );
+  }
+  for (const name of url.searchParams.keys()) {
+    if (CREDENTIAL_PARAMS.has(name.toLowerCase())) {
+      throw new BadRequest(
+        `'${name}' is not accepted: credentials are never read from the URL; use auth_module`,
+      );
+    }
+    if (!PROBE_PARAMS.has(name)) {
+      throw new BadRequest(`unknown parameter '${name}'; /probe takes target, auth_module and collect[]`);
+    }
+  }
+  const targets = url.searchParams.getAll("target");
+  if (targets.length !== 1)
+    throw new BadRequest("exactly one 'target' parameter is required, e.g. ?target=db1:3306");
+  const target = targetSchema.safeParse(targets[0]);
+  if (!target.success) throw new BadRequest(target.error.issues[0]!.message);
+  const modules = url.searchParams.getAll("auth_module");
+  if (modules.length !== 1) {
+    throw new BadRequest(
+      `exactly one 'auth_module' parameter is required; configured: ${[...probe.keys()].join(", ")}`,
+    );
+  }
+  const mod = moduleNameSchema.safeParse(modules[0]);
+  if (!mod.success) throw new BadRequest(mod.error.issues[0]!.message);
+  const module = probe.get(mod.data);
+  if (!module) {
+    throw new BadRequest(
+      `auth_module '${mod.data}' is not in --probe.config.file; configured: ${[...probe.keys()].join(", ")}`,
+    );
+  }
+  const address = normalizeTarget(target.data);
+  // The allow-list is checked before any connection exists: a target not listed never sees a packet.
+  if (!module.targets.has(address)) {
+    throw new BadRequest(`target '${target.data}' is not among auth_module '${module.name}' targets`, 403);
+  }
+  const names = url.searchParams.getAll("collect[]");
+  // Host collectors read this machine's /proc and /sys: for a remote target they would describe the
+  // exporter's disk under the database's name, so /probe never runs them.
+  const local = names.filter(isHostCollector);
+  if (local.length) {
+    throw new BadRequest(
+      `${local.join(", ")} reads the exporter's own machine and is not available through /probe; run an exporter on the database host for storage facts`,
+    );
+  }
+  let collectors = cfg.collectors.filter((c) => !isHostCollector(c.name));
+  if (names.length) {
+    const unknown = names.filter((n) => !cfg.collectors.some((c) => c.name === n));
+    if (unknown.length) {
+      throw new BadRequest(
+        `unknown or disabled collector(s) ${unknown.join(", ")}; enabled: ${cfg.collectors.map((c) => c.name).join(", ")}`,
+      );
+    }
+    collectors = cfg.collectors.filter((c) => names.includes(c.name));
+  }
+  const key = `${address}|${module.name}`;
+  return { key, target: { address, ...module.credentials }, collectors };
+}
 
 export interface ExporterServer {
   server: Server;
@@ -64,15 +134,18 @@ export function createExporterServer(
   log: Logger,
   allCollectors: readonly Collector[],
 ): ExporterServer {
-  const pools = new PoolCache(cfg.maxConnections, cfg.maxTargets);
+  const pools = new PoolCache(cfg.maxConnections, cfg.maxTargets, 5 * 60_000, cfg.idleTimeoutS * 1000);
   const scraper = new Scraper(log);
 
   // Long-lived process registry: Node.js process metrics, build info and the scrape counter.
   const processRegistry = new Registry();
-  collectDefaultMetrics({ register: processRegistry, prefix: "untorn_exporter_" });
-  // prom-client names these gauges with a counter's `_total` suffix, which promtool check metrics (and
-  // the naming conventions) reject; the rest of its process metrics stay.
-  for (const name of GAUGES_NAMED_AS_COUNTERS) processRegistry.removeSingleMetric(`untorn_exporter_${name}`);
+  if (cfg.processMetrics) {
+    collectDefaultMetrics({ register: processRegistry, prefix: "untorn_exporter_" });
+    // prom-client names these gauges with a counter's `_total` suffix, which promtool check metrics (and
+    // the naming conventions) reject; the rest of its process metrics stay.
+    for (const name of GAUGES_NAMED_AS_COUNTERS)
+      processRegistry.removeSingleMetric(`untorn_exporter_${name}`);
+  }
   new Gauge({
     name: metrics.buildInfo.name,
     help: metrics.buildInfo.help,
@@ -137,73 +210,6 @@ export function createExporterServer(
     res.end(body);
   };
 
-  const landing = (): string => {
-    const rows = allCollectors
-      .map((c) => {
-        const on = cfg.collectors.includes(c);
-        return `<tr><td><code>${c.name}</code></td><td>${on ? "enabled" : "disabled"}</td><td>${c.description.replace(/&/g, "&amp;").replace(/</g, "&lt;")}</td></tr>`;
-      })
-      .join("");
-    return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>untorn-exporter</title>
-<style>body{font-family:system-ui,sans-serif;max-width:60rem;margin:2rem auto;padding:0 1rem}td{padding:.2rem .6rem;vertical-align:top}</style></head>
-<body><h1>untorn-exporter ${VERSION}</h1>
-<p>Doublewrite buffer, file-class I/O and datadir storage metrics for MySQL, MariaDB and Percona Server.</p>
-<ul><li><a href="${cfg.telemetryPath}">${cfg.telemetryPath}</a>: the configured server</li>
-<li><code>/probe?target=host:port&amp;auth_module=client.&lt;name&gt;</code>: any server, credentials from the my.cnf section</li>
-<li><a href="/healthz">/healthz</a>: process health</li></ul>
-<h2>Collectors</h2><table>${rows}</table></body></html>`;
-  };
-
-  const probeRequest = (url: URL) => {
-    for (const name of url.searchParams.keys()) {
-      if (CREDENTIAL_PARAMS.has(name.toLowerCase())) {
-        throw new BadRequest(
-          `'${name}' is not accepted: credentials are never read from the URL; use auth_module`,
-        );
-      }
-      if (!PROBE_PARAMS.has(name)) {
-        throw new BadRequest(`unknown parameter '${name}'; /probe takes target, auth_module and collect[]`);
-      }
-    }
-    const targets = url.searchParams.getAll("target");
-    if (targets.length !== 1)
-      throw new BadRequest("exactly one 'target' parameter is required, e.g. ?target=db1:3306");
-    const target = targetSchema.safeParse(targets[0]);
-    if (!target.success) throw new BadRequest(target.error.issues[0]!.message);
-    const moduleRaw = url.searchParams.get("auth_module") ?? "client";
-    const mod = moduleSchema.safeParse(moduleRaw);
-    if (!mod.success) throw new BadRequest(mod.error.issues[0]!.message);
-    let creds: { user: string; password: string; tls?: ConnectionTarget["tls"] };
-    if (cfg.myCnf.has(mod.data)) {
-      creds = credentialsFrom(cfg.myCnf, mod.data);
-    } else if (mod.data === "client") {
-      creds = { user: cfg.target.user, password: cfg.target.password };
-    } else {
-      throw new BadRequest(`auth_module '${mod.data}' is not a section of the --config.my-cnf file`);
-    }
-    const names = url.searchParams.getAll("collect[]");
-    // Host collectors read this machine's /proc and /sys: for a remote target they would describe the
-    // exporter's disk under the database's name, so /probe never runs them.
-    const local = names.filter(isHostCollector);
-    if (local.length) {
-      throw new BadRequest(
-        `${local.join(", ")} reads the exporter's own machine and is not available through /probe; run an exporter on the database host for storage facts`,
-      );
-    }
-    let collectors = cfg.collectors.filter((c) => !isHostCollector(c.name));
-    if (names.length) {
-      const unknown = names.filter((n) => !cfg.collectors.some((c) => c.name === n));
-      if (unknown.length) {
-        throw new BadRequest(
-          `unknown or disabled collector(s) ${unknown.join(", ")}; enabled: ${cfg.collectors.map((c) => c.name).join(", ")}`,
-        );
-      }
-      collectors = cfg.collectors.filter((c) => names.includes(c.name));
-    }
-    const key = `${target.data}|${mod.data}`;
-    return { key, target: { address: target.data, ...creds }, collectors };
-  };
-
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     const url = new URL(req.url ?? "/", "http://exporter");
     if (url.pathname === "/healthz") return send(res, 200, "ok\n");
@@ -222,18 +228,18 @@ export function createExporterServer(
       return send(res, 200, await merged.metrics(), merged.contentType);
     }
     if (url.pathname === "/probe") {
-      const p = probeRequest(url);
+      const p = probeRequest(cfg, url);
       const registry = await collect(p.key, p.target, p.collectors, req);
       return send(res, 200, await registry.metrics(), registry.contentType);
     }
-    if (url.pathname === "/") return send(res, 200, landing(), "text/html; charset=utf-8");
+    if (url.pathname === "/") return send(res, 200, landing(cfg, allCollectors), "text/html; charset=utf-8");
     return send(res, 404, `not found: ${url.pathname}\n`);
   };
 
   const listener = (req: IncomingMessage, res: ServerResponse) => {
     handle(req, res).catch((err: unknown) => {
       if (err instanceof BadRequest || err instanceof ConfigError) {
-        send(res, 400, `${err.message}\n`);
+        send(res, err instanceof BadRequest ? err.status : 400, `${err.message}\n`);
         return;
       }
       log.error("request failed", { path: req.url?.split("?")[0], err: (err as Error).message });

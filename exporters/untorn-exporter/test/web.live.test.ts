@@ -1,10 +1,17 @@
 // TLS and basic auth from --web.config.file (the Prometheus exporter-toolkit format).
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawnSync } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { request } from "node:https";
 import { join } from "node:path";
 import { startUntornExporter, untornExporterMain } from "@untorn/testkit/exporters";
-import { freePort, makeTempDir, removeDir, spawnManaged, waitFor } from "@untorn/testkit/process";
+import {
+  freePort,
+  makeTempDir,
+  removeDir,
+  requireBinary,
+  spawnManaged,
+  waitFor,
+} from "@untorn/testkit/process";
 import bcrypt from "bcryptjs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
@@ -39,6 +46,33 @@ describe("basic auth", () => {
 
   it("leaves /healthz open for liveness probes", async () => {
     expect((await exporter.get("/healthz")).status).toBe(200);
+  });
+
+  it("reports no Node.js process metrics unless asked", async () => {
+    const ok = await exporter.get("/metrics", { headers: auth("prom", "scrape-me") });
+    expect(ok.body).not.toMatch(/^untorn_exporter_(process|nodejs)_/m);
+    // durations to the microsecond, not 17 significant digits
+    const durations = [...ok.body.matchAll(/^untorn_exporter_collector_duration_seconds\{[^}]*\} (\S+)$/gm)];
+    expect(durations.length).toBeGreaterThan(3);
+    for (const [, v] of durations) expect(v).toMatch(/^\d+(\.\d{1,6})?$/);
+  });
+});
+
+describe("--exporter.process-metrics", () => {
+  it("adds the Node.js process metrics, in a form promtool accepts", async () => {
+    const exporter = await startUntornExporter({
+      args: ["--exporter.process-metrics", "--mysqld.address=/nonexistent.sock"],
+    });
+    try {
+      const text = (await exporter.get("/metrics")).body;
+      expect(text).toMatch(/^untorn_exporter_process_resident_memory_bytes \d+/m);
+      expect(text).toMatch(/^untorn_exporter_nodejs_heap_size_used_bytes \d+/m);
+      const promtool = requireBinary("promtool", "prometheus");
+      const checked = spawnSync(promtool, ["check", "metrics"], { input: text, encoding: "utf8" });
+      expect(`${checked.stdout}${checked.stderr}`).toBe("");
+    } finally {
+      await exporter.stop();
+    }
   });
 });
 
