@@ -93,7 +93,14 @@ const utcTime = z
 
 const textFields = z.object({
   kind: z.enum(
-    ["doublewrite-off", "doublewrite-detect-only", "doublewrite-pages", "flush-method", "atomic-storage"],
+    [
+      "doublewrite-off",
+      "doublewrite-on",
+      "doublewrite-detect-only",
+      "doublewrite-pages",
+      "flush-method",
+      "atomic-storage",
+    ],
     "choose a change",
   ),
   maxInstancesPerWave: whole(1, 1000),
