@@ -1,7 +1,13 @@
 import { oneOf } from "@untorn/catalog/promql";
 import { signal } from "@untorn/catalog/signals";
 import { describe, expect, it } from "vitest";
-import { ReplayApi, type ReplayMeta, ReplayMissError, splitInstanceMatcher } from "./replay.js";
+import {
+  ReplayApi,
+  type ReplayMeta,
+  ReplayMissError,
+  splitInstanceMatcher,
+  topLevelOrOnInstance,
+} from "./replay.js";
 
 const AT = 1_790_000_000;
 const meta: ReplayMeta = {
@@ -115,5 +121,47 @@ describe("ReplayApi answers for a subset of the recorded fleet", () => {
     await expect(
       replay().queryRange(flushed({ instance: oneOf(["db-b"]) }), { start: AT - 40, end: AT, step: 15 }),
     ).rejects.toThrow(/recorded at step 4s/);
+  });
+});
+
+describe("ReplayApi answers `A or on(instance) B` from its recorded sides", () => {
+  it("A's series first, then B's for the instances A has none for", async () => {
+    const q = up({ instance: oneOf(["db-a", "db-b"]) });
+    const sides = topLevelOrOnInstance(up({}));
+    expect(sides).toHaveLength(2);
+    const r = new ReplayApi({
+      meta,
+      instant: [
+        { query: sides[0]!, answers: [{ time: AT, data: [{ labels: { instance: "db-a" }, value: 1 }] }] },
+        {
+          query: sides[1]!,
+          answers: [
+            {
+              time: AT,
+              data: [
+                { labels: { instance: "db-a" }, value: 0 },
+                { labels: { instance: "db-b" }, value: 1 },
+                { labels: { instance: "db.c" }, value: 1 },
+              ],
+            },
+          ],
+        },
+      ],
+      range: [],
+    });
+    const a = await r.queryVector(q, { time: AT });
+    expect(a.data.map((x) => [x.labels.instance, x.value])).toEqual([
+      ["db-a", 1],
+      ["db-b", 1],
+    ]);
+    // One side not recorded: a miss naming the whole query.
+    const half = new ReplayApi({ meta, instant: [], range: [] });
+    await expect(half.queryVector(q, { time: AT })).rejects.toThrow(ReplayMissError);
+  });
+
+  it("splits only outside parentheses and strings", () => {
+    expect(topLevelOrOnInstance('max(a or on(instance) b) or on(instance) c{x=" or on(instance) "}')).toEqual(
+      ["max(a or on(instance) b)", 'c{x=" or on(instance) "}'],
+    );
   });
 });

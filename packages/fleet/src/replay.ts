@@ -980,7 +980,33 @@ export class ReplayApi implements PromQueryApi {
       return { data: a.data.filter((x) => keep(x.labels)), warnings: a.warnings };
     }
     const range = this.ranges.get(expr) ?? (split ? this.ranges.get(split.fleetWide) : undefined);
-    if (!range) throw new ReplayMissError(expr, `query not in the replay file ${this.describe()}`);
+    if (!range) {
+      // `A or on(instance) B` (a signal read from untorn-exporter or the fallback exporter) whose sides
+      // were recorded each: A's series, then B's for the instances A has none for.
+      const sides = topLevelOrOnInstance(expr);
+      if (sides.length < 2)
+        throw new ReplayMissError(expr, `query not in the replay file ${this.describe()}`);
+      const seen = new Set<string | undefined>();
+      const data: VectorSample[] = [];
+      const warnings: string[] = [];
+      for (const side of sides) {
+        const a = await this.queryVector(side, { time }).catch((e: unknown) => {
+          if (e instanceof ReplayMissError)
+            throw new ReplayMissError(expr, `query not in the replay file ${this.describe()}`);
+          throw e;
+        });
+        warnings.push(...a.warnings);
+        const here = new Set<string | undefined>();
+        for (const x of a.data) {
+          const i = x.labels[INSTANCE_LABEL];
+          if (seen.has(i)) continue;
+          here.add(i);
+          data.push(x);
+        }
+        for (const i of here) seen.add(i);
+      }
+      return { data, warnings };
+    }
     if (time < range.start - range.step || time > range.end + range.step)
       throw new ReplayMissError(
         expr,
@@ -1060,6 +1086,33 @@ export function splitInstanceMatcher(
     return null;
   }
   return { fleetWide, matches: (i) => i !== undefined && rx.test(i) };
+}
+
+/** The operands of `expr` joined by `or on(instance)` outside any parentheses; [expr] when there is none. */
+export function topLevelOrOnInstance(expr: string): string[] {
+  const sep = " or on(instance) ";
+  const out: string[] = [];
+  let depth = 0;
+  let quoted = false;
+  let from = 0;
+  for (let i = 0; i < expr.length; i++) {
+    const c = expr[i]!;
+    if (quoted) {
+      if (c === "\\") i++;
+      else if (c === '"') quoted = false;
+      continue;
+    }
+    if (c === '"') quoted = true;
+    else if (c === "(" || c === "[" || c === "{") depth++;
+    else if (c === ")" || c === "]" || c === "}") depth--;
+    else if (depth === 0 && expr.startsWith(sep, i)) {
+      out.push(expr.slice(from, i));
+      from = i + sep.length;
+      i += sep.length - 1;
+    }
+  }
+  out.push(expr.slice(from));
+  return out.map((x) => x.trim());
 }
 
 function nearest(sorted: readonly number[], t: number): number {
