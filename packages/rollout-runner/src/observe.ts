@@ -351,7 +351,14 @@ export async function observe(
  */
 export async function candidateFacts(
   api: PromQueryApi,
-  opts: { at: number; window?: string; selector?: Selector; metadata?: MetadataByInstance },
+  opts: {
+    at: number;
+    window?: string;
+    selector?: Selector;
+    metadata?: MetadataByInstance;
+    /** Other facts options (a replay's own, so its recorded query texts are asked). */
+    factsOptions?: ObserveOptions["factsOptions"];
+  },
 ): Promise<{
   facts: InstanceFacts[];
   warnings: string[];
@@ -360,6 +367,7 @@ export async function candidateFacts(
 }> {
   const fleet = await buildFleetFacts(api, {
     window: opts.window ?? "1h",
+    ...opts.factsOptions,
     at: opts.at,
     ...(opts.selector ? { selector: opts.selector } : {}),
   });

@@ -14,7 +14,7 @@ import { NOT_RECORDED_WARNING, replayReconcileOptions } from "./replay.js";
 
 const file = new URL("../../../lab/recordings/mariadb-10.11-fleet.json.gz", import.meta.url);
 const api = decodeReplayApi(readFileSync(file));
-const { api: reconcileApi, ...opts } = replayReconcileOptions(api);
+const { api: reconcileApi, ...opts } = replayReconcileOptions(api, api.meta);
 const end = api.meta.end;
 
 describe("the reconciler on the lab recording", () => {

@@ -41,11 +41,8 @@ export interface ReplayReconcileOptions {
   readonly bakeStepSeconds?: number;
 }
 
-/** The reconcile options that read `replay`'s recording with the query texts it holds. */
-export function replayReconcileOptions(
-  replay: PromQueryApi & { readonly meta: ReplayMeta },
-): ReplayReconcileOptions {
-  const meta = replay.meta;
+/** The reconcile options that read the recording `replay` (described by `meta`) with the query texts it holds. */
+export function replayReconcileOptions(replay: PromQueryApi, meta: ReplayMeta): ReplayReconcileOptions {
   const { at: _at, selector: _selector, ...facts } = replayFactsOptions(meta);
   return {
     api: recordedOrEmpty(replay),

@@ -119,3 +119,20 @@ describe("hypothesisSummary", () => {
     );
   });
 });
+
+describe("standalone servers", () => {
+  it("are excluded while a control is required, and judged before/after when it is not", () => {
+    const s = [mysql("s1", "standalone", { doublewrite: "off", verified: false })];
+    const on = { kind: "doublewrite-on" } as const;
+    const strict = planRollout(planInputSchema.parse({ change: on, instances: s }));
+    expect(strict.waves).toEqual([]);
+    expect(strict.exclusions[0]).toMatchObject({ instance: "s1", reason: "no-control-sibling" });
+    const loose = planRollout(
+      planInputSchema.parse({ change: on, instances: s, policy: { requireControl: false } }),
+    );
+    expect(loose.waves).toEqual([{ index: 0, kind: "canary", instances: ["s1"], controls: [] }]);
+    // Turning protection back on needs no safety gate: an unverified gate does not exclude it.
+    expect(loose.exclusions).toEqual([]);
+    expect(loose.steps[0]).toMatchObject({ instance: "s1", target: "ON" });
+  });
+});

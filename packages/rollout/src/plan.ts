@@ -335,12 +335,15 @@ export function planRollout(input: PlanInput): Plan {
       }
     } else if (role === "primary") {
       primaryTargets.push({ instance: id, cluster });
+    } else if (role === "standalone" && !policy.requireControl) {
+      // Without a required control a standalone server is judged before/after, like a lone replica.
+      replicaTargets.push({ instance: id, cluster });
     } else {
       eligible.delete(id);
       exclude(
         id,
         "no-control-sibling",
-        "A standalone server has no sibling replica to serve as the concurrent control.",
+        "A standalone server has no sibling replica to serve as the concurrent control (plan it without a required control to judge it before/after).",
       );
     }
   }

@@ -286,6 +286,11 @@ export const commandForms = {
       .max(256, "the instance name is too long"),
     note,
   }),
+  attestBackup: z.object({
+    ...base,
+    takenAt: z.string({ error: "when was the backup taken?" }).pipe(utcTime),
+    note,
+  }),
   pause: z.object({ ...base, reason }),
   resume: z.object({ ...base, note }),
   abort: z.object({ ...base, reason }),
