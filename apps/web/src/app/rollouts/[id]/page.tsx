@@ -1,3 +1,4 @@
+import { hypothesisSummary } from "@untorn/rollout/plan";
 import type { Metadata } from "next";
 import Link from "next/link";
 import { notFound } from "next/navigation";
@@ -201,7 +202,7 @@ export default async function RolloutPage({ params }: { params: Params }) {
 
       <section className="section" aria-labelledby="hypothesis-title">
         <h2 id="hypothesis-title">Change and hypothesis</h2>
-        <p>{s.plan.hypothesis.summary}</p>
+        <p>{hypothesisSummary(s.plan.change, s.plan.dryRun)}</p>
         {s.plan.hypothesis.findings.length > 0 && (
           <ul>
             {s.plan.hypothesis.findings.map((f) => (
