@@ -187,7 +187,7 @@ export function PlanEditor({
       key={echo ? JSON.stringify(echo) : "initial"}
       method="get"
       action="/rollouts/new"
-      aria-labelledby="plan-title"
+      aria-labelledby="plan-heading"
       noValidate
     >
       <input type="hidden" name="edited" value="1" />

@@ -113,7 +113,7 @@ export default async function NewRolloutPage({ searchParams }: { searchParams: S
     <>
       <div className="page-head">
         <div>
-          <h1 id="plan-title">Plan a rollout</h1>
+          <h1 id="plan-heading">Plan a rollout</h1>
           <p className="subtle">
             {rule ? (
               <>
