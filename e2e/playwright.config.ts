@@ -34,13 +34,18 @@ export default defineConfig<TargetOptions>({
   },
   projects: [
     // The console over the recording of the throwaway fleet (recorded-data mode).
-    { name: "recorded", use: { target: "recorded" }, testIgnore: ["status/**", "demo/**", "auth-modes/**"] },
+    {
+      name: "recorded",
+      use: { target: "recorded" },
+      testIgnore: ["status/**", "demo/**", "auth-modes/**", "rollouts/whole-job.spec.ts"],
+    },
     // The same specs against the live fleet through its Prometheus.
     { name: "live", use: { target: "live" }, testMatch: ["fleet/**", "instance/**", "api/**"] },
     // Prometheus down, failing after a good read, and no data at all: each spec picks its server.
     { name: "status", testMatch: ["status/**"] },
     // What `npm start` serves on its embedded defaults: the committed lab recording.
-    { name: "demo", use: { target: "demo" }, testMatch: ["demo/**"] },
+    // tests/rollouts/whole-job.spec.ts starts a console of its own on the same embedded defaults.
+    { name: "demo", use: { target: "demo" }, testMatch: ["demo/**", "rollouts/whole-job.spec.ts"] },
     // tests/auth-modes/** runs from playwright.auth-modes.config.ts (its own consoles, no fleet stack).
   ],
 });

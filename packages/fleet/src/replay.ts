@@ -931,7 +931,7 @@ export class ReplayApi implements PromQueryApi {
 
   async queryVector(expr: string, opts: { time: number }): Promise<QueryAnswer<VectorSample[]>> {
     const e = this.instant.get(expr);
-    if (!e) throw new ReplayMissError(expr, `query not in the replay file ${this.describe()}`);
+    if (!e) return this.instantFromRecorded(expr, opts.time);
     const i = nearest(e.times, opts.time);
     const t = e.times[i]!;
     const slack = this.meta.everySeconds;
@@ -952,7 +952,82 @@ export class ReplayApi implements PromQueryApi {
     opts: { start: number; end: number; step: number },
   ): Promise<QueryAnswer<MatrixSeries[]>> {
     const e = this.ranges.get(expr);
-    if (!e) throw new ReplayMissError(expr, `range query not in the replay file ${this.describe()}`);
+    if (!e) {
+      const split = splitInstanceMatcher(expr);
+      const fleet = split ? this.ranges.get(split.fleetWide) : undefined;
+      if (!split || !fleet)
+        throw new ReplayMissError(expr, `range query not in the replay file ${this.describe()}`);
+      const a = await this.rangeOf(fleet, expr, opts);
+      return { data: a.data.filter((x) => split.matches(x.labels[INSTANCE_LABEL])), warnings: a.warnings };
+    }
+    return this.rangeOf(e, expr, opts);
+  }
+
+  /**
+   * An instant query whose exact text was not recorded, answered from what was: the same query over
+   * the whole fleet (the text without its instance matcher), its series filtered by instance, since every
+   * query the catalog builds keeps one result per instance (`by (instance)`) and so answers each instance
+   * alone; or the same text (or the fleet-wide one) recorded as a range query, read at the recorded
+   * evaluation time at or before `time` (one recorded step of slack), which is the value Prometheus
+   * evaluates there. Anything else is a miss.
+   */
+  private async instantFromRecorded(expr: string, time: number): Promise<QueryAnswer<VectorSample[]>> {
+    const split = splitInstanceMatcher(expr);
+    const keep = (labels: Labels) => !split || split.matches(labels[INSTANCE_LABEL]);
+    const fleet = split ? this.instant.get(split.fleetWide) : undefined;
+    if (split && fleet) {
+      const a = await this.queryVector(split.fleetWide, { time });
+      return { data: a.data.filter((x) => keep(x.labels)), warnings: a.warnings };
+    }
+    const range = this.ranges.get(expr) ?? (split ? this.ranges.get(split.fleetWide) : undefined);
+    if (!range) {
+      // `A or on(instance) B` (a signal read from untorn-exporter or the fallback exporter) whose sides
+      // were recorded each: A's series, then B's for the instances A has none for.
+      const sides = topLevelOrOnInstance(expr);
+      if (sides.length < 2)
+        throw new ReplayMissError(expr, `query not in the replay file ${this.describe()}`);
+      const seen = new Set<string | undefined>();
+      const data: VectorSample[] = [];
+      const warnings: string[] = [];
+      for (const side of sides) {
+        const a = await this.queryVector(side, { time }).catch((e: unknown) => {
+          if (e instanceof ReplayMissError)
+            throw new ReplayMissError(expr, `query not in the replay file ${this.describe()}`);
+          throw e;
+        });
+        warnings.push(...a.warnings);
+        const here = new Set<string | undefined>();
+        for (const x of a.data) {
+          const i = x.labels[INSTANCE_LABEL];
+          if (seen.has(i)) continue;
+          here.add(i);
+          data.push(x);
+        }
+        for (const i of here) seen.add(i);
+      }
+      return { data, warnings };
+    }
+    if (time < range.start - range.step || time > range.end + range.step)
+      throw new ReplayMissError(
+        expr,
+        `time ${iso(time)} is outside the recording (${iso(range.start)} to ${iso(range.end)}) for query`,
+      );
+    const data: VectorSample[] = [];
+    for (const x of range.data) {
+      if (!keep(x.labels)) continue;
+      let at: readonly [number, Wire] | undefined;
+      for (const p of x.points) if (p[0] <= time + 1e-9) at = p;
+      if (at && time - at[0] <= range.step + 1e-9)
+        data.push({ labels: x.labels, timestamp: at[0], value: fromWire(at[1]) });
+    }
+    return { data, warnings: range.warnings ?? [] };
+  }
+
+  private async rangeOf(
+    e: ReplayFile["range"][number],
+    expr: string,
+    opts: { start: number; end: number; step: number },
+  ): Promise<QueryAnswer<MatrixSeries[]>> {
     if (Math.abs(opts.step - e.step) > 1e-9)
       throw new ReplayMissError(expr, `recorded at step ${e.step}s, asked for ${opts.step}s`);
     if (opts.end < e.start - e.step || opts.start > e.end + e.step)
@@ -970,6 +1045,74 @@ export class ReplayApi implements PromQueryApi {
       .filter((s) => s.points.length > 0);
     return { data, warnings: e.warnings ?? [] };
   }
+}
+
+const INSTANCE_LABEL = "instance";
+
+/** A PromQL string literal's value (the catalog's quote() in reverse). */
+function unquote(body: string): string {
+  return body.replace(/\\(.)/g, (_, c: string) => (c === "n" ? "\n" : c));
+}
+
+/**
+ * The instance matcher every selector of `expr` carries (`instance="a"` or `instance=~"a|b"`, the same
+ * in each), and the text without it: the fleet-wide query that answers for those instances too. Null when
+ * the query has no instance matcher, or selectors that differ in it.
+ */
+export function splitInstanceMatcher(
+  expr: string,
+): { readonly fleetWide: string; readonly matches: (instance: string | undefined) => boolean } | null {
+  const re = /([{,]\s*)instance(=~|=)"((?:[^"\\]|\\.)*)"(\s*,\s*)?/g;
+  let matcher: string | null = null;
+  let mixed = false;
+  const fleetWide = expr
+    .replace(re, (_all, before: string, op: string, body: string, after: string | undefined) => {
+      const m = `${op}${body}`;
+      if (matcher !== null && matcher !== m) mixed = true;
+      matcher = m;
+      // `{instance=…, x="y"}` → `{x="y"}`; `{x="y", instance=…}` → `{x="y"}`; `{instance=…}` → ``.
+      if (before.startsWith("{")) return "{";
+      return after ? ", " : "";
+    })
+    .replace(/\{\}/g, "");
+  if (matcher === null || mixed) return null;
+  const found: string = matcher;
+  const value = unquote(found.startsWith("=~") ? found.slice(2) : found.slice(1));
+  if (!found.startsWith("=~")) return { fleetWide, matches: (i) => i === value };
+  let rx: RegExp;
+  try {
+    rx = new RegExp(`^(?:${value})$`);
+  } catch {
+    return null;
+  }
+  return { fleetWide, matches: (i) => i !== undefined && rx.test(i) };
+}
+
+/** The operands of `expr` joined by `or on(instance)` outside any parentheses; [expr] when there is none. */
+export function topLevelOrOnInstance(expr: string): string[] {
+  const sep = " or on(instance) ";
+  const out: string[] = [];
+  let depth = 0;
+  let quoted = false;
+  let from = 0;
+  for (let i = 0; i < expr.length; i++) {
+    const c = expr[i]!;
+    if (quoted) {
+      if (c === "\\") i++;
+      else if (c === '"') quoted = false;
+      continue;
+    }
+    if (c === '"') quoted = true;
+    else if (c === "(" || c === "[" || c === "{") depth++;
+    else if (c === ")" || c === "]" || c === "}") depth--;
+    else if (depth === 0 && expr.startsWith(sep, i)) {
+      out.push(expr.slice(from, i));
+      from = i + sep.length;
+      i += sep.length - 1;
+    }
+  }
+  out.push(expr.slice(from));
+  return out.map((x) => x.trim());
 }
 
 function nearest(sorted: readonly number[], t: number): number {

@@ -12,7 +12,7 @@ import { DEFAULT_WINDOW, type SignalId, signal, signals } from "@untorn/catalog/
 import { chooseBlockSeconds } from "@untorn/compare/blocks";
 import { ratioOfTotals } from "@untorn/compare/stats/ratio-of-totals";
 import type { MatrixSeries, PromQueryApi, VectorSample } from "@untorn/fleet/api";
-import { buildFleetFacts } from "@untorn/fleet/facts";
+import { buildFleetFacts, type FleetFactsOptions } from "@untorn/fleet/facts";
 import { applyMetadata, type MetadataByInstance } from "@untorn/fleet/profile";
 import type { BakeSeries, Health, ObservationsInput, ReadBack } from "@untorn/rollout/observations";
 import type { ActiveRollout } from "@untorn/rollout/plan";
@@ -33,6 +33,12 @@ export interface ObserveOptions {
   activeRollouts?: () => Promise<ActiveRollout[]>;
   /** Window of the workload statistics in the facts; default 1h. */
   factsWindow?: string;
+  /**
+   * Other facts options (step, rate window, statistics, source, no recording rules): a replay answers
+   * only the query texts it recorded, so the reconciler reads it with the recording's own options
+   * (`replayReconcileOptions`). The selector stays the instances asked for.
+   */
+  factsOptions?: Omit<FleetFactsOptions, "at" | "selector">;
   /** Window of rate() in the read-back and bake series; default 5m. */
   rateWindow?: string;
   /** Step of the bake series in seconds; default about 240 points per window, at least 15 s. */
@@ -386,6 +392,7 @@ export async function fetchHealth(
   if (instances.length === 0) return [];
   const fleet = await buildFleetFacts(api, {
     window: opts.factsWindow ?? "1h",
+    ...opts.factsOptions,
     at: opts.now,
     selector: { instance: oneOf(instances) },
   });
@@ -480,7 +487,14 @@ export async function observe(
  */
 export async function candidateFacts(
   api: PromQueryApi,
-  opts: { at: number; window?: string; selector?: Selector; metadata?: MetadataByInstance },
+  opts: {
+    at: number;
+    window?: string;
+    selector?: Selector;
+    metadata?: MetadataByInstance;
+    /** Other facts options (a replay's own, so its recorded query texts are asked). */
+    factsOptions?: ObserveOptions["factsOptions"];
+  },
 ): Promise<{
   facts: InstanceFacts[];
   warnings: string[];
@@ -489,6 +503,7 @@ export async function candidateFacts(
 }> {
   const fleet = await buildFleetFacts(api, {
     window: opts.window ?? "1h",
+    ...opts.factsOptions,
     at: opts.at,
     ...(opts.selector ? { selector: opts.selector } : {}),
   });

@@ -465,6 +465,8 @@ export interface ReconcileOptions {
   rateWindow?: ObserveOptions["rateWindow"];
   /** Step of the bake series in seconds; default about 240 points per window, at least 15 s. */
   bakeStepSeconds?: number;
+  /** Facts options of the pre-wave gate's fresh facts (a replay's own, `replayReconcileOptions`). */
+  factsOptions?: ObserveOptions["factsOptions"];
   /** Name of the single-writer lock; default `rollout-reconciler`. */
   lockName?: string;
 }
@@ -718,6 +720,7 @@ export async function reconcileRollouts(deps: RunnerDeps, opts: ReconcileOptions
         health: [...new Set(needs.flatMap((n) => n.health))],
         ...(opts.metadata ? { metadata: opts.metadata } : {}),
         ...(opts.replication ? { replication: opts.replication } : {}),
+        ...(opts.factsOptions ? { factsOptions: opts.factsOptions } : {}),
         rateWindow: opts.rateWindow ?? DEFAULT_WINDOW,
       });
     } catch (e) {

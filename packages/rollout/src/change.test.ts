@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { type Change, changeSchema, stepFor } from "./change.ts";
+import { type Change, changeSchema, describeChange, removesProtection, stepFor } from "./change.ts";
 import { mysql } from "./testing.ts";
 
 const c = (x: unknown): Change => changeSchema.parse(x);
@@ -237,5 +237,79 @@ describe("stepFor: per flavor, version and platform", () => {
       restart: false,
       expect: { configInfo: { use_fdatasync: "ON" } },
     });
+  });
+});
+
+describe("stepFor: doublewrite back ON", () => {
+  it.each([
+    [
+      "MySQL 8.0.35 from OFF: option file + restart (SET GLOBAL cannot leave OFF)",
+      "mysql",
+      "8.0.35",
+      "off",
+      "option-file-restart",
+      true,
+    ],
+    [
+      "MySQL 8.0.25 from OFF: option file + restart (read-only before 8.0.30)",
+      "mysql",
+      "8.0.25",
+      "off",
+      "option-file-restart",
+      true,
+    ],
+    [
+      "MySQL 8.0.35 from DETECT_ONLY: SET GLOBAL between enabled modes",
+      "mysql",
+      "8.0.35",
+      "detect_only",
+      "set-global",
+      false,
+    ],
+    [
+      "MariaDB 10.11 from OFF: option file + restart (static before 11.0.6)",
+      "mariadb",
+      "10.11.6-MariaDB",
+      "off",
+      "option-file-restart",
+      true,
+    ],
+    [
+      "MariaDB 11.0.6 from OFF: SET GLOBAL (MDEV-33545)",
+      "mariadb",
+      "11.0.6-MariaDB",
+      "off",
+      "set-global",
+      false,
+    ],
+  ] as const)("%s", (_name, flavor, version, from, method, restart) => {
+    // No storage facts: the safety gate is unverified, and turning protection back on does not need it.
+    const f = mysql("r1", "replica", { flavor, version, doublewrite: from, verified: false });
+    const r = stepFor(c({ kind: "doublewrite-on" }), f);
+    expect(r.ok).toBe(true);
+    if (!r.ok) return;
+    expect(r.step).toMatchObject({ method, restart, target: "ON", variable: "innodb_doublewrite" });
+    expect(r.step.removesTornPageProtection).toBe(false);
+    expect(r.step.expect).toEqual({ restart, doublewriteMode: "on" });
+    expect(r.step.revert.previousValue).toBe(from.toUpperCase());
+    expect(r.step.revert.expect.doublewriteMode).toBe(from);
+    expect(r.step.snippets.map((s) => s.text).join("\n")).toContain("innodb_doublewrite = ON");
+  });
+
+  it("is not offered where doublewrite already protects, on managed services or a read-only server", () => {
+    for (const dw of ["on", "detect_and_recover"]) {
+      const r = stepFor(c({ kind: "doublewrite-on" }), mysql("r1", "replica", { doublewrite: dw }));
+      expect(!r.ok && r.ineligible.reason).toBe("already-at-target");
+    }
+    const rds = stepFor(
+      c({ kind: "doublewrite-on" }),
+      mysql("r1", "replica", { doublewrite: "off", managed: "rds" }),
+    );
+    expect(!rds.ok && rds.ineligible.reason).toBe("provider-managed");
+  });
+
+  it("does not remove protection", () => {
+    expect(removesProtection(c({ kind: "doublewrite-on" }))).toBe(false);
+    expect(describeChange(c({ kind: "doublewrite-on" }))).toBe("innodb_doublewrite = ON");
   });
 });

@@ -51,6 +51,11 @@ export const changeSchema = z
   .discriminatedUnion("kind", [
     z.strictObject({ kind: z.literal("doublewrite-off") }).describe("innodb_doublewrite = OFF."),
     z
+      .strictObject({ kind: z.literal("doublewrite-on") })
+      .describe(
+        "innodb_doublewrite = ON: torn-page protection back (a restart before MySQL 8.0.30 and MariaDB 11.0.6, and from OFF on MySQL).",
+      ),
+    z
       .strictObject({ kind: z.literal("doublewrite-detect-only") })
       .describe("innodb_doublewrite = DETECT_ONLY (MySQL / Percona 8.0.30+)."),
     z
@@ -187,6 +192,8 @@ export function describeChange(change: Change): string {
   switch (change.kind) {
     case "doublewrite-off":
       return "innodb_doublewrite = OFF";
+    case "doublewrite-on":
+      return "innodb_doublewrite = ON";
     case "doublewrite-detect-only":
       return "innodb_doublewrite = DETECT_ONLY";
     case "doublewrite-pages":
@@ -518,6 +525,7 @@ function currentVariable(facts: InstanceFacts, variable: string): string | null 
 export function currentValueOf(change: Change, facts: InstanceFacts): string | null {
   switch (change.kind) {
     case "doublewrite-off":
+    case "doublewrite-on":
     case "doublewrite-detect-only":
       return currentDoublewrite(facts);
     case "doublewrite-pages":
@@ -541,6 +549,44 @@ export function currentValueOf(change: Change, facts: InstanceFacts): string | n
 
 function ineligible(reason: IneligibleReason, detail: string): StepResult {
   return { ok: false, ineligible: { reason, detail } };
+}
+
+/**
+ * innodb_doublewrite back to ON. It restores torn-page protection, so no safety gate is asked for. The
+ * advisor's builder decides how: MySQL / Percona SET GLOBAL between the enabled modes from 8.0.30 (so
+ * from DETECT_ONLY without a restart), the option file and a restart from OFF or before 8.0.30
+ * (docs/reference/mysql.md §1.4); MariaDB SET GLOBAL from 11.0.6, the option file and a restart before
+ * (docs/reference/mariadb.md §2.2).
+ */
+function doublewriteOnStep(facts: InstanceFacts, caps: Capabilities): StepResult {
+  const managed = facts.platform?.managed ?? null;
+  if (managed === "rds" || managed === "aurora" || managed === "alibaba-rds")
+    return ineligible(
+      "provider-managed",
+      `${managed} manages innodb_doublewrite itself: turn its atomic-write feature off in the provider's console instead.`,
+    );
+  if (facts.config.readOnly === true)
+    return ineligible(
+      "read-only-server",
+      "innodb_read_only=ON: the doublewrite buffer is not used, the change has no effect (MDEV-34455).",
+    );
+  const cur = facts.config.doublewrite ?? null;
+  if (cur === "on" || cur === "detect_and_recover")
+    return ineligible("already-at-target", `innodb_doublewrite already reads ${currentDoublewrite(facts)}.`);
+  const action = doublewriteActions(facts, caps, "ON")[0]!;
+  const current = currentDoublewrite(facts);
+  return {
+    ok: true,
+    step: fromAction(
+      facts,
+      caps,
+      action,
+      { variable: "innodb_doublewrite", target: "ON", current, method: methodOf(action) },
+      { restart: action.restart, doublewriteMode: "on" },
+      variableRevert(facts, caps, "innodb_doublewrite", current, !action.restart),
+      caps.flavor === "mariadb" ? [SRC_MARIADB_DBLWR] : [SRC_MYSQL_DBLWR],
+    ),
+  };
 }
 
 /**
@@ -597,6 +643,8 @@ export function stepFor(change: Change, facts: InstanceFacts): StepResult {
       ),
     };
   }
+
+  if (change.kind === "doublewrite-on") return doublewriteOnStep(facts, caps);
 
   if (change.kind === "doublewrite-pages") {
     if (!caps.doublewritePagesVariable)

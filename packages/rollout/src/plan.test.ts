@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { planInputSchema, planRollout } from "./plan.ts";
+import { hypothesisSummary, planInputSchema, planRollout } from "./plan.ts";
 import { mysql } from "./testing.ts";
 
 const plan = (instances: ReturnType<typeof mysql>[], extra: Record<string, unknown> = {}) =>
@@ -86,5 +86,53 @@ describe("planRollout", () => {
   it("the hypothesis carries the advisor's finding when there is one", () => {
     const p = plan([mysql("r1", "replica"), mysql("r2", "replica")]);
     expect(p.hypothesis.summary).toMatch(/innodb_doublewrite/);
+  });
+});
+
+describe("hypothesisSummary", () => {
+  const row = (g: { lo: number; hi: number; bytes?: [number, number] }) =>
+    ({
+      wave: 0,
+      expectedGain: {
+        throughput: { low: g.lo, high: g.hi },
+        writeBytesPerTxn: g.bytes ? { low: g.bytes[0], high: g.bytes[1] } : null,
+      },
+    }) as unknown as Parameters<typeof hypothesisSummary>[1][number];
+  const off = { kind: "doublewrite-off" } as const;
+
+  it("never promises a throughput range of 0% to 0%", () => {
+    const s = hypothesisSummary(off, [row({ lo: 0, hi: 0, bytes: [0.3, 0.45] })]);
+    expect(s).not.toMatch(/0% to 0%/);
+    expect(s).toContain("write bytes per transaction 30% to 45% lower");
+    expect(s).not.toContain("throughput");
+  });
+
+  it("says the findings put no figure on it when nothing is quantified", () => {
+    const s = hypothesisSummary(off, [row({ lo: 0, hi: 0 })]);
+    expect(s).not.toMatch(/expects/);
+    expect(s).toMatch(/no figure on the gain/);
+  });
+
+  it("keeps a real throughput range", () => {
+    expect(hypothesisSummary(off, [row({ lo: 0.05, hi: 0.2 })])).toContain(
+      "write throughput 5% to 20% higher where it is write-bound",
+    );
+  });
+});
+
+describe("standalone servers", () => {
+  it("are excluded while a control is required, and judged before/after when it is not", () => {
+    const s = [mysql("s1", "standalone", { doublewrite: "off", verified: false })];
+    const on = { kind: "doublewrite-on" } as const;
+    const strict = planRollout(planInputSchema.parse({ change: on, instances: s }));
+    expect(strict.waves).toEqual([]);
+    expect(strict.exclusions[0]).toMatchObject({ instance: "s1", reason: "no-control-sibling" });
+    const loose = planRollout(
+      planInputSchema.parse({ change: on, instances: s, policy: { requireControl: false } }),
+    );
+    expect(loose.waves).toEqual([{ index: 0, kind: "canary", instances: ["s1"], controls: [] }]);
+    // Turning protection back on needs no safety gate: an unverified gate does not exclude it.
+    expect(loose.exclusions).toEqual([]);
+    expect(loose.steps[0]).toMatchObject({ instance: "s1", target: "ON" });
   });
 });

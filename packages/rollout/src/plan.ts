@@ -149,6 +149,7 @@ const byName = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 function changedVariable(change: Change): string {
   switch (change.kind) {
     case "doublewrite-off":
+    case "doublewrite-on":
     case "doublewrite-detect-only":
       return "innodb_doublewrite";
     case "doublewrite-pages":
@@ -172,9 +173,11 @@ export function findingFor(change: Change, advice: Advice): Finding | null {
   const target =
     change.kind === "doublewrite-off"
       ? "OFF"
-      : change.kind === "doublewrite-detect-only"
-        ? "DETECT_ONLY"
-        : null;
+      : change.kind === "doublewrite-on"
+        ? "ON"
+        : change.kind === "doublewrite-detect-only"
+          ? "DETECT_ONLY"
+          : null;
   const matches = (f: Finding) =>
     f.actions.some((a) =>
       a.changes.some((c) => c.variable === variable && (target === null || c.to.toUpperCase() === target)),
@@ -332,12 +335,15 @@ export function planRollout(input: PlanInput): Plan {
       }
     } else if (role === "primary") {
       primaryTargets.push({ instance: id, cluster });
+    } else if (role === "standalone" && !policy.requireControl) {
+      // Without a required control a standalone server is judged before/after, like a lone replica.
+      replicaTargets.push({ instance: id, cluster });
     } else {
       eligible.delete(id);
       exclude(
         id,
         "no-control-sibling",
-        "A standalone server has no sibling replica to serve as the concurrent control.",
+        "A standalone server has no sibling replica to serve as the concurrent control (plan it without a required control to judge it before/after).",
       );
     }
   }
@@ -443,7 +449,7 @@ export function planRollout(input: PlanInput): Plan {
   };
 }
 
-function hypothesisSummary(change: Change, rows: readonly DryRunRow[]): string {
+export function hypothesisSummary(change: Change, rows: readonly DryRunRow[]): string {
   const gains = rows.filter((r) => r.wave !== null && r.expectedGain).map((r) => r.expectedGain!);
   const pct = (x: number) => `${Math.round(x * 100)}%`;
   if (gains.length === 0)
@@ -455,7 +461,14 @@ function hypothesisSummary(change: Change, rows: readonly DryRunRow[]): string {
     bytes.length > 0
       ? `, write bytes per transaction ${pct(Math.min(...bytes.map((b) => b.low)))} to ${pct(Math.max(...bytes.map((b) => b.high)))} lower`
       : "";
-  return `${changeLabel(change)}: the advisor expects write throughput ${pct(lo)} to ${pct(hi)} higher where it is write-bound${bytesText} (${gains.length} instance${gains.length === 1 ? "" : "s"} with a finding).`;
+  // A range that rounds to 0% says nothing (the instances are not write-bound): it is left out.
+  const throughputText =
+    pct(hi) === "0%" ? "" : `write throughput ${pct(lo)} to ${pct(hi)} higher where it is write-bound`;
+  const expects = [throughputText, bytesText.replace(/^, /, "")].filter(Boolean).join(", ");
+  const n = `${gains.length} instance${gains.length === 1 ? "" : "s"} with a finding`;
+  if (expects === "")
+    return `${changeLabel(change)}: the advisor's findings put no figure on the gain (${n}); the judge still checks the guardrails.`;
+  return `${changeLabel(change)}: the advisor expects ${expects} (${n}).`;
 }
 
 function changeLabel(change: Change): string {

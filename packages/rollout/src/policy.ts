@@ -103,7 +103,9 @@ export const policySchema = z
     requireControl: z
       .boolean()
       .default(true)
-      .describe("Exclude replicas whose cluster has no second replica to serve as the concurrent control."),
+      .describe(
+        "Exclude replicas whose cluster has no second replica to serve as the concurrent control, and standalone servers; false judges them before/after.",
+      ),
     approval: z
       .enum(["each-wave", "first-wave"])
       .default("each-wave")

@@ -7,7 +7,7 @@ import { formatChange } from "@untorn/compare/format";
 import { z } from "zod";
 import { describeChange, instanceStepSchema } from "./change.js";
 import { catchUpJudgementSchema, eventSchema, gateResultSchema, metricJudgementSchema } from "./events.js";
-import { dryRunRowSchema, exclusionSchema, plannedWaveSchema } from "./plan.js";
+import { dryRunRowSchema, exclusionSchema, hypothesisSummary, plannedWaveSchema } from "./plan.js";
 import { ROLLOUT_STATUSES, type RolloutState } from "./state.js";
 
 export const REPORT_VERDICTS = [
@@ -98,12 +98,35 @@ function verdictOf(s: RolloutState): { verdict: Report["verdict"]; reason: strin
       return s.pause?.reason === "inconclusive"
         ? { verdict: "inconclusive", reason: s.pause.message }
         : { verdict: "in-progress", reason: `Paused: ${s.pause?.message ?? ""}` };
-    default:
+    default: {
+      const w = s.currentWave === null ? undefined : s.waves[s.currentWave];
+      if (!w) return { verdict: "in-progress", reason: "No wave is under way." };
+      const phase =
+        w.phase === "pending"
+          ? w.approvedAt === null
+            ? "has not started: it waits for its approval"
+            : "has not started: it waits for its pre-wave gate"
+          : w.phase === "applying"
+            ? "is applying its steps"
+            : w.phase === "baking"
+              ? "is baking"
+              : `is ${w.phase}`;
       return {
         verdict: "in-progress",
-        reason: `Wave ${s.currentWave ?? "-"} of ${s.waves.length} under way.`,
+        reason: `Wave ${w.index} (${w.index + 1} of ${s.waves.length}) ${phase}.`,
       };
+    }
   }
+}
+
+const FINISHED: readonly string[] = ["completed", "reverted", "aborted"];
+
+/** What still waits for a person, before the steps that remain: a paused or halted rollout's decision. */
+export function decisionOf(r: Pick<Report, "status" | "verdictReason">): string | null {
+  if (r.status === "paused") return `A person's decision: ${r.verdictReason}`;
+  if (r.status === "halted") return `A person's decision: revert (proposed) or abort. ${r.verdictReason}`;
+  if (r.status === "reverting") return "Carry out each instance's revert step (see the revert plan).";
+  return null;
 }
 
 export function buildReport(s: RolloutState, now: number): Report {
@@ -121,7 +144,11 @@ export function buildReport(s: RolloutState, now: number): Report {
     verdict,
     verdictReason: reason,
     generatedAt: now,
-    hypothesis: { summary: s.plan.hypothesis.summary, findings: s.plan.hypothesis.findings },
+    // Said again from the dry run: an older plan's text could promise "0% to 0%".
+    hypothesis: {
+      summary: hypothesisSummary(s.plan.change, s.plan.dryRun),
+      findings: s.plan.hypothesis.findings,
+    },
     plan: {
       waves: s.plan.waves.map((w) => ({ ...w, phase: s.waves[w.index]?.phase ?? "pending" })),
       dryRun: s.plan.dryRun,
@@ -135,9 +162,12 @@ export function buildReport(s: RolloutState, now: number): Report {
       (g.catchUp ?? []).map((c) => ({ ...c, wave: g.wave, at: g.at })),
     ),
     timeline: s.events.map(({ gate: _g, output: _o, ...e }) => e),
-    remaining: s.instances
-      .filter((i) => i.status === "pending" || i.status === "applying" || i.status === "applied")
-      .map((i) => ({ instance: i.instance, wave: i.wave, status: i.status })),
+    // A finished rollout (completed, reverted, aborted) leaves no step to do.
+    remaining: FINISHED.includes(s.status)
+      ? []
+      : s.instances
+          .filter((i) => i.status === "pending" || i.status === "applying" || i.status === "applied")
+          .map((i) => ({ instance: i.instance, wave: i.wave, status: i.status })),
     revertPlan: s.instances
       .filter((i) => changed.has(i.status))
       .map((i) => ({
@@ -239,7 +269,9 @@ export function renderReportMarkdown(r: Report): string {
   for (const e of r.timeline)
     out.push(`| ${iso(e.at)} | ${cell(e.actor.id)} | ${e.type} | ${cell(e.message)} |`);
   out.push("", "## What remains", "");
-  if (r.remaining.length === 0) out.push("Nothing.");
+  const decision = decisionOf(r);
+  if (decision) out.push(decision, "");
+  if (r.remaining.length === 0 && !decision) out.push("Nothing.");
   for (const x of r.remaining) out.push(`- ${x.instance} (wave ${x.wave}): ${x.status}`);
   out.push("", "## Revert plan", "");
   if (r.revertPlan.length === 0) out.push("No instance is changed: nothing to revert.");

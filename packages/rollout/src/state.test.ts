@@ -189,7 +189,20 @@ describe("a whole rollout", () => {
         T0 + 1e5 + t,
       ).state;
     expect(r.status).toBe("reverted");
-    expect(buildReport(r, T0 + 2e5).verdict).toBe("reverted");
+    const rep = buildReport(r, T0 + 2e5);
+    expect(rep.verdict).toBe("reverted");
+    // A reverted rollout leaves nothing to do: its later waves never start.
+    expect(rep.remaining).toEqual([]);
+    expect(renderReportMarkdown(rep)).toMatch(/## What remains\n\nNothing\./);
+    // Halted, it waits for a person's decision, which "What remains" says.
+    const halted = buildReport(s, T0 + 1e5);
+    expect(renderReportMarkdown(halted)).toMatch(/## What remains\n\nA person's decision: revert/);
+  });
+
+  it("an in-progress report says a wave not started yet waits, not that it is under way", () => {
+    const rep = buildReport(created, T0 + 1);
+    expect(rep.verdictReason).toMatch(/^Wave 0 \(1 of \d+\) has not started: it waits for its approval\.$/);
+    expect(rep.verdictReason).not.toMatch(/under way/);
   });
 
   it("approval first-wave: later waves start without an approve once the previous passed", () => {

@@ -1156,7 +1156,10 @@ export function nextActions(state: RolloutState, now: number): NextActions {
         human.push({
           kind: "attest-backup",
           wave: w.index,
-          message: "Attest a recent backup before the wave.",
+          message:
+            s.backup === null
+              ? "Attest a recent backup before the wave."
+              : `The backup attested (taken ${iso(s.backup.takenAt)}) is older than the policy's ${Math.round(s.policy.backupMaxAgeSeconds / 3600)} h: attest a newer one before the wave.`,
         });
       if (w.approvedAt === null)
         human.push({

@@ -1,6 +1,7 @@
 /** One example of every change kind. */
 export const CHANGE_KINDS_FOR_TEST = [
   { kind: "doublewrite-off" },
+  { kind: "doublewrite-on" },
   { kind: "doublewrite-detect-only" },
   { kind: "doublewrite-pages", pages: 128 },
   { kind: "flush-method", method: "O_DIRECT" },

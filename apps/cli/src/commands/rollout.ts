@@ -16,6 +16,7 @@ import { createAnnotator } from "@untorn/rollout-runner/annotations";
 import { loadRunnerEnv, RunnerEnvError } from "@untorn/rollout-runner/env";
 import { type LoopPass, startReconcilerLoop } from "@untorn/rollout-runner/loop";
 import { candidateFacts } from "@untorn/rollout-runner/observe";
+import { replayReconcileOptions } from "@untorn/rollout-runner/replay";
 import {
   type CommandOutcome,
   createStoredRollout,
@@ -398,9 +399,12 @@ async function planInput(
   const at = source.facts.at ?? Math.floor(Date.now() / 1000);
   let facts: { facts: InstanceFacts[]; warnings: string[] };
   try {
+    const { at: _at, selector: _selector, onProgress: _p, onAdvising: _a, ...factsOptions } = source.facts;
     facts = await candidateFacts(source.api, {
       at,
       window: source.facts.window,
+      // A replay answers its own query texts only: the recording's step, statistics and source.
+      factsOptions,
       ...(source.facts.selector ? { selector: source.facts.selector } : {}),
       ...(metadata ? { metadata } : {}),
     });
@@ -611,9 +615,11 @@ export function registerRollout(program: Command, io: Io): void {
         throw new CliError("--title: expected 1 to 200 characters", EXIT.usage);
       const key = parseKey(all.key);
       const actor = actorOf(all, io);
-      const { input, warnings } = await planInput(all, io);
+      const { input, at, warnings } = await planInput(all, io);
+      // On a recording, "now" is its clock (the facts' time), unless --now says otherwise.
+      const clock = all.now === undefined && all.replay !== undefined ? { ...all, now: String(at) } : all;
       await withStore(all, io, async (store) => {
-        const r = await createStoredRollout(depsOf(store, all, io), {
+        const r = await createStoredRollout(depsOf(store, clock, io), {
           type: "create",
           key,
           actor,
@@ -854,6 +860,8 @@ export function registerRollout(program: Command, io: Io): void {
         const deps = depsOf(store, now === undefined ? {} : { now }, io);
         const opts: ReconcileOptions = {
           api: source.api,
+          // On a recording: its own query texts; what it does not hold reads as no data.
+          ...(source.replay ? replayReconcileOptions(source.api, source.replay) : {}),
           ...(id ? { rolloutId: id } : {}),
           ...(hooks ? { hooks: hooks.hooks } : {}),
           ...(metadata ? { metadata } : {}),

@@ -24,6 +24,7 @@ export const ACTIONS = {
   createRollout: "operator",
   markStepDone: "operator",
   approveWave: "operator",
+  attestBackup: "operator",
   pauseRollout: "operator",
   resumeRollout: "operator",
   abortRollout: "operator",

@@ -6,6 +6,7 @@
 /** Changes the editor offers, as the engine's change kinds (custom variables stay with the CLI). */
 export const CHANGE_KINDS = [
   ["doublewrite-off", "innodb_doublewrite = OFF"],
+  ["doublewrite-on", "innodb_doublewrite = ON (torn-page protection back)"],
   ["doublewrite-detect-only", "innodb_doublewrite = DETECT_ONLY (MySQL 8.0.30+)"],
   ["doublewrite-pages", "innodb_doublewrite_pages = N (MySQL 8.0.20+)"],
   ["flush-method", "innodb_flush_method"],

@@ -93,7 +93,14 @@ const utcTime = z
 
 const textFields = z.object({
   kind: z.enum(
-    ["doublewrite-off", "doublewrite-detect-only", "doublewrite-pages", "flush-method", "atomic-storage"],
+    [
+      "doublewrite-off",
+      "doublewrite-on",
+      "doublewrite-detect-only",
+      "doublewrite-pages",
+      "flush-method",
+      "atomic-storage",
+    ],
     "choose a change",
   ),
   maxInstancesPerWave: whole(1, 1000),
@@ -277,6 +284,11 @@ export const commandForms = {
       .string({ error: "which instance?" })
       .min(1, "which instance?")
       .max(256, "the instance name is too long"),
+    note,
+  }),
+  attestBackup: z.object({
+    ...base,
+    takenAt: z.string({ error: "when was the backup taken?" }).pipe(utcTime),
     note,
   }),
   pause: z.object({ ...base, reason }),

@@ -23,6 +23,7 @@ describe("changeFieldsOf", () => {
   it.each([
     ["innodb_doublewrite", "OFF", { kind: "doublewrite-off" }],
     ["innodb_doublewrite", "DETECT_ONLY", { kind: "doublewrite-detect-only" }],
+    ["innodb_doublewrite", "ON", { kind: "doublewrite-on", requireControl: "off" }],
     ["innodb_doublewrite_pages", "128", { kind: "doublewrite-pages", pages: "128" }],
     ["innodb_flush_method", "O_DIRECT", { kind: "flush-method", method: "O_DIRECT" }],
     ["rds.optimized_writes", "AUTO", { kind: "atomic-storage", platform: "rds-blue-green" }],

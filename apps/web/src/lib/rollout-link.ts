@@ -19,6 +19,9 @@ export function changeFieldsOf(finding: ChangeSource): Record<string, string> | 
       switch (c.variable) {
         case "innodb_doublewrite":
           if (/^(off|0|false)$/i.test(to)) return { kind: "doublewrite-off" };
+          // Torn-page protection back (the critical "doublewrite OFF on unverified storage"): without a
+          // required control, so a standalone server is planned too (judged before/after).
+          if (/^(on|1|true)$/i.test(to)) return { kind: "doublewrite-on", requireControl: "off" };
           if (/^detect_only$/i.test(to)) return { kind: "doublewrite-detect-only" };
           break;
         case "innodb_doublewrite_pages":

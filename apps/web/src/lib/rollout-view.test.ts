@@ -118,3 +118,14 @@ describe("a rollout played by the engine", () => {
     expect(qualityFlags(flagged, "fsyncs_per_transaction")).toEqual(["no data: no series"]);
   });
 });
+
+describe("progress of a rollout that did not finish", () => {
+  it("an inconclusive wave then reverted is not done", () => {
+    const waves = [{ phase: "inconclusive", decidedAt: T0 }, { phase: "pending" }] as unknown as Parameters<
+      typeof progressOf
+    >[0]["waves"];
+    const p = progressOf({ waves, status: "reverted" });
+    expect(p.done).toBe(0);
+    expect(p.text).toBe("reverted after 0 of 2 waves passed");
+  });
+});

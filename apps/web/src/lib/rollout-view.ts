@@ -60,12 +60,18 @@ export interface Progress {
 
 export function progressOf(s: Pick<RolloutState, "waves" | "status">): Progress {
   const total = s.waves.length;
-  const done = s.waves.filter(
-    (w) =>
-      w.phase === "passed" || (w.phase === "inconclusive" && w.decidedAt !== null && s.status !== "paused"),
-  ).length;
+  // Done is passed (an inconclusive wave a person accepted is passed too); an inconclusive wave that
+  // was then reverted or aborted is not done.
+  const done = s.waves.filter((w) => w.phase === "passed").length;
+  const waves = `${total} wave${total === 1 ? "" : "s"}`;
   const text =
-    total === 0 ? "no wave (nothing eligible)" : `${done} of ${total} wave${total === 1 ? "" : "s"} done`;
+    total === 0
+      ? "no wave (nothing eligible)"
+      : s.status === "reverted"
+        ? `reverted after ${done} of ${waves} passed`
+        : s.status === "aborted"
+          ? `aborted after ${done} of ${waves} passed`
+          : `${done} of ${waves} done`;
   return { done, total, text };
 }
 

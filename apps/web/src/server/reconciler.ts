@@ -4,8 +4,10 @@ import "server-only";
  * advance without anyone watching a page. One pass every UNTORN_RECONCILE_SECONDS (0 = off), and one
  * soon after a command; the runner's pass holds the store's single-writer lock (tryExclusive), so
  * several consoles and `untorn rollout reconcile` can run side by side and only one acts at a time.
- * Off without a data source (nothing to observe). In replay mode it reads the recording at its end.
+ * Off without a data source (nothing to observe). In replay mode it reads the recording at its end, with
+ * the recording's own query texts (replayReconcileOptions).
  */
+import { replayReconcileOptions } from "@untorn/rollout-runner/replay";
 import { ACTIVE_STATUSES, reconcileRollouts } from "@untorn/rollout-runner/runner";
 import { type Env, env } from "../env.js";
 import { declarations, runnerDeps } from "./rollout-deps.js";
@@ -64,7 +66,13 @@ export async function reconcileOnce(e: Env = env()): Promise<void> {
   if (!src.api) return;
   try {
     const deps = await runnerDeps(e);
-    const r = await reconcileRollouts(deps, { api: src.api, metadata: await declarations(e) });
+    // On a recording: its own query texts, and what it does not hold reads as no data (rollout-runner/replay).
+    const replayed = src.replay ? replayReconcileOptions(src.api, src.replay) : null;
+    const r = await reconcileRollouts(deps, {
+      api: src.api,
+      ...replayed,
+      metadata: await declarations(e),
+    });
     if (!r.acquired) return;
     const n = notes();
     const at = Date.now() / 1000;

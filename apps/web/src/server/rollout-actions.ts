@@ -236,6 +236,17 @@ export async function approveWave(_prev: RolloutFormState, data: FormData): Prom
   );
 }
 
+/** The operator attests a backup after the rollout was created (the pre-wave gate needs a recent one). */
+export async function attestBackup(_prev: RolloutFormState, data: FormData): Promise<RolloutFormState> {
+  return command(
+    "attestBackup",
+    "attestBackup",
+    data,
+    (v, b) => ({ type: "attest-backup", ...b, takenAt: Number(v.takenAt), ...withNote(v) }),
+    (v) => `Backup taken at ${new Date(Number(v.takenAt) * 1000).toISOString().slice(0, 16)} UTC attested`,
+  );
+}
+
 export async function pauseRollout(_prev: RolloutFormState, data: FormData): Promise<RolloutFormState> {
   return command(
     "pauseRollout",

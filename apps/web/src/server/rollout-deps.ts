@@ -54,6 +54,8 @@ export type PlanView =
       readonly frozenAt: number | null;
       /** Instances the fleet knows (for the editor's target list). */
       readonly known: readonly string[];
+      /** The other active rollouts by the instances they touch (to link a blocking one). */
+      readonly activeOn: ReadonlyMap<string, readonly string[]>;
       readonly unknownTargets: readonly string[];
     }
   | { readonly kind: "unavailable"; readonly reason: string };
@@ -95,9 +97,13 @@ export async function planFor(
     activeRollouts: active,
     policy: input.policy,
   });
+  const activeOn = new Map<string, string[]>();
+  for (const r of active)
+    for (const i of r.instances) activeOn.set(i, [...(activeOn.get(i) ?? []), r.rolloutId]);
   return {
     kind: "planned",
     plan: planRollout(parsed),
+    activeOn,
     source: fleet.source,
     frozenAt: (await rolloutClock(e)).frozenAt,
     known,

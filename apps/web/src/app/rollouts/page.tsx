@@ -6,6 +6,7 @@ import { OutcomeBadge, RolloutStatusBadge } from "../../components/rollout/badge
 import { RolloutStoreProblem } from "../../components/rollout/store-problem.js";
 import { SectionSkeleton } from "../../components/skeletons.js";
 import { utc } from "../../lib/format.js";
+import { allows } from "../../lib/permissions.js";
 import { GATE_TEXT, isActiveStatus } from "../../lib/rollout-view.js";
 import { requirePage } from "../../server/access.js";
 import { listRolloutSummaries, RolloutStoreError, type RolloutSummary } from "../../server/rollouts.js";
@@ -14,7 +15,8 @@ export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Rollouts" };
 
 export default async function RolloutsPage() {
-  if ((await requirePage("/rollouts", "/rollouts")) === "forbidden") return <Forbidden needed="viewer" />;
+  const who = await requirePage("/rollouts", "/rollouts");
+  if (who === "forbidden") return <Forbidden needed="viewer" />;
   return (
     <>
       <div className="page-head">
@@ -24,6 +26,13 @@ export default async function RolloutsPage() {
             Staged changes carried through the fleet wave by wave, each judged against an untouched control.
           </p>
         </div>
+        {allows(who.role, "operator") && (
+          <div>
+            <Link className="button" href="/rollouts/new" data-testid="new-rollout">
+              New rollout
+            </Link>
+          </div>
+        )}
       </div>
       <Suspense fallback={<SectionSkeleton label="Loading rollouts" lines={6} />}>
         <List />

@@ -13,6 +13,10 @@ export interface CommandField {
   readonly name: string;
   readonly label: string;
   readonly placeholder?: string;
+  /** Prefilled value (e.g. the data source's "now" for a backup time). */
+  readonly defaultValue?: string;
+  /** One line under the field saying what it takes. */
+  readonly hint?: string;
 }
 
 export function CommandForm({
@@ -57,8 +61,10 @@ export function CommandForm({
               type="text"
               autoComplete="off"
               placeholder={f.placeholder}
+              defaultValue={f.defaultValue}
               {...(err ? { "aria-invalid": true, "aria-describedby": `${id}-error` } : {})}
             />
+            {f.hint && <span className="subtle">{f.hint}</span>}
             {err && (
               <span className="field-error" id={`${id}-error`}>
                 {err}

@@ -7,6 +7,7 @@ import { randomUUID } from "node:crypto";
 import {
   abortRollout,
   approveWave,
+  attestBackup,
   pauseRollout,
   resumeRollout,
   revertRollout,
@@ -19,11 +20,17 @@ export async function RolloutControls({
   version,
   status,
   canOperate,
+  now,
+  frozenAt,
 }: {
   id: string;
   version: number;
   status: string;
   canOperate: boolean;
+  /** The data source's "now" (Unix seconds): the backup field's default. */
+  now: number;
+  /** Set on a recording: its end, where time stands still. */
+  frozenAt: number | null;
 }) {
   if (!canOperate)
     return <p className="subtle">Approving, pausing, aborting and reverting need the operator role.</p>;
@@ -36,6 +43,13 @@ export async function RolloutControls({
     ((w.phase === "pending" && w.approvedAt === null && (status === "active" || status === "paused")) ||
       (w.phase === "inconclusive" && status === "paused"));
   const reason = (verb: string) => [{ name: "reason", label: `Why ${verb} (kept in the audit)` }];
+  // A backup can be attested (again) while a wave has not started: the pre-wave gate reads the latest.
+  const attestable =
+    s !== undefined &&
+    (status === "active" || status === "paused") &&
+    s.waves.some((x) => x.phase === "pending");
+  const backup = s?.backup ?? null;
+  const minute = (t: number) => new Date(t * 1000).toISOString().slice(0, 16);
   const final = status === "completed" || status === "aborted" || status === "reverted";
   return (
     <section className="section rollout-controls" aria-labelledby="rollout-controls-title">
@@ -50,6 +64,26 @@ export async function RolloutControls({
             submit={
               w.phase === "inconclusive" ? `Accept wave ${w.index} and go on` : `Approve wave ${w.index}`
             }
+          />
+        )}
+        {attestable && (
+          <CommandForm
+            action={attestBackup}
+            name="attest-backup"
+            hidden={hidden()}
+            fields={[
+              {
+                name: "takenAt",
+                label: "Backup taken at (UTC)",
+                defaultValue: minute(now),
+                hint:
+                  frozenAt !== null
+                    ? `On the recording's clock: it reads ${minute(frozenAt)} UTC, and a later time is in its future.`
+                    : "e.g. 2026-11-25T01:30",
+              },
+              { name: "note", label: "Backup note (optional)" },
+            ]}
+            submit={backup ? "Attest a newer backup" : "Attest backup"}
           />
         )}
         {status === "active" && (

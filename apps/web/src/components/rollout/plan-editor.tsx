@@ -147,6 +147,7 @@ export function PlanEditor({
   rule,
   idempotencyKey,
   canCreate,
+  clockNow = null,
   children,
 }: {
   action: Action;
@@ -159,6 +160,8 @@ export function PlanEditor({
   rule: string;
   idempotencyKey: string;
   canCreate: boolean;
+  /** On a recording: its clock's "now" (`YYYY-MM-DDTHH:MM`, UTC), where time stands still. */
+  clockNow?: string | null;
   /** The dry run, waves and exclusions (server-rendered). */
   children: ReactNode;
 }) {
@@ -184,7 +187,7 @@ export function PlanEditor({
       key={echo ? JSON.stringify(echo) : "initial"}
       method="get"
       action="/rollouts/new"
-      aria-labelledby="plan-title"
+      aria-labelledby="plan-heading"
       noValidate
     >
       <input type="hidden" name="edited" value="1" />
@@ -327,7 +330,9 @@ export function PlanEditor({
         <legend>Backup</legend>
         <p className="subtle">
           A wave starts only after a recent backup is attested. Give its time (UTC) to attest it now, or later
-          with the CLI (<code>untorn rollout</code>).
+          on the rollout's page (Attest backup) or with the CLI (<code>untorn rollout attest-backup</code>).
+          {clockNow !== null &&
+            ` On this recording the clock stands at ${clockNow} UTC: a backup time is read on that clock, and a later one is in its future.`}
         </p>
         <div className="form-grid">
           <Text
@@ -335,7 +340,7 @@ export function PlanEditor({
             label="Backup taken at (UTC)"
             values={values}
             errors={errors}
-            hint="2026-11-25T01:30"
+            hint={clockNow ?? "2026-11-25T01:30"}
           />
           <Text name="backupNote" label="Backup note (optional)" values={values} errors={errors} />
         </div>

@@ -75,8 +75,19 @@ export function CurrentWaveSteps({
               {step.switchover ? ", after a switchover" : ""}. State: {INSTANCE_TEXT[inst.status]}
               {inst.appliedAt ? ` (marked done ${utc(inst.appliedAt)} by ${inst.appliedBy?.id ?? "–"})` : ""}.
             </p>
-            {wave !== null && (inst.status === "pending" || inst.status === "applying") && (
-              <StepDone id={s.id} version={version} instance={id} wave={wave} canOperate={canOperate} />
+            {/* The engine takes "step done" only while the wave applies (its pre-wave gate passed). */}
+            {wave !== null &&
+              w.phase === "applying" &&
+              (s.status === "active" || s.status === "paused") &&
+              (inst.status === "pending" || inst.status === "applying") && (
+                <StepDone id={s.id} version={version} instance={id} wave={wave} canOperate={canOperate} />
+              )}
+            {inst.status === "pending" && w.phase === "pending" && (
+              <p className="subtle" data-testid={`step-waits-${id}`}>
+                {w.approvedAt === null
+                  ? `Carry out this step once wave ${w.index} is approved and its pre-wave gate has passed.`
+                  : `Carry out this step once wave ${w.index}'s pre-wave gate has passed (the reconciler checks it).`}
+              </p>
             )}
             {step.removesTornPageProtection && (
               <p className="banner banner-warn">

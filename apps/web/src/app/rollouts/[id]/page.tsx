@@ -1,3 +1,4 @@
+import { hypothesisSummary } from "@untorn/rollout/plan";
 import type { Metadata } from "next";
 import Link from "next/link";
 import { notFound } from "next/navigation";
@@ -25,6 +26,7 @@ import {
 import { requirePage } from "../../../server/access.js";
 import { getSourceInfo } from "../../../server/data.js";
 import { lastPassOf } from "../../../server/reconciler.js";
+import { rolloutClock } from "../../../server/rollout-deps.js";
 import {
   changeText,
   getRolloutView,
@@ -38,6 +40,9 @@ export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Rollout" };
 
 type Params = Promise<{ id: string }>;
+
+/** A replay's "not in the recording" errors (their text carries PromQL, never shown on recorded data). */
+const RECORDING_MISS = /replay file|outside the recording|recorded at step/;
 
 const WAVE_KIND = {
   canary: "Canary",
@@ -77,7 +82,9 @@ export default async function RolloutPage({ params }: { params: Params }) {
     );
   const { state: s, version } = r.rollout;
   const canOperate = allows(who.role, "operator");
-  const now = Date.now() / 1000;
+  // "Now" on the data source's clock: on a recording its last evaluation time, where time stands still.
+  const clock = await rolloutClock();
+  const now = clock.now();
   const next = nextOf(s, now);
   const progress = progressOf(s);
   const gated = s.events.flatMap((e) => (e.gate ? [{ seq: e.seq, gate: e.gate }] : []));
@@ -118,8 +125,21 @@ export default async function RolloutPage({ params }: { params: Params }) {
       </div>
       {source.kind === "recorded" && (
         <div className="banner banner-info" role="status" data-testid="recorded-note">
-          <strong>Recorded data.</strong> Charts and read-backs on this console come from a recording made{" "}
-          {utc(source.recordedAt)}, not from a live Prometheus; the rollout itself is read from the store.
+          <p>
+            <strong>Recorded data.</strong> Charts, gates and read-backs on this console come from a recording
+            made {utc(source.recordedAt)}, not from a live Prometheus; the rollout itself is read from the
+            store. Time stands at the recording's end
+            {clock.frozenAt !== null ? ` (${utc(clock.frozenAt)})` : ""}: gates read the servers as they were
+            then.
+          </p>
+          {/* A rollout the recording ran began before its end; one made on this console, at it. */}
+          {clock.frozenAt !== null && s.createdAt >= clock.frozenAt && (
+            <p data-testid="recorded-limit">
+              A step you mark done here happens after the recording, so no read-back can show it and no bake
+              can judge it: to carry a rollout through verification and a verdict, run the live demo stack (
+              <Link href="/docs/demo">the compose demo</Link>).
+            </p>
+          )}
         </div>
       )}
       {pass?.error && (
@@ -132,7 +152,11 @@ export default async function RolloutPage({ params }: { params: Params }) {
               : ""}
           </p>
           <p>
-            <code>{pass.error}</code>
+            {source.kind === "recorded" && RECORDING_MISS.test(pass.error) ? (
+              "The recording does not hold what this gate reads; run the compose demo for a live Prometheus."
+            ) : (
+              <code>{pass.error}</code>
+            )}
           </p>
         </div>
       )}
@@ -144,7 +168,14 @@ export default async function RolloutPage({ params }: { params: Params }) {
           {s.pause.message}
         </div>
       )}
-      <RolloutControls id={s.id} version={version} status={s.status} canOperate={canOperate} />
+      <RolloutControls
+        id={s.id}
+        version={version}
+        status={s.status}
+        canOperate={canOperate}
+        now={now}
+        frozenAt={clock.frozenAt}
+      />
       {(next.human.length > 0 || next.wakeAt !== null) && (
         <section className="section" aria-labelledby="next-title">
           <h2 id="next-title">What happens next</h2>
@@ -171,7 +202,7 @@ export default async function RolloutPage({ params }: { params: Params }) {
 
       <section className="section" aria-labelledby="hypothesis-title">
         <h2 id="hypothesis-title">Change and hypothesis</h2>
-        <p>{s.plan.hypothesis.summary}</p>
+        <p>{hypothesisSummary(s.plan.change, s.plan.dryRun)}</p>
         {s.plan.hypothesis.findings.length > 0 && (
           <ul>
             {s.plan.hypothesis.findings.map((f) => (

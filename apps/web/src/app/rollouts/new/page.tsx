@@ -30,6 +30,25 @@ const REASONS: Record<string, string> = {
   "duplicate-instance": "listed twice",
 };
 
+/** The rollout(s) holding an instance, as links (the plan's text names them by id). */
+function BlockedBy({ ids, detail }: { ids: readonly string[]; detail: string }) {
+  if (ids.length === 0) return <>{detail}</>;
+  return (
+    <>
+      Another rollout is active on this instance:{" "}
+      {ids.map((id, i) => (
+        <span key={id}>
+          {i > 0 ? ", " : ""}
+          <Link href={`/rollouts/${encodeURIComponent(id)}`} data-testid="blocking-rollout">
+            rollout {id.slice(0, 8)}
+          </Link>
+        </span>
+      ))}{" "}
+      (finish, abort or revert it first).
+    </>
+  );
+}
+
 function entriesOf(q: Record<string, string | string[] | undefined>): [string, string][] {
   const out: [string, string][] = [];
   for (const [k, v] of Object.entries(q))
@@ -78,12 +97,23 @@ export default async function NewRolloutPage({ searchParams }: { searchParams: S
     checked: waveOf.has(i),
   }));
   const rule = typeof q.rule === "string" && /^[a-z0-9-]{1,100}$/.test(q.rule) ? q.rule : "";
+  // Excluded only for want of a control while one is required: the same plan, judged before/after.
+  const withoutControl =
+    plan &&
+    form.ok &&
+    form.value.policy.requireControl !== false &&
+    plan.exclusions.some((x) => x.reason === "no-control-sibling")
+      ? `/rollouts/new?${new URLSearchParams([
+          ...entries.filter(([k]) => k !== "requireControl"),
+          ["requireControl", "off"],
+        ])}`
+      : null;
 
   return (
     <>
       <div className="page-head">
         <div>
-          <h1 id="plan-title">Plan a rollout</h1>
+          <h1 id="plan-heading">Plan a rollout</h1>
           <p className="subtle">
             {rule ? (
               <>
@@ -105,8 +135,9 @@ export default async function NewRolloutPage({ searchParams }: { searchParams: S
         <div className="banner banner-info" role="note" data-testid="replay-note">
           <strong>Recorded data.</strong> The fleet is a recording: gates read it as it was at{" "}
           {utc(new Date(view.frozenAt * 1000))}, and time stands still there. A rollout can be planned,
-          approved and its steps marked done, but its bake never ends: no data exists after the change point.
-          Connect a Prometheus (PROMETHEUS_URL) to carry a rollout through.
+          created, approved and its steps marked done, but the recording cannot show a change made after it:
+          no read-back verifies it and no bake judges it. To carry a rollout through to its verdict, run the
+          live demo stack (<Link href="/docs/demo">the compose demo</Link>).
         </div>
       )}
       {view?.kind === "planned" && view.unknownTargets.length > 0 && (
@@ -123,6 +154,11 @@ export default async function NewRolloutPage({ searchParams }: { searchParams: S
         rule={rule}
         idempotencyKey={randomUUID()}
         canCreate={plan !== null && plan.waves.length > 0}
+        clockNow={
+          view?.kind === "planned" && view.frozenAt !== null
+            ? new Date(view.frozenAt * 1000).toISOString().slice(0, 16)
+            : null
+        }
       >
         {plan && (
           <>
@@ -194,11 +230,23 @@ export default async function NewRolloutPage({ searchParams }: { searchParams: S
                   {plan.exclusions.map((x) => (
                     <li key={x.instance} data-reason={x.reason}>
                       <Link href={instanceHref(x.instance)}>{x.instance}</Link>:{" "}
-                      <strong>{REASONS[x.reason] ?? x.reason}</strong>. {x.detail}
+                      <strong>{REASONS[x.reason] ?? x.reason}</strong>.{" "}
+                      {x.reason === "another-rollout-active" && view?.kind === "planned" ? (
+                        <BlockedBy ids={view.activeOn.get(x.instance) ?? []} detail={x.detail} />
+                      ) : (
+                        x.detail
+                      )}
                       {x.toVerify.length > 0 && ` To verify: ${x.toVerify.join("; ")}.`}
                     </li>
                   ))}
                 </ul>
+              )}
+              {withoutControl && (
+                <p data-testid="plan-without-control">
+                  A standalone server (or a replica without a sibling) has no concurrent control: it can be
+                  judged before/after instead.{" "}
+                  <Link href={withoutControl}>Plan it without a required control</Link>.
+                </p>
               )}
             </section>
           </>

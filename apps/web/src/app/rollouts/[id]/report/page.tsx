@@ -1,3 +1,4 @@
+import { decisionOf, type Report } from "@untorn/rollout/report";
 import type { Metadata } from "next";
 import Link from "next/link";
 import { notFound } from "next/navigation";
@@ -16,6 +17,11 @@ import {
   reportOf,
   rolloutIdSchema,
 } from "../../../../server/rollouts.js";
+
+type Lag = Report["catchUp"][number]["lag"][number]["before"];
+const lagged = (l: Lag) =>
+  l.samples === 0 ? "no data" : `${Math.round(l.laggingSeconds)} s (max ${l.maxSeconds ?? "–"} s)`;
+const perSecond = (x: number | null) => (x === null ? "–" : x.toFixed(0));
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Change report" };
@@ -211,6 +217,70 @@ export default async function ReportPage({ params }: { params: Params }) {
         </table>
       )}
 
+      <h2>Replication catch-up</h2>
+      {rep.catchUp.length === 0 ? (
+        <p>No catch-up judgement is recorded yet.</p>
+      ) : (
+        <>
+          <p className="subtle">
+            Apply rate (transactions/s) over the samples where the replica or its control lagged by more than
+            the threshold; judged only where one of them lagged during the bake.
+          </p>
+          <table className="data" data-testid="report-catch-up">
+            <thead>
+              <tr>
+                <th scope="col">Wave</th>
+                <th scope="col">Instance</th>
+                <th scope="col">Role</th>
+                <th scope="col">Lagging before → bake</th>
+                <th scope="col">Control lagging before → bake</th>
+                <th scope="col">Apply rate while lagging, before → bake (control)</th>
+                <th scope="col">Change vs control</th>
+                <th scope="col">95% interval</th>
+                <th scope="col">Verdict</th>
+                <th scope="col">Outcome</th>
+              </tr>
+            </thead>
+            <tbody>
+              {rep.catchUp.map((c) => {
+                const t = c.lag.find((l) => l.role === "treated");
+                const ctl = c.lag.find((l) => l.role === "control");
+                return (
+                  <tr key={`${c.wave}-${c.instance}`}>
+                    <td>{c.wave}</td>
+                    <td>{c.instance}</td>
+                    <td>{c.role}</td>
+                    <td>{t ? `${lagged(t.before)} → ${lagged(t.after)}` : "–"}</td>
+                    <td>{ctl ? `${lagged(ctl.before)} → ${lagged(ctl.after)}` : "–"}</td>
+                    <td>
+                      {t
+                        ? `${perSecond(t.before.applyRateWhileLagging)} → ${perSecond(t.after.applyRateWhileLagging)}`
+                        : "–"}{" "}
+                      (
+                      {ctl
+                        ? `${perSecond(ctl.before.applyRateWhileLagging)} → ${perSecond(ctl.after.applyRateWhileLagging)}`
+                        : "–"}
+                      )
+                    </td>
+                    <td>{signedPct(c.ratio)}</td>
+                    <td>{intervalText(c)}</td>
+                    <td>{c.verdict}</td>
+                    <td>{c.outcome}</td>
+                  </tr>
+                );
+              })}
+            </tbody>
+          </table>
+          <ul>
+            {rep.catchUp.map((c) => (
+              <li key={`${c.wave}-${c.instance}-msg`}>
+                {c.instance} (wave {c.wave}, lag &gt; {c.thresholdSeconds} s): {c.message}
+              </li>
+            ))}
+          </ul>
+        </>
+      )}
+
       <h2>Timeline</h2>
       <table className="data">
         <thead>
@@ -234,8 +304,11 @@ export default async function ReportPage({ params }: { params: Params }) {
       </table>
 
       <h2>What remains</h2>
+      {decisionOf(rep) && <p data-testid="report-decision">{decisionOf(rep)}</p>}
       {rep.remaining.length === 0 ? (
-        <p>Nothing.</p>
+        decisionOf(rep) ? null : (
+          <p>Nothing.</p>
+        )
       ) : (
         <ul>
           {rep.remaining.map((x) => (
