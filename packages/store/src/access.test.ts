@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MetadataConflictError, StoreQueryError } from "./errors.js";
 import { rootMessage } from "./migrate.js";
 import type { StoreOps } from "./repository.js";
+import { openStore, type Store } from "./store.js";
 import { BACKENDS, openTestBackend, type TestBackend } from "./testing/backends.js";
 
 let seq = 0;
@@ -45,6 +46,45 @@ describe.each(BACKENDS)("access tables on %s", (kind) => {
     expect(await store.authFailureWait(account, 1, 900)).toBe(0);
     expect(await store.authFailureWait(other, 3, 900)).toBeGreaterThan(0);
     await expect(store.recordAuthFailure([], 900)).rejects.toThrow(/keys/);
+  });
+
+  it("reserves at most `max` of 40 parallel attempts released by a barrier, across two connections", async () => {
+    // On PostgreSQL the second store is another pool, as a second console on the same database is.
+    const second: Store | null = kind === "postgres" ? await openStore(t.reopen) : null;
+    try {
+      const account = uniq("account:race");
+      const address = uniq("address:race");
+      let release!: () => void;
+      const barrier = new Promise<void>((r) => {
+        release = r;
+      });
+      const attempts = Array.from({ length: 40 }, (_, i) =>
+        barrier.then(() =>
+          (i % 2 === 1 && second ? second : store).reserveAuthAttempt(
+            [
+              { key: account, max: 10 },
+              { key: address, max: 50 },
+            ],
+            900,
+          ),
+        ),
+      );
+      release();
+      const results = await Promise.all(attempts);
+      expect(results.filter((r) => r.reserved !== null)).toHaveLength(10);
+      for (const r of results.filter((r) => r.reserved === null)) expect(r.wait).toBeGreaterThan(0);
+      expect(await store.authFailureWait(account, 10, 900)).toBeGreaterThan(0);
+      expect(await store.authFailureWait(address, 11, 900)).toBe(0);
+      // A good attempt gives its reservation back.
+      const other = uniq("account:ok");
+      const r = await store.reserveAuthAttempt([{ key: other, max: 1 }], 900);
+      expect(r.reserved).toHaveLength(1);
+      expect((await store.reserveAuthAttempt([{ key: other, max: 1 }], 900)).reserved).toBeNull();
+      await store.releaseAuthAttempt(r.reserved ?? []);
+      expect(await store.authFailureWait(other, 1, 900)).toBe(1 - 1);
+    } finally {
+      await second?.close();
+    }
   });
 
   it("creates users with unique names and audits it", async () => {

@@ -73,6 +73,8 @@ import {
   listRolloutsInput,
   parseInput,
   recordAuthFailureInput,
+  releaseAuthAttemptInput,
+  reserveAuthAttemptInput,
   rolloutIdInput,
   type SaveComparisonInput,
   saveComparisonInput,
@@ -182,6 +184,20 @@ export interface StoreOps {
   authFailureWait(key: string, max: number, windowSeconds: number): Promise<number>;
   /** Forgets `key`'s failures (a successful sign-in). */
   clearAuthFailures(key: string): Promise<void>;
+  /**
+   * Counts an attempt before its credential is checked: atomically (a transaction-scoped advisory lock
+   * per key, so parallel callers on every console queue), either every key has fewer than its `max` in
+   * the window and one row per key is written (`reserved`: the row ids; a failed attempt leaves them
+   * as its failures, a good one gives them back with releaseAuthAttempt), or nothing is written and
+   * `wait` says how many seconds until the first full key frees a place. N parallel guesses check at
+   * most `max` passwords.
+   */
+  reserveAuthAttempt(
+    limits: readonly { key: string; max: number }[],
+    windowSeconds: number,
+  ): Promise<{ reserved: number[]; wait: 0 } | { reserved: null; wait: number }>;
+  /** Deletes the rows reserveAuthAttempt wrote (the attempt succeeded: it is no failure). */
+  releaseAuthAttempt(ids: readonly number[]): Promise<void>;
 
   createApiToken(input: CreateApiTokenInput): Promise<ApiToken>;
   /** The token's user when the token is neither revoked nor its user disabled; records its last use. */
@@ -203,6 +219,8 @@ export function sqlState(e: unknown): string | undefined {
 }
 
 const FOREIGN_KEY_VIOLATION = "23503";
+/** First key of the two-key advisory locks the sign-in throttle takes (pg_advisory_xact_lock(int, int)). */
+const AUTH_LOCK_SPACE = 0x756e7430;
 const UNIQUE_VIOLATION = "23505";
 
 /** sha256 of the command, rollout and canonical request JSON. */
@@ -832,6 +850,48 @@ export function createRepository(db: Db): StoreOps {
 
     async clearAuthFailures(key) {
       await db.delete(authFailures).where(eq(authFailures.key, key));
+    },
+
+    async reserveAuthAttempt(limits, windowSeconds) {
+      const v = parseInput("reserveAuthAttempt", reserveAuthAttemptInput, {
+        limits: limits.map((l) => ({ ...l })),
+        windowSeconds,
+      });
+      const window = sql`${v.windowSeconds}::int * interval '1 second'`;
+      // Locks taken in one order (sorted keys), so two attempts sharing keys never deadlock.
+      const sorted = [...v.limits].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+      return inTx(async (tx) => {
+        let wait = 0;
+        for (const { key, max } of sorted) {
+          await tx.execute(sql`select pg_advisory_xact_lock(${AUTH_LOCK_SPACE}::int, hashtext(${key}))`);
+          const recent = tx
+            .select({ at: authFailures.at })
+            .from(authFailures)
+            .where(and(eq(authFailures.key, key), gt(authFailures.at, sql`now() - ${window}`)))
+            .orderBy(desc(authFailures.at))
+            .limit(max)
+            .as("recent");
+          const [row] = await tx
+            .select({
+              n: sql<number>`count(*)::int`,
+              wait: sql<number>`coalesce(ceil(extract(epoch from (min(${recent.at}) + ${window} - clock_timestamp())))::int, 0)`,
+            })
+            .from(recent);
+          if (row && row.n >= max) wait = Math.max(wait, Math.max(1, row.wait));
+        }
+        if (wait > 0) return { reserved: null, wait };
+        const rows = await tx
+          .insert(authFailures)
+          .values(sorted.map(({ key }) => ({ key, at: sql`clock_timestamp()` })))
+          .returning({ id: authFailures.id });
+        await tx.delete(authFailures).where(lt(authFailures.at, sql`now() - ${window}`));
+        return { reserved: rows.map((r) => r.id), wait: 0 as const };
+      });
+    },
+
+    async releaseAuthAttempt(ids) {
+      const v = parseInput("releaseAuthAttempt", releaseAuthAttemptInput, { ids: [...ids] });
+      if (v.ids.length > 0) await db.delete(authFailures).where(inArray(authFailures.id, v.ids));
     },
 
     async createApiToken(input) {

@@ -348,6 +348,16 @@ const windowSeconds = z
 export const recordAuthFailureInput = z
   .object({ keys: z.array(throttleKey).min(1).max(10), windowSeconds })
   .strict();
+export const reserveAuthAttemptInput = z
+  .object({
+    limits: z
+      .array(z.object({ key: throttleKey, max: z.number().int().min(1).max(100_000) }).strict())
+      .min(1)
+      .max(10),
+    windowSeconds,
+  })
+  .strict();
+export const releaseAuthAttemptInput = z.object({ ids: z.array(z.number().int().min(1)).max(10) }).strict();
 export const authFailureWaitInput = z
   .object({ key: throttleKey, max: z.number().int().min(1).max(100_000), windowSeconds })
   .strict();

@@ -25,7 +25,7 @@ import { jsonError } from "./http.js";
 import { AccessError, actorOf, type Principal } from "./principal.js";
 import { proxyPrincipal } from "./proxy-auth.js";
 import { getStore } from "./store.js";
-import { failedCredential, throttledAttempt, throttledFor } from "./throttle.js";
+import { failedCredential, reserveTokenFailure, throttledAttempt } from "./throttle.js";
 
 export { AccessError, actorOf, type Principal };
 
@@ -90,10 +90,14 @@ export async function principalOf(h: Headers, opts: { bearer: boolean }): Promis
     // API tokens are read-only whoever owns them.
     if (found) return { name: found.user.username, role: "viewer", via: "api-token", userId: found.user.id };
     const address = clientAddress(h);
-    const wait = await throttledFor(store, null, address);
-    if (wait > 0) {
+    const counted = await reserveTokenFailure(store, address);
+    if (!counted.ok) {
       throttledAttempt("api-token", address, null);
-      throw new AccessError(429, `too many bad API tokens from this address: try again in ${wait} s`, wait);
+      throw new AccessError(
+        429,
+        `too many bad API tokens from this address: try again in ${counted.wait} s`,
+        counted.wait,
+      );
     }
     await failedCredential(store, { kind: "api-token", address, account: null, reason: "unknown token" });
     throw new AccessError(401, "the API token is not valid (unknown or revoked)");

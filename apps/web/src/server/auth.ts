@@ -8,7 +8,7 @@ import type { Env } from "../env.js";
 import { SESSION_COOKIE, sha256 } from "./access.js";
 import { DUMMY_HASH, hashPassword, randomToken, verifyPassword } from "./password.js";
 import { getStore } from "./store.js";
-import { failedCredential, succeeded, throttledAttempt, throttledFor } from "./throttle.js";
+import { failedCredential, reservePasswordAttempt, succeeded, throttledAttempt } from "./throttle.js";
 
 /**
  * Creates the admin account when the store has no user. Returns the generated password when none was
@@ -41,13 +41,14 @@ export type SignIn =
 
 export async function signIn(e: Env, username: string, password: string, address: string): Promise<SignIn> {
   const store = await getStore(e);
-  const wait = await throttledFor(store, username, address);
-  if (wait > 0) {
+  // Counted before the password is checked, so parallel guesses cannot all pass a check made first.
+  const reservation = await reservePasswordAttempt(store, username, address);
+  if (!reservation.ok) {
     throttledAttempt("password", address, username);
     return {
       ok: false,
       status: 429,
-      error: `Too many failed sign-ins: try again in ${Math.ceil(wait / 60)} min.`,
+      error: `Too many failed sign-ins: try again in ${Math.ceil(reservation.wait / 60)} min.`,
     };
   }
   const user = await store.getUserByName(username);
@@ -58,7 +59,7 @@ export async function signIn(e: Env, username: string, password: string, address
     await failedCredential(store, { kind: "password", address, account: username, reason, audit: !!user });
     return { ok: false, status: 401, error: "Wrong username or password." };
   }
-  await succeeded(store, username);
+  await succeeded(store, username, reservation.ids);
   const cookie = randomToken();
   const maxAge = e.UNTORN_SESSION_SECONDS;
   await store.createSession({
