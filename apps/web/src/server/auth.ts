@@ -87,9 +87,5 @@ export const isHttps = (req: Request) =>
   new URL(req.url).protocol === "https:" ||
   req.headers.get("x-forwarded-proto")?.split(",")[0]?.trim() === "https";
 
-/** A `next` parameter safe to redirect to: a path on this console, never another site. */
-export function safeNext(next: unknown): string {
-  if (typeof next !== "string" || !next.startsWith("/") || next.startsWith("//") || next.includes("\\"))
-    return "/";
-  return next.slice(0, 2000);
-}
+/** Where to go once signed in: lib/safe-next.ts. */
+export { safeNext } from "../lib/safe-next.js";
