@@ -132,7 +132,11 @@ export const envSchema = z.object({
       return z.NEVER;
     }),
   ),
-  /** UNTORN_AUTH=proxy: the proxy's addresses, CIDR blocks (lib/trusted-peers.ts); identity headers from elsewhere are refused. */
+  /**
+   * Reverse proxies in front of the console, addresses or CIDR blocks (lib/trusted-peers.ts), default
+   * none: only from these TCP peers are X-Forwarded-Host, -Proto and -For believed, and with
+   * UNTORN_AUTH=proxy (where it is required) the identity headers.
+   */
   UNTORN_TRUSTED_PROXIES: optional(
     z.string().transform((s, ctx) => {
       const r = parseTrustedPeers(s);
@@ -235,12 +239,7 @@ export class EnvError extends Error {
 
 const MODE_SETTINGS = {
   local: ["UNTORN_ADMIN_PASSWORD"],
-  proxy: [
-    "UNTORN_TRUSTED_PROXIES",
-    "UNTORN_PROXY_USER_HEADER",
-    "UNTORN_PROXY_GROUPS_HEADER",
-    "UNTORN_PROXY_SIGN_OUT_URL",
-  ],
+  proxy: ["UNTORN_PROXY_USER_HEADER", "UNTORN_PROXY_GROUPS_HEADER", "UNTORN_PROXY_SIGN_OUT_URL"],
   oidc: [
     "UNTORN_OIDC_ISSUER",
     "UNTORN_OIDC_CLIENT_ID",

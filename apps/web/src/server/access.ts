@@ -156,7 +156,7 @@ export function route<C>(
   const bearer = TOKEN_ROUTES.includes(name);
   return async (req, ctx) => {
     if (method !== "GET" && method !== "HEAD") {
-      const why = foreignOrigin(req.headers);
+      const why = foreignOrigin(req.headers, env().UNTORN_TRUSTED_PROXIES);
       if (why) return jsonError(403, why);
     }
     let who: Principal | null;

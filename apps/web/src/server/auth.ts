@@ -4,7 +4,8 @@ import "server-only";
  * sessions: a random 256-bit cookie value, stored only as its sha256 with an expiry, so the database
  * decides (logout, expiry, a disabled user end a session on every console at once).
  */
-import type { Env } from "../env.js";
+import { type Env, env } from "../env.js";
+import { requestProto } from "../lib/request-checks.js";
 import { SESSION_COOKIE, sha256 } from "./access.js";
 import { DUMMY_HASH, hashPassword, randomToken, verifyPassword } from "./password.js";
 import { getStore } from "./store.js";
@@ -83,9 +84,9 @@ export function sessionCookie(value: string, maxAge: number, secure: boolean): s
   ].join("; ");
 }
 
+/** Whether the request came over https (a trusted proxy's X-Forwarded-Proto counts, no one else's). */
 export const isHttps = (req: Request) =>
-  new URL(req.url).protocol === "https:" ||
-  req.headers.get("x-forwarded-proto")?.split(",")[0]?.trim() === "https";
+  requestProto(req.headers, req.url, env().UNTORN_TRUSTED_PROXIES) === "https";
 
 /** Where to go once signed in: lib/safe-next.ts. */
 export { safeNext } from "../lib/safe-next.js";
