@@ -5,6 +5,7 @@
 import { createHash } from "node:crypto";
 import { and, asc, desc, eq, gt, ilike, inArray, isNull, like, lt, type SQL, sql } from "drizzle-orm";
 import { DrizzleQueryError } from "drizzle-orm/errors";
+import { type AuditVerification, verifyAuditChain } from "./audit-chain.js";
 import {
   IdempotencyKeyReuseError,
   MetadataConflictError,
@@ -148,6 +149,8 @@ export interface StoreOps {
   audit(input: AuditInput): Promise<AuditEntry>;
   /** Newest first. */
   listAudit(filter?: ListAuditInput): Promise<AuditEntry[]>;
+  /** Recomputes the audit log's hash chain (src/audit-chain.ts); the first broken link, if any. */
+  verifyAudit(): Promise<AuditVerification>;
 
   /**
    * Runs `fn` in one transaction (a savepoint when nested): all of its writes commit together or
@@ -719,6 +722,10 @@ export function createRepository(db: Db): StoreOps {
         .where(and(...where))
         .orderBy(desc(auditLog.id))
         .limit(f.limit);
+    },
+
+    async verifyAudit() {
+      return verifyAuditChain(db);
     },
 
     transaction(fn) {

@@ -6,6 +6,7 @@
 import { type BackendOptions, openBackend, type TryExclusive } from "./backend.js";
 import { createRepository, type StoreOps } from "./repository.js";
 
+export type { AuditVerification } from "./audit-chain.js";
 export type { TryExclusive } from "./backend.js";
 export type { CommitResult, StoreOps } from "./repository.js";
 export type {
