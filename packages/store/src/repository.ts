@@ -74,6 +74,7 @@ import {
   listRolloutsInput,
   parseInput,
   recordAuthFailureInput,
+  recordTokenUseInput,
   releaseAuthAttemptInput,
   reserveAuthAttemptInput,
   rolloutIdInput,
@@ -203,8 +204,13 @@ export interface StoreOps {
   releaseAuthAttempt(ids: readonly number[]): Promise<void>;
 
   createApiToken(input: CreateApiTokenInput): Promise<ApiToken>;
-  /** The token's user when the token is neither revoked nor its user disabled; records its last use. */
+  /**
+   * The token's user when the token is neither revoked nor its user disabled. Writes nothing: the
+   * store returned by openStore notes the use and writes it with recordTokenUse in batches.
+   */
   getApiTokenUser(tokenHash: string): Promise<{ user: User; token: ApiToken } | null>;
+  /** Sets each token's last_used_at to the given time (never back); one statement for the batch. */
+  recordTokenUse(uses: readonly { id: string; at: Date }[]): Promise<void>;
   listApiTokens(userId?: string): Promise<ApiToken[]>;
   /** True when a live token was revoked. */
   revokeApiToken(id: string, actor: string): Promise<boolean>;
@@ -748,7 +754,8 @@ export function createRepository(db: Db): StoreOps {
     async getUserByName(name) {
       const n = usernameSchema.safeParse(name);
       if (!n.success) return null;
-      const [row] = await db.select().from(users).where(eq(users.username, n.data));
+      // Case-insensitive, as the unique index users_username_lower_idx is.
+      const [row] = await db.select().from(users).where(sql`lower(${users.username}) = lower(${n.data})`);
       return row ?? null;
     },
 
@@ -792,8 +799,17 @@ export function createRepository(db: Db): StoreOps {
           .set({ ...set, updatedAt: sql`now()` })
           .where(eq(users.id, v.id))
           .returning();
-        if (set.passwordHash !== undefined || v.disabled === true)
+        if (set.passwordHash !== undefined || v.disabled === true) {
+          // A new password or disabling ends every session and revokes every API token (re-enabling
+          // revives none: the user makes new ones).
           await tx.delete(sessions).where(eq(sessions.userId, v.id));
+          const revoked = await tx
+            .update(apiTokens)
+            .set({ revokedAt: sql`now()` })
+            .where(and(eq(apiTokens.userId, v.id), isNull(apiTokens.revokedAt)))
+            .returning({ id: apiTokens.id });
+          if (revoked.length > 0) changes["apiTokensRevoked"] = revoked.length;
+        }
         await writeAudit(tx, v.actor, "user.update", "user", before.username, { changes });
         return after!;
       });
@@ -920,17 +936,29 @@ export function createRepository(db: Db): StoreOps {
     async getApiTokenUser(tokenHash) {
       const h = hashInput.safeParse({ hash: tokenHash });
       if (!h.success) return null;
+      // A read, no write: the last use is batched (recordTokenUse, from store.ts).
       const [row] = await db
-        .update(apiTokens)
-        .set({ lastUsedAt: sql`now()` })
-        .where(and(eq(apiTokens.tokenHash, h.data.hash), isNull(apiTokens.revokedAt)))
-        .returning();
+        .select()
+        .from(apiTokens)
+        .where(and(eq(apiTokens.tokenHash, h.data.hash), isNull(apiTokens.revokedAt)));
       if (!row) return null;
       const [user] = await db
         .select()
         .from(users)
         .where(and(eq(users.id, row.userId), isNull(users.disabledAt)));
       return user ? { user, token: row } : null;
+    },
+
+    async recordTokenUse(uses) {
+      const v = parseInput("recordTokenUse", recordTokenUseInput, { uses: [...uses] });
+      if (v.uses.length === 0) return;
+      const values = sql.join(
+        v.uses.map((u) => sql`(${u.id}::uuid, ${u.at.toISOString()}::timestamptz)`),
+        sql`, `,
+      );
+      await db.execute(sql`
+        UPDATE untorn.api_tokens t SET last_used_at = greatest(coalesce(t.last_used_at, u.at), u.at)
+          FROM (VALUES ${values}) AS u(id, at) WHERE t.id = u.id`);
     },
 
     async listApiTokens(userId) {

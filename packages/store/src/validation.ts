@@ -358,6 +358,9 @@ export const reserveAuthAttemptInput = z
   })
   .strict();
 export const releaseAuthAttemptInput = z.object({ ids: z.array(z.number().int().min(1)).max(10) }).strict();
+export const recordTokenUseInput = z
+  .object({ uses: z.array(z.object({ id, at: z.date() }).strict()).max(10_000) })
+  .strict();
 export const authFailureWaitInput = z
   .object({ key: throttleKey, max: z.number().int().min(1).max(100_000), windowSeconds })
   .strict();

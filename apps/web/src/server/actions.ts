@@ -178,7 +178,7 @@ export async function createUser(_prev: FormState, data: FormData): Promise<Form
       actor: actorOf(who),
     });
   } catch (err) {
-    if ((err as { constraint?: string }).constraint === "users_username_idx")
+    if ((err as { constraint?: string }).constraint?.startsWith("users_username_") === true)
       return failed("That username is taken.", { username: "taken" });
     throw err;
   }

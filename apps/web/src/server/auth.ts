@@ -29,7 +29,7 @@ export async function ensureFirstAdmin(e: Env): Promise<{ created: boolean; gene
     });
   } catch (err) {
     // Another console on the same database created it first.
-    if ((err as { constraint?: string }).constraint === "users_username_idx")
+    if ((err as { constraint?: string }).constraint?.startsWith("users_username_") === true)
       return { created: false, generated: null };
     throw err;
   }

@@ -44,6 +44,8 @@ export async function openTestBackend(kind: BackendKind): Promise<TestBackend> {
     backend: kind,
     location: backend.location,
     tryExclusive: backend.tryExclusive,
+    // Token uses go straight to recordTokenUse here; openStore's batching is tested through openStore.
+    flushTokenUse: async () => {},
     close: backend.close,
   };
   return {
