@@ -20,6 +20,11 @@ export interface BackendOptions {
    */
   migrationDatabaseUrl?: string;
   /**
+   * "apply" (default) brings the database to this build's migrations; "require" changes nothing and
+   * refuses a database that is not already there (a reader such as `untorn audit verify`).
+   */
+  migrations?: "apply" | "require";
+  /**
    * Embedded PGlite only: default true, every commit synced to disk. False is for tests and benchmarks
    * only (an OS crash can lose acknowledged writes); PostgreSQL keeps its own fsync setting.
    */
@@ -49,9 +54,12 @@ export async function openBackend(options: BackendOptions): Promise<Backend> {
       ...(options.connectTimeoutMs === undefined ? {} : { connectTimeoutMs: options.connectTimeoutMs }),
     });
     try {
-      const applied = options.migrationDatabaseUrl
-        ? await migrateAsOwner(options.migrationDatabaseUrl, options.databaseUrl, pg.db, pg.location)
-        : await migrate(pg.db, pg.location);
+      const applied =
+        options.migrations === "require"
+          ? await requireMigrated(pg.db, pg.location).then(() => [])
+          : options.migrationDatabaseUrl
+            ? await migrateAsOwner(options.migrationDatabaseUrl, options.databaseUrl, pg.db, pg.location)
+            : await migrate(pg.db, pg.location);
       return {
         kind: "postgres",
         db: pg.db,
@@ -73,7 +81,10 @@ export async function openBackend(options: BackendOptions): Promise<Backend> {
     options.durable === undefined ? {} : { durable: options.durable },
   );
   try {
-    const applied = await migrate(lite.db, lite.location);
+    const applied =
+      options.migrations === "require"
+        ? await requireMigrated(lite.db, lite.location).then(() => [])
+        : await migrate(lite.db, lite.location);
     lite.markReady();
     return {
       kind: "pglite",
