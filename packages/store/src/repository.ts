@@ -3,7 +3,7 @@
  * every write that touches two tables in one transaction, every mutation written to audit_log.
  */
 import { createHash } from "node:crypto";
-import { and, asc, desc, eq, gt, ilike, inArray, isNull, like, lt, type SQL, sql } from "drizzle-orm";
+import { and, asc, desc, eq, gt, gte, ilike, inArray, isNull, like, lt, type SQL, sql } from "drizzle-orm";
 import { DrizzleQueryError } from "drizzle-orm/errors";
 import { type AuditVerification, verifyAuditChain } from "./audit-chain.js";
 import {
@@ -722,6 +722,8 @@ export function createRepository(db: Db): StoreOps {
       if (f.actor !== undefined) where.push(ilike(auditLog.actor, `%${escapeLike(f.actor)}%`));
       if (f.action !== undefined) where.push(like(auditLog.action, `${escapeLike(f.action)}%`));
       if (f.before !== undefined) where.push(lt(auditLog.id, f.before));
+      if (f.from !== undefined) where.push(gte(auditLog.at, f.from));
+      if (f.to !== undefined) where.push(lt(auditLog.at, f.to));
       return db
         .select()
         .from(auditLog)

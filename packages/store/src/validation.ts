@@ -293,6 +293,10 @@ export const listAuditInput = z
     action: str().max(100).optional(),
     /** Entries before this id (paging, newest first). */
     before: z.number().int().min(1).optional(),
+    /** Entries at or after this time. */
+    from: z.date().optional(),
+    /** Entries before this time. */
+    to: z.date().optional(),
     limit,
   })
   .strict()

@@ -178,7 +178,16 @@ export function route<C>(
             `${name} needs a signed-in ${needed}${bearer ? " or an API token" : ""}`,
             authenticate(bearer),
           );
-    return handler(req, who, ctx);
+    try {
+      return await handler(req, who, ctx);
+    } catch (err) {
+      // Input the store refused, or a record that is not there: the caller's mistake, never a 500.
+      // By name: @untorn/store is loaded at run time, its classes are not this bundle's (server/store.ts).
+      const name = (err as Error | undefined)?.name;
+      if (name === "StoreValidationError") return jsonError(400, (err as Error).message);
+      if (name === "NotFoundError") return jsonError(404, (err as Error).message);
+      throw err;
+    }
   };
 }
 
