@@ -79,11 +79,12 @@ export default async function AuditPage({ searchParams }: { searchParams: Search
       >
         <div className="field">
           <label htmlFor="audit-actor">Actor contains</label>
-          <input id="audit-actor" name="actor" defaultValue={filter.actor} />
+          <input type="text" id="audit-actor" name="actor" defaultValue={filter.actor} />
         </div>
         <div className="field">
           <label htmlFor="audit-action">Action starts with</label>
           <input
+            type="text"
             id="audit-action"
             name="action"
             defaultValue={filter.action}
@@ -93,6 +94,7 @@ export default async function AuditPage({ searchParams }: { searchParams: Search
         <div className="field">
           <label htmlFor="audit-entity">Entity</label>
           <input
+            type="text"
             id="audit-entity"
             name="entity"
             defaultValue={filter.entity}
