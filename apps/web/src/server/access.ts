@@ -123,6 +123,20 @@ export async function currentPrincipal(): Promise<Principal | null> {
 export async function requireRole(action: ActionName): Promise<Principal> {
   const needed = ACTIONS[action];
   const who = await currentPrincipal();
+  // A signed-in caller refused (a viewer replaying an operator's action) is an audit entry; callers
+  // with no credential are not (anyone could fill the log).
+  if (who && !allows(who.role, needed))
+    await (await getStore(env()))
+      .audit({
+        actor: actorOf(who),
+        action: "access.denied",
+        entity: "action",
+        entityId: action,
+        details: { needed, role: who.role, via: who.via },
+      })
+      .catch((err: unknown) =>
+        console.warn(`untorn: could not audit a refused ${action} by ${who.name}: ${(err as Error).message}`),
+      );
   if (!who || !allows(who.role, needed))
     throw new AccessError(
       who ? 403 : 401,

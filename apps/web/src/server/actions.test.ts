@@ -49,6 +49,14 @@ describe("saveInstanceMetadata", () => {
       expect(r.message).toMatch(who ? /needs the operator role; vic is viewer/ : /sign in first/);
     }
     expect(await (await metadataStore()).getInstanceMetadata("db-idle:9105")).toBeNull();
+    // The signed-in viewer's refused call is in the audit; the anonymous one is not.
+    const denied = await (await metadataStore()).listAudit({ action: "access.denied" });
+    expect(denied).toHaveLength(1);
+    expect(denied[0]).toMatchObject({
+      actor: "vic (viewer)",
+      entityId: "saveInstanceMetadata",
+      details: { needed: "operator", role: "viewer" },
+    });
   });
 
   it("reports bad fields by name", async () => {
