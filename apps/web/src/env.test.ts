@@ -165,8 +165,8 @@ describe("authentication modes", () => {
     [{ ...OIDC, UNTORN_OIDC_SCOPES: "profile email" }, /UNTORN_OIDC_SCOPES must include openid/],
     [{ ...OIDC, UNTORN_OIDC_SCOPES: "openid  profile" }, /scopes separated by single spaces/],
     [
-      { ...OIDC, UNTORN_TRUSTED_PROXIES: "10.0.0.0/8" },
-      /UNTORN_TRUSTED_PROXIES: only used when UNTORN_AUTH=proxy/,
+      { ...OIDC, UNTORN_PROXY_USER_HEADER: "x-user" },
+      /UNTORN_PROXY_USER_HEADER: only used when UNTORN_AUTH=proxy/,
     ],
     [{ UNTORN_ROLE_MAP: "dbas=operator" }, /UNTORN_ROLE_MAP: only used when UNTORN_AUTH=proxy or oidc/],
     [

@@ -55,6 +55,19 @@ export const envSchema = z.object({
   DATABASE_URL: optional(
     z.string().regex(/^postgres(ql)?:\/\//, "DATABASE_URL must be a postgres:// or postgresql:// URL"),
   ),
+  /**
+   * PostgreSQL: the owner's URL, for migrations only. Set, the console migrates through it, grants
+   * DATABASE_URL's role what it needs (the audit log: SELECT and INSERT only) and connects as that role;
+   * unset, DATABASE_URL's role migrates and owns the tables (docs/security.md, Audit log).
+   */
+  UNTORN_MIGRATION_DATABASE_URL: optional(
+    z
+      .string()
+      .regex(
+        /^postgres(ql)?:\/\//,
+        "UNTORN_MIGRATION_DATABASE_URL must be a postgres:// or postgresql:// URL",
+      ),
+  ),
   UNTORN_DATA_DIR: optional(z.string()).transform((v) => v ?? ".untorn-data"),
   /**
    * Where the last good fleet read is kept across restarts (fleet-read.json.gz), so a restarted console
@@ -132,7 +145,11 @@ export const envSchema = z.object({
       return z.NEVER;
     }),
   ),
-  /** UNTORN_AUTH=proxy: the proxy's addresses, CIDR blocks (lib/trusted-peers.ts); identity headers from elsewhere are refused. */
+  /**
+   * Reverse proxies in front of the console, addresses or CIDR blocks (lib/trusted-peers.ts), default
+   * none: only from these TCP peers are X-Forwarded-Host, -Proto and -For believed, and with
+   * UNTORN_AUTH=proxy (where it is required) the identity headers.
+   */
   UNTORN_TRUSTED_PROXIES: optional(
     z.string().transform((s, ctx) => {
       const r = parseTrustedPeers(s);
@@ -235,12 +252,7 @@ export class EnvError extends Error {
 
 const MODE_SETTINGS = {
   local: ["UNTORN_ADMIN_PASSWORD"],
-  proxy: [
-    "UNTORN_TRUSTED_PROXIES",
-    "UNTORN_PROXY_USER_HEADER",
-    "UNTORN_PROXY_GROUPS_HEADER",
-    "UNTORN_PROXY_SIGN_OUT_URL",
-  ],
+  proxy: ["UNTORN_PROXY_USER_HEADER", "UNTORN_PROXY_GROUPS_HEADER", "UNTORN_PROXY_SIGN_OUT_URL"],
   oidc: [
     "UNTORN_OIDC_ISSUER",
     "UNTORN_OIDC_CLIENT_ID",
@@ -278,6 +290,8 @@ function modeIssues(source: Readonly<Record<string, string | undefined>>, e: Env
       if ((source[name] ?? "").trim() !== "")
         issues.push(`${name}: only used when UNTORN_AUTH=${other}, but UNTORN_AUTH=${mode}`);
   }
+  if (e.UNTORN_MIGRATION_DATABASE_URL && !e.DATABASE_URL)
+    issues.push("UNTORN_MIGRATION_DATABASE_URL: only used with DATABASE_URL (PostgreSQL)");
   if (mode === "local" && e.UNTORN_ROLE_MAP)
     issues.push("UNTORN_ROLE_MAP: only used when UNTORN_AUTH=proxy or oidc, but UNTORN_AUTH=local");
   return issues;

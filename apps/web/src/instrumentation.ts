@@ -45,8 +45,13 @@ async function startUp(): Promise<void> {
   const host = bindHost();
   let storeError: Error | null = null;
   try {
-    await getStore(e);
+    const store = await getStore(e);
     console.log(`untorn: store ready at ${storeLocation(e)} (migrations applied)`);
+    // API token uses are written in batches: the last batch on the way out (server.mjs exits 2 s on).
+    for (const signal of ["SIGTERM", "SIGINT"] as const)
+      process.once(signal, () => {
+        store.flushTokenUse().catch(() => {});
+      });
   } catch (err) {
     storeError = err as Error;
     // Not fatal: the console still profiles the fleet, without the metadata users stored.

@@ -6,7 +6,7 @@
  */
 import { type NextRequest, NextResponse } from "next/server";
 import { env } from "./env.js";
-import { foreignOrigin, hostRefused, requestHost } from "./lib/request-checks.js";
+import { foreignOrigin, hostRefused, requestHost, requestProto } from "./lib/request-checks.js";
 import { isMissingDoc } from "./server/doc-files.js";
 
 /** No route lives here: a rewrite to it renders app/not-found.tsx with a real 404 status. */
@@ -38,7 +38,9 @@ function csp(nonce: string): string {
 export function proxy(req: NextRequest): NextResponse {
   const e = env();
   const h = req.headers;
-  const hostProblem = hostRefused(requestHost(h), e.UNTORN_ALLOWED_HOSTS);
+  const trusted = e.UNTORN_TRUSTED_PROXIES;
+  const host = requestHost(h, trusted);
+  const hostProblem = hostRefused(host, e.UNTORN_ALLOWED_HOSTS);
   if (hostProblem) return refuse(403, hostProblem);
   try {
     decodeURIComponent(req.nextUrl.pathname);
@@ -46,7 +48,7 @@ export function proxy(req: NextRequest): NextResponse {
     return refuse(400, "the path holds malformed percent-encoding");
   }
   if (req.method !== "GET" && req.method !== "HEAD") {
-    const why = foreignOrigin(h);
+    const why = foreignOrigin(h, trusted);
     if (why) return refuse(403, why);
     // A chunked body has no length to check here, and route handlers would read all of it.
     if (h.get("transfer-encoding") !== null && h.get("content-length") === null)
@@ -59,6 +61,10 @@ export function proxy(req: NextRequest): NextResponse {
   const policy = csp(nonce);
   const forwarded = new Headers(h);
   forwarded.set("x-nonce", nonce);
+  // What the app and Next's own Server Action origin check read: the host and scheme decided above,
+  // never a forged X-Forwarded-Host or -Proto from a client that is no trusted proxy.
+  if (host) forwarded.set("x-forwarded-host", host);
+  forwarded.set("x-forwarded-proto", requestProto(h, req.url, trusted));
   forwarded.set("x-untorn-path", req.nextUrl.pathname + req.nextUrl.search);
   forwarded.set("content-security-policy", policy);
   const res =

@@ -88,7 +88,7 @@ test.describe("roles", () => {
     const row = page.getByTestId("audit-table").locator("tbody tr").filter({ hasText: note }).first();
     await expect(row).toContainText("admin (admin)");
     await expect(row).toContainText("instance-metadata.update");
-    await expect(row).toContainText(`"to":"${note}"`);
+    await expect(row).toContainText(`→ ${note}`);
   });
 });
 

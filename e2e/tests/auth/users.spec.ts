@@ -64,12 +64,10 @@ async function auditRows(page: Page, name: string): Promise<Locator> {
   return page.getByTestId("audit-table").locator("tbody tr").filter({ hasText: name });
 }
 
-/** An audit entry's `{ from, to }` for one field, in whichever key order the store's JSON keeps. */
-function changed(field: string, from: unknown, to: unknown): RegExp {
-  const f = `"from":${JSON.stringify(from)}`;
-  const t = `"to":${JSON.stringify(to)}`;
-  const esc = (x: string) => x.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-  return new RegExp(`"${field}":\\{(${esc(f)},${esc(t)}|${esc(t)},${esc(f)})\\}`);
+/** An audit entry's change of one field as the Audit page shows it: `field: from → to`. */
+function changed(field: string, from: unknown, to: unknown): string {
+  const shown = (v: unknown) => (typeof v === "string" ? v : JSON.stringify(v));
+  return `${field}: ${shown(from)} → ${shown(to)}`;
 }
 
 async function loginRefused(baseURL: string, name: string, password: string): Promise<string> {
@@ -166,7 +164,7 @@ test.describe("the admin's users page", () => {
 
     const audit = await auditRows(page, name);
     await expect(audit).toHaveCount(3);
-    await expect(audit.nth(0)).toContainText(`"password":"changed"`);
+    await expect(audit.nth(0)).toContainText("password: changed");
     await expect(audit.nth(0)).not.toContainText(NEW_PASSWORD);
     await expect(audit.nth(1)).toContainText(changed("disabled", true, false));
     await expect(audit.nth(2)).toContainText(changed("disabled", false, true));
@@ -174,8 +172,8 @@ test.describe("the admin's users page", () => {
     await page.goto(`/admin/audit?${new URLSearchParams({ actor: name, action: "auth.sign-in-failed" })}`);
     const failed = page.getByTestId("audit-table").locator("tbody tr");
     await expect(failed).toHaveCount(2);
-    await expect(failed.nth(0)).toContainText(`"reason":"wrong password"`);
-    await expect(failed.nth(1)).toContainText(`"reason":"disabled"`);
+    await expect(failed.nth(0)).toContainText("reason: wrong password");
+    await expect(failed.nth(1)).toContainText("reason: disabled");
   });
 
   test("an admin cannot demote or disable themselves", async ({ page }) => {

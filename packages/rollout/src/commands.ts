@@ -15,7 +15,8 @@ const key = z
   .describe("Idempotency key: retrying with the same key never applies the command twice.");
 const base = { key, actor: actorSchema };
 const instance = z.string().min(1).max(256);
-const note = z.string().max(4000).optional();
+/** A note kept with the command in the rollout's document: a few sentences, not a file. */
+const note = z.string().max(1000).optional();
 const unixSeconds = z.number().finite();
 
 export const createCommandSchema = z

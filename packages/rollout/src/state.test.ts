@@ -6,6 +6,7 @@ import {
   applyCommand,
   type BakeRequest,
   createRollout,
+  MAX_REFUSED_KEYS,
   nextActions,
   parseRolloutState,
   type RolloutState,
@@ -341,6 +342,27 @@ describe("a reconcile that observes nothing new", () => {
 
 describe("commands", () => {
   const s0 = createRollout(create(fleet()), T0);
+
+  it("refused commands do not grow the document without limit (kept keys bounded, notes at most 1000)", () => {
+    expect(() => cmd({ type: "step-done", instance: "r1", note: "n".repeat(1001) })).toThrow();
+    const note = "n".repeat(1000);
+    let s = s0;
+    const sizes: number[] = [];
+    for (let i = 0; i < 60; i++) {
+      const t = applyCommand(s, cmd({ type: "step-done", instance: "r1", note }), T0);
+      expect(t.ok).toBe(false);
+      s = t.state;
+      sizes.push(JSON.stringify(s).length);
+    }
+    const refused = Object.values(s.keys).filter((k) => k.outcome === "refused");
+    expect(refused).toHaveLength(MAX_REFUSED_KEYS);
+    // Past the bound only the refusal's short event is added, not another copy of the note.
+    const perRefusal = (sizes[59]! - sizes[39]!) / 20;
+    expect(perRefusal).toBeLessThan(300);
+    // The newest refusal is still a duplicate under its key.
+    const lastKey = Object.keys(s.keys).at(-1)!;
+    expect(s.keys[lastKey]?.outcome).toBe("refused");
+  });
 
   it("refuses a step before the wave's pre-wave gate passed", () => {
     const t = applyCommand(s0, cmd({ type: "step-done", instance: "r1" }), T0);

@@ -312,8 +312,17 @@ const step = (s: RolloutState, instance: string) => {
   return index.get(instance);
 };
 
+/**
+ * Refused commands' keys kept in the document, newest: without a bound, refused commands (each with
+ * its note in the fingerprint) grow a rollout without limit. An older refused key sent again is judged
+ * afresh; the store's command table (rollout_commands) and the audit log keep every one.
+ */
+export const MAX_REFUSED_KEYS = 20;
+
 function refuse(d: Draft, c: Command, code: RefusalCode, message: string): Refusal {
   d.s.keys[c.key] = { fingerprint: canonicalJson(c), outcome: "refused", code, message };
+  const refused = Object.keys(d.s.keys).filter((k) => d.s.keys[k]?.outcome === "refused");
+  for (const k of refused.slice(0, Math.max(0, refused.length - MAX_REFUSED_KEYS))) delete d.s.keys[k];
   d.emit({ actor: c.actor, type: "command-refused", key: c.key, message: `${c.type}: ${message}` });
   return { code, message };
 }

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MetadataConflictError, StoreQueryError } from "./errors.js";
 import { rootMessage } from "./migrate.js";
 import type { StoreOps } from "./repository.js";
+import { openStore, type Store } from "./store.js";
 import { BACKENDS, openTestBackend, type TestBackend } from "./testing/backends.js";
 
 let seq = 0;
@@ -17,6 +18,42 @@ async function rejection(p: Promise<unknown>): Promise<Error> {
   }
   throw new Error("expected the promise to reject");
 }
+
+describe("API token use through openStore", () => {
+  it("is kept in memory per read and written by flushTokenUse (and on close), not once per read", async () => {
+    const t = await openTestBackend("pglite");
+    const reopen = t.reopen;
+    await t.backend.close();
+    const store = await openStore({ ...reopen, durable: false });
+    try {
+      const u = await store.createUser({
+        username: uniq("reader"),
+        passwordHash: "h",
+        role: "viewer",
+        actor: "t",
+      });
+      const h = hash();
+      await store.createApiToken({ userId: u.id, name: "r", tokenHash: h, actor: "t" });
+      for (let i = 0; i < 50; i++) expect(await store.getApiTokenUser(h)).not.toBeNull();
+      expect((await store.listApiTokens(u.id))[0]?.lastUsedAt).toBeNull();
+      await store.flushTokenUse();
+      const used = (await store.listApiTokens(u.id))[0]?.lastUsedAt;
+      expect(used).not.toBeNull();
+      await store.getApiTokenUser(h);
+      await store.close();
+      const again = await openStore({ ...reopen, durable: false });
+      try {
+        const after = (await again.listApiTokens(u.id))[0]?.lastUsedAt;
+        expect(after!.getTime()).toBeGreaterThanOrEqual(used!.getTime());
+      } finally {
+        await again.close();
+      }
+    } finally {
+      await store.close();
+      await t.cleanup().catch(() => {});
+    }
+  });
+});
 
 describe.each(BACKENDS)("access tables on %s", (kind) => {
   let t: TestBackend;
@@ -45,6 +82,45 @@ describe.each(BACKENDS)("access tables on %s", (kind) => {
     expect(await store.authFailureWait(account, 1, 900)).toBe(0);
     expect(await store.authFailureWait(other, 3, 900)).toBeGreaterThan(0);
     await expect(store.recordAuthFailure([], 900)).rejects.toThrow(/keys/);
+  });
+
+  it("reserves at most `max` of 40 parallel attempts released by a barrier, across two connections", async () => {
+    // On PostgreSQL the second store is another pool, as a second console on the same database is.
+    const second: Store | null = kind === "postgres" ? await openStore(t.reopen) : null;
+    try {
+      const account = uniq("account:race");
+      const address = uniq("address:race");
+      let release!: () => void;
+      const barrier = new Promise<void>((r) => {
+        release = r;
+      });
+      const attempts = Array.from({ length: 40 }, (_, i) =>
+        barrier.then(() =>
+          (i % 2 === 1 && second ? second : store).reserveAuthAttempt(
+            [
+              { key: account, max: 10 },
+              { key: address, max: 50 },
+            ],
+            900,
+          ),
+        ),
+      );
+      release();
+      const results = await Promise.all(attempts);
+      expect(results.filter((r) => r.reserved !== null)).toHaveLength(10);
+      for (const r of results.filter((r) => r.reserved === null)) expect(r.wait).toBeGreaterThan(0);
+      expect(await store.authFailureWait(account, 10, 900)).toBeGreaterThan(0);
+      expect(await store.authFailureWait(address, 11, 900)).toBe(0);
+      // A good attempt gives its reservation back.
+      const other = uniq("account:ok");
+      const r = await store.reserveAuthAttempt([{ key: other, max: 1 }], 900);
+      expect(r.reserved).toHaveLength(1);
+      expect((await store.reserveAuthAttempt([{ key: other, max: 1 }], 900)).reserved).toBeNull();
+      await store.releaseAuthAttempt(r.reserved ?? []);
+      expect(await store.authFailureWait(other, 1, 900)).toBe(1 - 1);
+    } finally {
+      await second?.close();
+    }
   });
 
   it("creates users with unique names and audits it", async () => {
@@ -100,12 +176,52 @@ describe.each(BACKENDS)("access tables on %s", (kind) => {
     const tok = await store.createApiToken({ userId: u.id, name: "health check", tokenHash: h, actor: "t" });
     const found = await store.getApiTokenUser(h);
     expect(found?.user.id).toBe(u.id);
-    expect(found?.token.lastUsedAt).not.toBeNull();
+    // A read writes nothing; the use is recorded in a batch.
+    expect(found?.token.lastUsedAt).toBeNull();
+    const at = new Date(Date.now() - 5000);
+    await store.recordTokenUse([{ id: tok.id, at }]);
+    await store.recordTokenUse([{ id: tok.id, at: new Date(at.getTime() - 60_000) }]);
+    expect((await store.listApiTokens(u.id))[0]?.lastUsedAt?.getTime()).toBe(at.getTime());
     expect(await store.getApiTokenUser(hash())).toBeNull();
     expect(await store.revokeApiToken(tok.id, "admin")).toBe(true);
     expect(await store.revokeApiToken(tok.id, "admin")).toBe(false);
     expect(await store.getApiTokenUser(h)).toBeNull();
     expect((await store.listApiTokens(u.id))[0]?.revokedAt).not.toBeNull();
+  });
+
+  it("a password reset and disabling revoke the user's API tokens; re-enabling revives none", async () => {
+    const u = await store.createUser({
+      username: uniq("tok"),
+      passwordHash: "h",
+      role: "viewer",
+      actor: "t",
+    });
+    const a = hash();
+    const b = hash();
+    await store.createApiToken({ userId: u.id, name: "a", tokenHash: a, actor: "t" });
+    await store.updateUser({ id: u.id, passwordHash: "h2", actor: "admin" });
+    expect(await store.getApiTokenUser(a)).toBeNull();
+    await store.createApiToken({ userId: u.id, name: "b", tokenHash: b, actor: "t" });
+    expect(await store.getApiTokenUser(b)).not.toBeNull();
+    await store.updateUser({ id: u.id, disabled: true, actor: "admin" });
+    await store.updateUser({ id: u.id, disabled: false, actor: "admin" });
+    expect(await store.getApiTokenUser(b)).toBeNull();
+    expect(await store.getApiTokenUser(a)).toBeNull();
+    const [audit] = await store.listAudit({ entity: "user", entityId: u.username, action: "user.update" });
+    expect(
+      JSON.stringify((await store.listAudit({ entity: "user", entityId: u.username })).map((x) => x.details)),
+    ).toContain("apiTokensRevoked");
+    expect(audit).toBeDefined();
+  });
+
+  it("usernames are one account whatever their case", async () => {
+    const name = uniq("CaseUser");
+    await store.createUser({ username: name, passwordHash: "h", role: "viewer", actor: "t" });
+    const dup = await rejection(
+      store.createUser({ username: name.toLowerCase(), passwordHash: "h", role: "admin", actor: "t" }),
+    );
+    expect((dup as StoreQueryError).constraint).toBe("users_username_lower_idx");
+    expect((await store.getUserByName(name.toUpperCase()))?.username).toBe(name);
   });
 
   it("a metadata save from a stale version is refused naming who changed what", async () => {

@@ -1,8 +1,8 @@
 /** Opens PGlite or PostgreSQL and applies pending migrations; the store's only entry to a database. */
 import { StoreOpenError } from "./errors.js";
-import { type Db, migrate, rootMessage } from "./migrate.js";
+import { type Db, grantAppRole, migrate, requireMigrated, rootMessage } from "./migrate.js";
 import { openPglite } from "./pglite.js";
-import { openPostgres, type TryExclusive } from "./postgres.js";
+import { describeDatabaseUrl, openPostgres, type TryExclusive } from "./postgres.js";
 
 export type { TryExclusive } from "./postgres.js";
 
@@ -11,6 +11,19 @@ export interface BackendOptions {
   dataDir?: string;
   /** postgres:// URL; wins over dataDir. */
   databaseUrl?: string;
+  /**
+   * PostgreSQL only: the owner's URL, for migrations. When set, migrations run through it, then the
+   * role of `databaseUrl` is granted what the console needs and no more (audit_log: SELECT and INSERT
+   * only), and the store connects as that role, which owns nothing; it refuses to start on an
+   * unmigrated database. Unset: `databaseUrl` migrates and owns the tables (the audit log's
+   * append-only trigger then binds it only until it disables the trigger).
+   */
+  migrationDatabaseUrl?: string;
+  /**
+   * "apply" (default) brings the database to this build's migrations; "require" changes nothing and
+   * refuses a database that is not already there (a reader such as `untorn audit verify`).
+   */
+  migrations?: "apply" | "require";
   /**
    * Embedded PGlite only: default true, every commit synced to disk. False is for tests and benchmarks
    * only (an OS crash can lose acknowledged writes); PostgreSQL keeps its own fsync setting.
@@ -41,7 +54,12 @@ export async function openBackend(options: BackendOptions): Promise<Backend> {
       ...(options.connectTimeoutMs === undefined ? {} : { connectTimeoutMs: options.connectTimeoutMs }),
     });
     try {
-      const applied = await migrate(pg.db, pg.location);
+      const applied =
+        options.migrations === "require"
+          ? await requireMigrated(pg.db, pg.location).then(() => [])
+          : options.migrationDatabaseUrl
+            ? await migrateAsOwner(options.migrationDatabaseUrl, options.databaseUrl, pg.db, pg.location)
+            : await migrate(pg.db, pg.location);
       return {
         kind: "postgres",
         db: pg.db,
@@ -63,7 +81,10 @@ export async function openBackend(options: BackendOptions): Promise<Backend> {
     options.durable === undefined ? {} : { durable: options.durable },
   );
   try {
-    const applied = await migrate(lite.db, lite.location);
+    const applied =
+      options.migrations === "require"
+        ? await requireMigrated(lite.db, lite.location).then(() => [])
+        : await migrate(lite.db, lite.location);
     lite.markReady();
     return {
       kind: "pglite",
@@ -77,6 +98,27 @@ export async function openBackend(options: BackendOptions): Promise<Backend> {
     await lite.close();
     throw migrationFailure(e, lite.location);
   }
+}
+
+/** Migrates through the owner's URL, grants the app role its share, then checks as the app role. */
+async function migrateAsOwner(
+  ownerUrl: string,
+  appUrl: string,
+  app: Db,
+  appLocation: string,
+): Promise<string[]> {
+  const owner = await openPostgres(ownerUrl, { poolSize: 1 });
+  let applied: string[];
+  try {
+    applied = await migrate(owner.db, owner.location);
+    await grantAppRole(owner.db, describeDatabaseUrl(appUrl).user);
+  } catch (e) {
+    throw migrationFailure(e, owner.location);
+  } finally {
+    await owner.close();
+  }
+  await requireMigrated(app, appLocation);
+  return applied;
 }
 
 function inProcessExclusive(): TryExclusive {

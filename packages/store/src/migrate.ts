@@ -138,6 +138,52 @@ export async function migrate(db: Db, location: string, migrations = readMigrati
   });
 }
 
+/**
+ * What the console's role (DATABASE_URL's user, when migrations run as another) may do: read and write
+ * the store's tables, but on audit_log only SELECT and INSERT; it owns nothing, so it can neither
+ * ALTER the table nor disable its triggers. Idempotent; run by the owner after every migration.
+ */
+export async function grantAppRole(db: Db, role: string): Promise<void> {
+  const r = sql.identifier(role);
+  await db.transaction(async (tx) => {
+    const [who] = await rows<{ owner: string; me: string; super: boolean }>(
+      tx,
+      sql`SELECT pg_get_userbyid(c.relowner) AS owner, current_user AS me,
+                 (SELECT rolsuper FROM pg_roles WHERE rolname = ${role}) AS super
+            FROM pg_class c WHERE c.oid = 'untorn.audit_log'::regclass`,
+    );
+    if (who?.owner === role)
+      throw new Error(
+        `the console's role ${role} owns the store's tables; migrate as another role (the owner) and connect the console as ${role}`,
+      );
+    if (who?.super)
+      throw new Error(
+        `the console's role ${role} is a superuser: give it a role of its own without SUPERUSER`,
+      );
+    await tx.execute(sql`GRANT USAGE ON SCHEMA untorn, untorn_meta TO ${r}`);
+    await tx.execute(sql`GRANT SELECT ON untorn_meta.migrations TO ${r}`);
+    await tx.execute(sql`GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA untorn TO ${r}`);
+    await tx.execute(sql`REVOKE UPDATE, DELETE, TRUNCATE, REFERENCES, TRIGGER ON untorn.audit_log FROM ${r}`);
+    await tx.execute(sql`GRANT USAGE, SELECT ON ALL SEQUENCES IN SCHEMA untorn TO ${r}`);
+  });
+}
+
+/** Refuses a database this build has migrations for that are not applied (the app role cannot apply them). */
+export async function requireMigrated(
+  db: Db,
+  location: string,
+  migrations = readMigrations(),
+): Promise<void> {
+  const applied = await appliedMigrations(db);
+  const last = applied.at(-1);
+  const want = migrations.at(-1);
+  if (applied.length !== migrations.length || last?.hash !== want?.hash)
+    throw new MigrationError(
+      location,
+      `${location}: the store is at migration ${last?.tag ?? "none"}, this build needs ${want?.tag ?? "none"}; run the migrations as the owner (UNTORN_MIGRATION_DATABASE_URL)`,
+    );
+}
+
 /** The database's own message under drizzle's "Failed query: ..." wrapper. */
 export function rootMessage(e: unknown): string {
   let cur: unknown = e;

@@ -3,8 +3,9 @@
  * every write that touches two tables in one transaction, every mutation written to audit_log.
  */
 import { createHash } from "node:crypto";
-import { and, asc, desc, eq, gt, ilike, inArray, isNull, like, lt, type SQL, sql } from "drizzle-orm";
+import { and, asc, desc, eq, gt, gte, ilike, inArray, isNull, like, lt, type SQL, sql } from "drizzle-orm";
 import { DrizzleQueryError } from "drizzle-orm/errors";
+import { type AuditVerification, verifyAuditChain } from "./audit-chain.js";
 import {
   IdempotencyKeyReuseError,
   MetadataConflictError,
@@ -73,6 +74,9 @@ import {
   listRolloutsInput,
   parseInput,
   recordAuthFailureInput,
+  recordTokenUseInput,
+  releaseAuthAttemptInput,
+  reserveAuthAttemptInput,
   rolloutIdInput,
   type SaveComparisonInput,
   saveComparisonInput,
@@ -146,6 +150,8 @@ export interface StoreOps {
   audit(input: AuditInput): Promise<AuditEntry>;
   /** Newest first. */
   listAudit(filter?: ListAuditInput): Promise<AuditEntry[]>;
+  /** Recomputes the audit log's hash chain (src/audit-chain.ts); the first broken link, if any. */
+  verifyAudit(): Promise<AuditVerification>;
 
   /**
    * Runs `fn` in one transaction (a savepoint when nested): all of its writes commit together or
@@ -182,10 +188,29 @@ export interface StoreOps {
   authFailureWait(key: string, max: number, windowSeconds: number): Promise<number>;
   /** Forgets `key`'s failures (a successful sign-in). */
   clearAuthFailures(key: string): Promise<void>;
+  /**
+   * Counts an attempt before its credential is checked: atomically (a transaction-scoped advisory lock
+   * per key, so parallel callers on every console queue), either every key has fewer than its `max` in
+   * the window and one row per key is written (`reserved`: the row ids; a failed attempt leaves them
+   * as its failures, a good one gives them back with releaseAuthAttempt), or nothing is written and
+   * `wait` says how many seconds until the first full key frees a place. N parallel guesses check at
+   * most `max` passwords.
+   */
+  reserveAuthAttempt(
+    limits: readonly { key: string; max: number }[],
+    windowSeconds: number,
+  ): Promise<{ reserved: number[]; wait: 0 } | { reserved: null; wait: number }>;
+  /** Deletes the rows reserveAuthAttempt wrote (the attempt succeeded: it is no failure). */
+  releaseAuthAttempt(ids: readonly number[]): Promise<void>;
 
   createApiToken(input: CreateApiTokenInput): Promise<ApiToken>;
-  /** The token's user when the token is neither revoked nor its user disabled; records its last use. */
+  /**
+   * The token's user when the token is neither revoked nor its user disabled. Writes nothing: the
+   * store returned by openStore notes the use and writes it with recordTokenUse in batches.
+   */
   getApiTokenUser(tokenHash: string): Promise<{ user: User; token: ApiToken } | null>;
+  /** Sets each token's last_used_at to the given time (never back); one statement for the batch. */
+  recordTokenUse(uses: readonly { id: string; at: Date }[]): Promise<void>;
   listApiTokens(userId?: string): Promise<ApiToken[]>;
   /** True when a live token was revoked. */
   revokeApiToken(id: string, actor: string): Promise<boolean>;
@@ -203,6 +228,8 @@ export function sqlState(e: unknown): string | undefined {
 }
 
 const FOREIGN_KEY_VIOLATION = "23503";
+/** First key of the two-key advisory locks the sign-in throttle takes (pg_advisory_xact_lock(int, int)). */
+const AUTH_LOCK_SPACE = 0x756e7430;
 const UNIQUE_VIOLATION = "23505";
 
 /** sha256 of the command, rollout and canonical request JSON. */
@@ -695,12 +722,18 @@ export function createRepository(db: Db): StoreOps {
       if (f.actor !== undefined) where.push(ilike(auditLog.actor, `%${escapeLike(f.actor)}%`));
       if (f.action !== undefined) where.push(like(auditLog.action, `${escapeLike(f.action)}%`));
       if (f.before !== undefined) where.push(lt(auditLog.id, f.before));
+      if (f.from !== undefined) where.push(gte(auditLog.at, f.from));
+      if (f.to !== undefined) where.push(lt(auditLog.at, f.to));
       return db
         .select()
         .from(auditLog)
         .where(and(...where))
         .orderBy(desc(auditLog.id))
         .limit(f.limit);
+    },
+
+    async verifyAudit() {
+      return verifyAuditChain(db);
     },
 
     transaction(fn) {
@@ -723,7 +756,8 @@ export function createRepository(db: Db): StoreOps {
     async getUserByName(name) {
       const n = usernameSchema.safeParse(name);
       if (!n.success) return null;
-      const [row] = await db.select().from(users).where(eq(users.username, n.data));
+      // Case-insensitive, as the unique index users_username_lower_idx is.
+      const [row] = await db.select().from(users).where(sql`lower(${users.username}) = lower(${n.data})`);
       return row ?? null;
     },
 
@@ -767,8 +801,17 @@ export function createRepository(db: Db): StoreOps {
           .set({ ...set, updatedAt: sql`now()` })
           .where(eq(users.id, v.id))
           .returning();
-        if (set.passwordHash !== undefined || v.disabled === true)
+        if (set.passwordHash !== undefined || v.disabled === true) {
+          // A new password or disabling ends every session and revokes every API token (re-enabling
+          // revives none: the user makes new ones).
           await tx.delete(sessions).where(eq(sessions.userId, v.id));
+          const revoked = await tx
+            .update(apiTokens)
+            .set({ revokedAt: sql`now()` })
+            .where(and(eq(apiTokens.userId, v.id), isNull(apiTokens.revokedAt)))
+            .returning({ id: apiTokens.id });
+          if (revoked.length > 0) changes["apiTokensRevoked"] = revoked.length;
+        }
         await writeAudit(tx, v.actor, "user.update", "user", before.username, { changes });
         return after!;
       });
@@ -834,6 +877,48 @@ export function createRepository(db: Db): StoreOps {
       await db.delete(authFailures).where(eq(authFailures.key, key));
     },
 
+    async reserveAuthAttempt(limits, windowSeconds) {
+      const v = parseInput("reserveAuthAttempt", reserveAuthAttemptInput, {
+        limits: limits.map((l) => ({ ...l })),
+        windowSeconds,
+      });
+      const window = sql`${v.windowSeconds}::int * interval '1 second'`;
+      // Locks taken in one order (sorted keys), so two attempts sharing keys never deadlock.
+      const sorted = [...v.limits].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+      return inTx(async (tx) => {
+        let wait = 0;
+        for (const { key, max } of sorted) {
+          await tx.execute(sql`select pg_advisory_xact_lock(${AUTH_LOCK_SPACE}::int, hashtext(${key}))`);
+          const recent = tx
+            .select({ at: authFailures.at })
+            .from(authFailures)
+            .where(and(eq(authFailures.key, key), gt(authFailures.at, sql`now() - ${window}`)))
+            .orderBy(desc(authFailures.at))
+            .limit(max)
+            .as("recent");
+          const [row] = await tx
+            .select({
+              n: sql<number>`count(*)::int`,
+              wait: sql<number>`coalesce(ceil(extract(epoch from (min(${recent.at}) + ${window} - clock_timestamp())))::int, 0)`,
+            })
+            .from(recent);
+          if (row && row.n >= max) wait = Math.max(wait, Math.max(1, row.wait));
+        }
+        if (wait > 0) return { reserved: null, wait };
+        const rows = await tx
+          .insert(authFailures)
+          .values(sorted.map(({ key }) => ({ key, at: sql`clock_timestamp()` })))
+          .returning({ id: authFailures.id });
+        await tx.delete(authFailures).where(lt(authFailures.at, sql`now() - ${window}`));
+        return { reserved: rows.map((r) => r.id), wait: 0 as const };
+      });
+    },
+
+    async releaseAuthAttempt(ids) {
+      const v = parseInput("releaseAuthAttempt", releaseAuthAttemptInput, { ids: [...ids] });
+      if (v.ids.length > 0) await db.delete(authFailures).where(inArray(authFailures.id, v.ids));
+    },
+
     async createApiToken(input) {
       const v = parseInput("createApiToken", createApiTokenInput, input);
       return inTx(async (tx) => {
@@ -853,17 +938,29 @@ export function createRepository(db: Db): StoreOps {
     async getApiTokenUser(tokenHash) {
       const h = hashInput.safeParse({ hash: tokenHash });
       if (!h.success) return null;
+      // A read, no write: the last use is batched (recordTokenUse, from store.ts).
       const [row] = await db
-        .update(apiTokens)
-        .set({ lastUsedAt: sql`now()` })
-        .where(and(eq(apiTokens.tokenHash, h.data.hash), isNull(apiTokens.revokedAt)))
-        .returning();
+        .select()
+        .from(apiTokens)
+        .where(and(eq(apiTokens.tokenHash, h.data.hash), isNull(apiTokens.revokedAt)));
       if (!row) return null;
       const [user] = await db
         .select()
         .from(users)
         .where(and(eq(users.id, row.userId), isNull(users.disabledAt)));
       return user ? { user, token: row } : null;
+    },
+
+    async recordTokenUse(uses) {
+      const v = parseInput("recordTokenUse", recordTokenUseInput, { uses: [...uses] });
+      if (v.uses.length === 0) return;
+      const values = sql.join(
+        v.uses.map((u) => sql`(${u.id}::uuid, ${u.at.toISOString()}::timestamptz)`),
+        sql`, `,
+      );
+      await db.execute(sql`
+        UPDATE untorn.api_tokens t SET last_used_at = greatest(coalesce(t.last_used_at, u.at), u.at)
+          FROM (VALUES ${values}) AS u(id, at) WHERE t.id = u.id`);
     },
 
     async listApiTokens(userId) {

@@ -165,7 +165,12 @@ export const comparisons = untorn.table(
   ],
 );
 
-/** Who did what to which entity; every store mutation writes one row in its own transaction. */
+/**
+ * Who did what to which entity; every store mutation writes one row in its own transaction. A hash
+ * chain (src/audit-chain.ts): a BEFORE INSERT trigger (migration 0005) numbers each row `seq` under a
+ * transaction lock and sets `hash` = sha256 over `prevHash` (the previous row's hash) and the row, so
+ * rewriting, deleting or inserting a row anywhere breaks every link after it.
+ */
 export const auditLog = untorn.table(
   "audit_log",
   {
@@ -176,8 +181,16 @@ export const auditLog = untorn.table(
     entity: text("entity").notNull(),
     entityId: text("entity_id"),
     details: jsonb("details").$type<JsonObject>().notNull().default({}),
+    /** Position in the chain, 1 up, set by the trigger. */
+    seq: bigint("seq", { mode: "number" }).notNull().default(0),
+    prevHash: text("prev_hash").notNull().default(""),
+    hash: text("hash").notNull().default(""),
   },
-  (t) => [index("audit_log_entity_idx").on(t.entity, t.entityId), index("audit_log_at_idx").on(t.at)],
+  (t) => [
+    index("audit_log_entity_idx").on(t.entity, t.entityId),
+    index("audit_log_at_idx").on(t.at),
+    uniqueIndex("audit_log_seq_idx").on(t.seq),
+  ],
 );
 
 /** Console access roles, weakest first: each role can do what the ones before it can. */
@@ -197,6 +210,8 @@ export const users = untorn.table(
   },
   (t) => [
     uniqueIndex("users_username_idx").on(t.username),
+    /** Names differing only by case are one account (sign-in looks them up case-insensitively). */
+    uniqueIndex("users_username_lower_idx").on(sql`lower(${t.username})`),
     check("users_role_check", sql`${t.role} IN (${inList(ACCESS_ROLES)})`),
   ],
 );

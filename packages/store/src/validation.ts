@@ -293,6 +293,10 @@ export const listAuditInput = z
     action: str().max(100).optional(),
     /** Entries before this id (paging, newest first). */
     before: z.number().int().min(1).optional(),
+    /** Entries at or after this time. */
+    from: z.date().optional(),
+    /** Entries before this time. */
+    to: z.date().optional(),
     limit,
   })
   .strict()
@@ -347,6 +351,19 @@ const windowSeconds = z
   .max(30 * 86_400);
 export const recordAuthFailureInput = z
   .object({ keys: z.array(throttleKey).min(1).max(10), windowSeconds })
+  .strict();
+export const reserveAuthAttemptInput = z
+  .object({
+    limits: z
+      .array(z.object({ key: throttleKey, max: z.number().int().min(1).max(100_000) }).strict())
+      .min(1)
+      .max(10),
+    windowSeconds,
+  })
+  .strict();
+export const releaseAuthAttemptInput = z.object({ ids: z.array(z.number().int().min(1)).max(10) }).strict();
+export const recordTokenUseInput = z
+  .object({ uses: z.array(z.object({ id, at: z.date() }).strict()).max(10_000) })
   .strict();
 export const authFailureWaitInput = z
   .object({ key: throttleKey, max: z.number().int().min(1).max(100_000), windowSeconds })

@@ -1,6 +1,7 @@
 import type { Command } from "commander";
 import type { Io } from "../io.js";
 import { registerAdvise } from "./advise.js";
+import { registerAudit } from "./audit.js";
 import { registerCompare } from "./compare.js";
 import { registerFleet } from "./fleet.js";
 import { registerInstance } from "./instance.js";
@@ -18,4 +19,5 @@ export const COMMANDS: readonly Register[] = [
   registerRecord,
   registerCompare,
   registerRollout,
+  registerAudit,
 ];

@@ -14,6 +14,8 @@ export interface Field {
   readonly type?: "text" | "password" | "hidden";
   readonly value?: string;
   readonly options?: readonly string[];
+  /** What each option shows, when not its value (`true` → `disabled`). */
+  readonly optionLabels?: Readonly<Record<string, string>>;
 }
 
 const IDLE: FormState = { status: "idle", message: "", fieldErrors: {} };
@@ -44,7 +46,7 @@ export function ActionForm({
               <select id={id} name={f.name} defaultValue={f.value}>
                 {f.options.map((o) => (
                   <option key={o} value={o}>
-                    {o || "unchanged"}
+                    {f.optionLabels?.[o] ?? (o || "unchanged")}
                   </option>
                 ))}
               </select>

@@ -1,19 +1,44 @@
 /**
  * Request checks that need no state: same-origin writes (CSRF, DNS rebinding) and allowed hosts. Used
  * by the proxy (src/proxy.ts) for every request and again by each state-changing route handler.
+ *
+ * X-Forwarded-Host and X-Forwarded-Proto are what a client chose to send unless the TCP peer (reported
+ * by server.mjs) is a configured reverse proxy (UNTORN_TRUSTED_PROXIES, default none): believed from
+ * anyone, a forged X-Forwarded-Host would pass UNTORN_ALLOWED_HOSTS and the same-origin check.
  */
+import { peerAddress } from "./server-info.js";
+import type { TrustedPeers } from "./trusted-peers.js";
 
-/** The host the request was sent to (a proxy's X-Forwarded-Host wins, as Next's own action check does). */
-export const requestHost = (h: Headers) =>
-  (h.get("x-forwarded-host")?.split(",")[0]?.trim() || h.get("host") || "").toLowerCase();
+/** Whether the request came through a configured reverse proxy, whose X-Forwarded-* headers count. */
+export function fromTrustedProxy(h: Headers, trusted: TrustedPeers | undefined): boolean {
+  const peer = peerAddress(h);
+  return peer !== null && trusted?.has(peer) === true;
+}
+
+/** The host the request was sent to: the Host header, or a trusted proxy's X-Forwarded-Host. */
+export function requestHost(h: Headers, trusted?: TrustedPeers): string {
+  const forwarded = fromTrustedProxy(h, trusted)
+    ? h.get("x-forwarded-host")?.split(",")[0]?.trim()
+    : undefined;
+  return (forwarded || h.get("host") || "").toLowerCase();
+}
+
+/** "https" or "http": a trusted proxy's X-Forwarded-Proto, else how this server was reached. */
+export function requestProto(h: Headers, url: string, trusted?: TrustedPeers): "https" | "http" {
+  if (fromTrustedProxy(h, trusted)) {
+    const p = h.get("x-forwarded-proto")?.split(",")[0]?.trim().toLowerCase();
+    if (p === "https" || p === "http") return p;
+  }
+  return new URL(url).protocol === "https:" ? "https" : "http";
+}
 
 /**
  * Why a state-changing request is refused as cross-site, or null: a browser sends Origin (and
  * Sec-Fetch-Site) on every POST; their host must be the one the request was sent to.
  */
-export function foreignOrigin(h: Headers): string | null {
+export function foreignOrigin(h: Headers, trusted?: TrustedPeers): string | null {
   const origin = h.get("origin");
-  const host = requestHost(h);
+  const host = requestHost(h, trusted);
   if (origin !== null) {
     let originHost: string;
     try {

@@ -25,7 +25,7 @@ import { jsonError } from "./http.js";
 import { AccessError, actorOf, type Principal } from "./principal.js";
 import { proxyPrincipal } from "./proxy-auth.js";
 import { getStore } from "./store.js";
-import { failedCredential, throttledAttempt, throttledFor } from "./throttle.js";
+import { failedCredential, reserveTokenFailure, throttledAttempt } from "./throttle.js";
 
 export { AccessError, actorOf, type Principal };
 
@@ -90,10 +90,14 @@ export async function principalOf(h: Headers, opts: { bearer: boolean }): Promis
     // API tokens are read-only whoever owns them.
     if (found) return { name: found.user.username, role: "viewer", via: "api-token", userId: found.user.id };
     const address = clientAddress(h);
-    const wait = await throttledFor(store, null, address);
-    if (wait > 0) {
+    const counted = await reserveTokenFailure(store, address);
+    if (!counted.ok) {
       throttledAttempt("api-token", address, null);
-      throw new AccessError(429, `too many bad API tokens from this address: try again in ${wait} s`, wait);
+      throw new AccessError(
+        429,
+        `too many bad API tokens from this address: try again in ${counted.wait} s`,
+        counted.wait,
+      );
     }
     await failedCredential(store, { kind: "api-token", address, account: null, reason: "unknown token" });
     throw new AccessError(401, "the API token is not valid (unknown or revoked)");
@@ -119,6 +123,20 @@ export async function currentPrincipal(): Promise<Principal | null> {
 export async function requireRole(action: ActionName): Promise<Principal> {
   const needed = ACTIONS[action];
   const who = await currentPrincipal();
+  // A signed-in caller refused (a viewer replaying an operator's action) is an audit entry; callers
+  // with no credential are not (anyone could fill the log).
+  if (who && !allows(who.role, needed))
+    await (await getStore(env()))
+      .audit({
+        actor: actorOf(who),
+        action: "access.denied",
+        entity: "action",
+        entityId: action,
+        details: { needed, role: who.role, via: who.via },
+      })
+      .catch((err: unknown) =>
+        console.warn(`untorn: could not audit a refused ${action} by ${who.name}: ${(err as Error).message}`),
+      );
   if (!who || !allows(who.role, needed))
     throw new AccessError(
       who ? 403 : 401,
@@ -152,7 +170,7 @@ export function route<C>(
   const bearer = TOKEN_ROUTES.includes(name);
   return async (req, ctx) => {
     if (method !== "GET" && method !== "HEAD") {
-      const why = foreignOrigin(req.headers);
+      const why = foreignOrigin(req.headers, env().UNTORN_TRUSTED_PROXIES);
       if (why) return jsonError(403, why);
     }
     let who: Principal | null;
@@ -174,7 +192,16 @@ export function route<C>(
             `${name} needs a signed-in ${needed}${bearer ? " or an API token" : ""}`,
             authenticate(bearer),
           );
-    return handler(req, who, ctx);
+    try {
+      return await handler(req, who, ctx);
+    } catch (err) {
+      // Input the store refused, or a record that is not there: the caller's mistake, never a 500.
+      // By name: @untorn/store is loaded at run time, its classes are not this bundle's (server/store.ts).
+      const name = (err as Error | undefined)?.name;
+      if (name === "StoreValidationError") return jsonError(400, (err as Error).message);
+      if (name === "NotFoundError") return jsonError(404, (err as Error).message);
+      throw err;
+    }
   };
 }
 

@@ -49,6 +49,14 @@ describe("saveInstanceMetadata", () => {
       expect(r.message).toMatch(who ? /needs the operator role; vic is viewer/ : /sign in first/);
     }
     expect(await (await metadataStore()).getInstanceMetadata("db-idle:9105")).toBeNull();
+    // The signed-in viewer's refused call is in the audit; the anonymous one is not.
+    const denied = await (await metadataStore()).listAudit({ action: "access.denied" });
+    expect(denied).toHaveLength(1);
+    expect(denied[0]).toMatchObject({
+      actor: "vic (viewer)",
+      entityId: "saveInstanceMetadata",
+      details: { needed: "operator", role: "viewer" },
+    });
   });
 
   it("reports bad fields by name", async () => {
@@ -90,14 +98,54 @@ describe("saveInstanceMetadata", () => {
     const { saveInstanceMetadata } = await import("./actions.js");
     const { metadataStore } = await import("./data.js");
     const first = await runAs(operator, () =>
-      saveInstanceMetadata(IDLE, form({ instance: "db-on:9105", notes: "first", version: "0" })),
+      saveInstanceMetadata(IDLE, form({ instance: "db-off:9105", notes: "first", version: "0" })),
     );
     expect(first.status).toBe("saved");
     const stale = await runAs({ name: "bob", role: "admin", via: "session" }, () =>
-      saveInstanceMetadata(IDLE, form({ instance: "db-on:9105", notes: "second", version: "0" })),
+      saveInstanceMetadata(IDLE, form({ instance: "db-off:9105", notes: "second", version: "0" })),
     );
     expect(stale.status).toBe("error");
     expect(stale.message).toMatch(/changed by olga \(operator\) at .* \(.*notes.*\) after you loaded it/);
-    expect((await (await metadataStore()).getInstanceMetadata("db-on:9105"))?.notes).toBe("first");
+    expect((await (await metadataStore()).getInstanceMetadata("db-off:9105"))?.notes).toBe("first");
+  });
+
+  it("refuses a save without the version it was loaded at (no silent overwrite)", async () => {
+    const { saveInstanceMetadata } = await import("./actions.js");
+    const { metadataStore } = await import("./data.js");
+    const before = await (await metadataStore()).getInstanceMetadata("db-off:9105");
+    const r = await runAs(operator, () =>
+      saveInstanceMetadata(IDLE, form({ instance: "db-off:9105", notes: "stale, no version" })),
+    );
+    expect(r).toMatchObject({ status: "error" });
+    expect(r.message).toMatch(/no version/);
+    expect(await (await metadataStore()).getInstanceMetadata("db-off:9105")).toEqual(before);
+  });
+
+  it.each(["../../../etc/passwd", "no-such-db:3306", "db-off:9105/../x"])(
+    "refuses metadata for %s, an instance no fleet has",
+    async (instance) => {
+      const { saveInstanceMetadata } = await import("./actions.js");
+      const { metadataStore } = await import("./data.js");
+      const r = await runAs(operator, () =>
+        saveInstanceMetadata(IDLE, form({ instance, notes: "x", version: "0" })),
+      );
+      expect(r).toMatchObject({ status: "error" });
+      expect(r.message).toMatch(/in the fleet/);
+      expect(await (await metadataStore()).getInstanceMetadata(instance)).toBeNull();
+    },
+  );
+});
+
+describe("updateUser", () => {
+  it("answers a specific error for an id that names no user, not a crash", async () => {
+    const { updateUser } = await import("./actions.js");
+    const admin: Principal = { name: "ada", role: "admin", via: "session" };
+    const r = await runAs(admin, () =>
+      updateUser(
+        { status: "idle", message: "", fieldErrors: {} },
+        form({ id: "00000000-0000-4000-8000-000000000000", role: "viewer" }),
+      ),
+    );
+    expect(r).toMatchObject({ status: "error", fieldErrors: { id: "unknown" } });
   });
 });

@@ -11,7 +11,7 @@ import { instanceHref } from "../lib/paths.js";
 import type { ActionName } from "../lib/permissions.js";
 import { ROLES } from "../lib/permissions.js";
 import { AccessError, actorOf, type Principal, requireRole, sha256 } from "./access.js";
-import { metadataChanged, metadataStore } from "./data.js";
+import { getInstance, metadataChanged, metadataStore } from "./data.js";
 import { formFieldOf, toUpsertInput } from "./metadata-input.js";
 import { hashPassword, randomToken } from "./password.js";
 
@@ -55,19 +55,27 @@ export async function saveInstanceMetadata(
   const { version, ...raw } = strings(data);
   const parsed = metadataFormSchema.safeParse(raw);
   if (!parsed.success) return fail("Some fields need fixing.", fieldErrorsOf(parsed.error.issues));
-  const expected =
-    version === undefined || version === "" ? undefined : /^\d{1,9}$/.test(version) ? Number(version) : NaN;
-  if (Number.isNaN(expected)) return fail("The form's version is not a number: reload the page.");
+  // The version the page was loaded at is required: without it a stale save would overwrite silently.
+  if (version === undefined || !/^\d{1,9}$/.test(version))
+    return fail("The form has no version of the metadata it edits: reload the page.");
+  const expected = Number(version);
   const form = parsed.data;
+  // Metadata only for an instance the fleet has (never a made-up or path-like id).
+  const lookup = await getInstance(form.instance);
+  if (lookup.kind === "not-found" || lookup.kind === "unavailable")
+    return fail(
+      lookup.kind === "not-found"
+        ? `No instance ${JSON.stringify(form.instance.slice(0, 100))} in the fleet: metadata is kept for the fleet's instances only.`
+        : "The fleet cannot be read right now, so the instance cannot be checked: try again.",
+    );
 
   let saved: Awaited<ReturnType<Awaited<ReturnType<typeof metadataStore>>["upsertInstanceMetadata"]>>;
   try {
     const store = await metadataStore();
     const existing = await store.getInstanceMetadata(form.instance);
-    saved = await store.upsertInstanceMetadata(
-      toUpsertInput(form, existing, actorOf(who)),
-      expected === undefined ? {} : { expectedVersion: expected },
-    );
+    saved = await store.upsertInstanceMetadata(toUpsertInput(form, existing, actorOf(who)), {
+      expectedVersion: expected,
+    });
   } catch (err) {
     const e = err as Error & { issues?: { path: string; message: string }[] };
     if (e.name === "StoreValidationError" && Array.isArray(e.issues)) {
@@ -178,7 +186,7 @@ export async function createUser(_prev: FormState, data: FormData): Promise<Form
       actor: actorOf(who),
     });
   } catch (err) {
-    if ((err as { constraint?: string }).constraint === "users_username_idx")
+    if ((err as { constraint?: string }).constraint?.startsWith("users_username_") === true)
       return failed("That username is taken.", { username: "taken" });
     throw err;
   }
@@ -207,13 +215,20 @@ export async function updateUser(_prev: FormState, data: FormData): Promise<Form
   if (v.id === who.userId && (v.disabled === "true" || (v.role && v.role !== "admin")))
     return failed("You cannot disable or demote yourself: ask another admin.");
   const store = await metadataStore();
-  const user = await store.updateUser({
-    id: v.id,
-    actor: actorOf(who),
-    ...(v.role ? { role: v.role } : {}),
-    ...(v.password ? { passwordHash: await hashPassword(v.password) } : {}),
-    ...(v.disabled ? { disabled: v.disabled === "true" } : {}),
-  });
+  let user: Awaited<ReturnType<typeof store.updateUser>>;
+  try {
+    user = await store.updateUser({
+      id: v.id,
+      actor: actorOf(who),
+      ...(v.role ? { role: v.role } : {}),
+      ...(v.password ? { passwordHash: await hashPassword(v.password) } : {}),
+      ...(v.disabled ? { disabled: v.disabled === "true" } : {}),
+    });
+  } catch (err) {
+    if ((err as Error).name === "NotFoundError")
+      return failed("No such user: reload the page.", { id: "unknown" });
+    throw err;
+  }
   revalidatePath("/admin/users");
   return { status: "saved", message: `Updated ${user.username}.`, fieldErrors: {} };
 }

@@ -4,11 +4,12 @@ import "server-only";
  * sessions: a random 256-bit cookie value, stored only as its sha256 with an expiry, so the database
  * decides (logout, expiry, a disabled user end a session on every console at once).
  */
-import type { Env } from "../env.js";
+import { type Env, env } from "../env.js";
+import { requestProto } from "../lib/request-checks.js";
 import { SESSION_COOKIE, sha256 } from "./access.js";
 import { DUMMY_HASH, hashPassword, randomToken, verifyPassword } from "./password.js";
 import { getStore } from "./store.js";
-import { failedCredential, succeeded, throttledAttempt, throttledFor } from "./throttle.js";
+import { failedCredential, reservePasswordAttempt, succeeded, throttledAttempt } from "./throttle.js";
 
 /**
  * Creates the admin account when the store has no user. Returns the generated password when none was
@@ -28,7 +29,7 @@ export async function ensureFirstAdmin(e: Env): Promise<{ created: boolean; gene
     });
   } catch (err) {
     // Another console on the same database created it first.
-    if ((err as { constraint?: string }).constraint === "users_username_idx")
+    if ((err as { constraint?: string }).constraint?.startsWith("users_username_") === true)
       return { created: false, generated: null };
     throw err;
   }
@@ -41,13 +42,14 @@ export type SignIn =
 
 export async function signIn(e: Env, username: string, password: string, address: string): Promise<SignIn> {
   const store = await getStore(e);
-  const wait = await throttledFor(store, username, address);
-  if (wait > 0) {
+  // Counted before the password is checked, so parallel guesses cannot all pass a check made first.
+  const reservation = await reservePasswordAttempt(store, username, address);
+  if (!reservation.ok) {
     throttledAttempt("password", address, username);
     return {
       ok: false,
       status: 429,
-      error: `Too many failed sign-ins: try again in ${Math.ceil(wait / 60)} min.`,
+      error: `Too many failed sign-ins: try again in ${Math.ceil(reservation.wait / 60)} min.`,
     };
   }
   const user = await store.getUserByName(username);
@@ -58,7 +60,7 @@ export async function signIn(e: Env, username: string, password: string, address
     await failedCredential(store, { kind: "password", address, account: username, reason, audit: !!user });
     return { ok: false, status: 401, error: "Wrong username or password." };
   }
-  await succeeded(store, username);
+  await succeeded(store, username, reservation.ids);
   const cookie = randomToken();
   const maxAge = e.UNTORN_SESSION_SECONDS;
   await store.createSession({
@@ -82,13 +84,9 @@ export function sessionCookie(value: string, maxAge: number, secure: boolean): s
   ].join("; ");
 }
 
+/** Whether the request came over https (a trusted proxy's X-Forwarded-Proto counts, no one else's). */
 export const isHttps = (req: Request) =>
-  new URL(req.url).protocol === "https:" ||
-  req.headers.get("x-forwarded-proto")?.split(",")[0]?.trim() === "https";
+  requestProto(req.headers, req.url, env().UNTORN_TRUSTED_PROXIES) === "https";
 
-/** A `next` parameter safe to redirect to: a path on this console, never another site. */
-export function safeNext(next: unknown): string {
-  if (typeof next !== "string" || !next.startsWith("/") || next.startsWith("//") || next.includes("\\"))
-    return "/";
-  return next.slice(0, 2000);
-}
+/** Where to go once signed in: lib/safe-next.ts. */
+export { safeNext } from "../lib/safe-next.js";

@@ -43,7 +43,7 @@ export async function externalUser(
         actor: `${source} sign-in`,
       });
     } catch (err) {
-      if ((err as { constraint?: string }).constraint !== "users_username_idx") throw err;
+      if ((err as { constraint?: string }).constraint?.startsWith("users_username_") !== true) throw err;
       // Another request (or console) created it first.
       user = await store.getUserByName(username);
       if (!user) throw err;

@@ -180,6 +180,12 @@ describe("GET /api/v1/rollouts/{id}/report", () => {
     expect(res.status).toBe(400);
     expect(errorSchema.parse(await res.json()).issues?.[0]).toMatchObject({ param: "format", value: "pdf" });
   });
+
+  it("refuses format given twice (which one would it be?)", async () => {
+    const res = await get(`/api/v1/rollouts/${abortedId}/report?format=md&format=json`);
+    expect(res.status).toBe(400);
+    expect(errorSchema.parse(await res.json()).issues?.[0]).toMatchObject({ param: "format" });
+  });
 });
 
 describe("canary vs control charts", () => {

@@ -33,7 +33,14 @@ export async function getStore(e: Env): Promise<Store> {
   if (holder.failed && Date.now() - holder.failed.at < RETRY_MS) throw holder.failed.error;
   holder.store ??= importStore().then((m) =>
     m.openStore(
-      e.DATABASE_URL ? { databaseUrl: e.DATABASE_URL } : { dataDir: path.resolve(e.UNTORN_DATA_DIR) },
+      e.DATABASE_URL
+        ? {
+            databaseUrl: e.DATABASE_URL,
+            ...(e.UNTORN_MIGRATION_DATABASE_URL
+              ? { migrationDatabaseUrl: e.UNTORN_MIGRATION_DATABASE_URL }
+              : {}),
+          }
+        : { dataDir: path.resolve(e.UNTORN_DATA_DIR) },
     ),
   );
   try {

@@ -23,6 +23,13 @@ beforeAll(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), "untorn-throttle-"));
   e = parseEnv({ UNTORN_DATA_DIR: path.join(dir, "store") });
   store = await getStore(e);
+  for (const username of ["dave", "erin"])
+    await store.createUser({
+      username,
+      passwordHash: await hashPassword(PASSWORD),
+      role: "viewer",
+      actor: "test",
+    });
   await store.createUser({
     username: "carol",
     passwordHash: await hashPassword(PASSWORD),
@@ -83,5 +90,52 @@ describe("failed credentials", () => {
     expect(await statusOf("untorn_one-more")).toBe(429);
     expect(warn.mock.calls.map((c) => String(c[0])).join("\n")).not.toContain("untorn_guess");
     warn.mockRestore();
+  });
+
+  it("checks at most MAX_FAILURES passwords of 40 parallel guesses released at once (a barrier)", async () => {
+    const warn = vi.spyOn(console, "warn").mockImplementation(() => undefined);
+    let release!: () => void;
+    const barrier = new Promise<void>((r) => {
+      release = r;
+    });
+    const guesses = Array.from({ length: 40 }, (_, i) =>
+      barrier.then(() => signIn(e, "dave", `parallel-guess-${i}`, `198.51.100.${100 + i}`)),
+    );
+    release();
+    const results = await Promise.all(guesses);
+    const checked = await store.listAudit({
+      entity: "user",
+      entityId: "dave",
+      action: "auth.sign-in-failed",
+    });
+    expect(checked.length).toBeLessThanOrEqual(MAX_FAILURES);
+    expect(results.filter((r) => !r.ok && r.status === 401)).toHaveLength(checked.length);
+    expect(results.filter((r) => !r.ok && r.status === 429)).toHaveLength(40 - checked.length);
+    // The right password now too is refused: the account's window is full.
+    expect(await signIn(e, "dave", PASSWORD, "203.0.113.20")).toMatchObject({ ok: false, status: 429 });
+    warn.mockRestore();
+  });
+
+  it("does not count made-up bearer tokens against an address's password sign-ins", async () => {
+    const warn = vi.spyOn(console, "warn").mockImplementation(() => undefined);
+    const address = "192.0.2.99";
+    const h = (token: string) =>
+      new Headers({ authorization: `Bearer ${token}`, "x-forwarded-for": address });
+    const statusOf = (token: string) =>
+      principalOf(h(token), { bearer: true }).then(
+        () => 200,
+        (err: unknown) => (err instanceof AccessError ? err.status : 500),
+      );
+    for (let i = 0; i < MAX_FAILURES_PER_ADDRESS + 2; i++) await statusOf(`untorn_madeup${i}`);
+    expect(await statusOf("untorn_madeup-last")).toBe(429);
+    // The right password from the same address still signs in.
+    expect(await signIn(e, "erin", PASSWORD, address)).toMatchObject({ ok: true, username: "erin" });
+    warn.mockRestore();
+  });
+
+  it("gives a good password's reservation back: the account is not one attempt closer to its limit", async () => {
+    for (let i = 0; i < MAX_FAILURES + 3; i++)
+      expect(await signIn(e, "erin", PASSWORD, "203.0.113.30")).toMatchObject({ ok: true });
+    expect(await store.authFailureWait("account:erin", 1, 900)).toBe(0);
   });
 });

@@ -1,27 +1,49 @@
 /**
- * Failed sign-ins and bad API tokens: each is logged (what, for which account, from where; never the
- * secret), counted in the store per account and per client address, and a failed password for an
- * existing account goes to the audit log. After MAX_FAILURES for an account, or MAX_FAILURES_PER_ADDRESS
- * from an address, within WINDOW_SECONDS further attempts are refused (429) until the window passes.
+ * Sign-in throttling. A password attempt is counted before its password is checked: the store reserves
+ * it atomically against the account's limit (and a looser one for the client address), so parallel
+ * guesses on any number of consoles check at most MAX_FAILURES passwords per account per window; a good
+ * password gives its reservation back. Bad API tokens count in a bucket of their own per address, so
+ * made-up tokens never lock anyone's password sign-in. Each failure is logged (what, for which account,
+ * from where; never the secret), and a failed password for an existing account goes to the audit log.
  * The counts live in the database, so every console on one PostgreSQL sees the same ones.
  */
 import type { Store } from "@untorn/store/store";
 
 export const WINDOW_SECONDS = 15 * 60;
-/** Per account; per client address more, since people behind one NAT or proxy share it. */
+/** Per account. */
 export const MAX_FAILURES = 10;
+/** Password attempts per client address (people behind one NAT share it); bad API tokens per address. */
 export const MAX_FAILURES_PER_ADDRESS = 50;
 
-const accountKey = (account: string) => `account:${account.slice(0, 200)}`;
-const addressKey = (address: string) => `address:${address.slice(0, 64)}`;
+const accountKey = (account: string) => `account:${account.toLowerCase().slice(0, 200)}`;
+const passwordAddressKey = (address: string) => `address:${address.slice(0, 64)}`;
+const tokenAddressKey = (address: string) => `token-address:${address.slice(0, 64)}`;
 
-/** Seconds until `account` (null: no account, an API token) or `address` may try again, or 0. */
-export async function throttledFor(store: Store, account: string | null, address: string): Promise<number> {
-  const [byAccount, byAddress] = await Promise.all([
-    account === null ? 0 : store.authFailureWait(accountKey(account), MAX_FAILURES, WINDOW_SECONDS),
-    store.authFailureWait(addressKey(address), MAX_FAILURES_PER_ADDRESS, WINDOW_SECONDS),
-  ]);
-  return Math.max(byAccount, byAddress);
+export type Reservation = { ok: true; ids: readonly number[] } | { ok: false; wait: number };
+
+/** Counts a password attempt for `account` from `address` before the password is checked. */
+export async function reservePasswordAttempt(
+  store: Store,
+  account: string,
+  address: string,
+): Promise<Reservation> {
+  const r = await store.reserveAuthAttempt(
+    [
+      { key: accountKey(account), max: MAX_FAILURES },
+      { key: passwordAddressKey(address), max: MAX_FAILURES_PER_ADDRESS },
+    ],
+    WINDOW_SECONDS,
+  );
+  return r.reserved ? { ok: true, ids: r.reserved } : { ok: false, wait: r.wait };
+}
+
+/** Counts a bad API token from `address` (its own bucket); `ok: false` once the address is over its limit. */
+export async function reserveTokenFailure(store: Store, address: string): Promise<Reservation> {
+  const r = await store.reserveAuthAttempt(
+    [{ key: tokenAddressKey(address), max: MAX_FAILURES_PER_ADDRESS }],
+    WINDOW_SECONDS,
+  );
+  return r.reserved ? { ok: true, ids: r.reserved } : { ok: false, wait: r.wait };
 }
 
 export interface FailedCredential {
@@ -35,13 +57,10 @@ export interface FailedCredential {
   readonly audit?: boolean;
 }
 
+/** Logs (and for an existing account audits) a failure already counted by its reservation. */
 export async function failedCredential(store: Store, f: FailedCredential): Promise<void> {
   const who = f.account === null ? "" : ` for ${JSON.stringify(f.account.slice(0, 100))}`;
   console.warn(`untorn: failed ${f.kind} sign-in${who} from ${f.address.slice(0, 64)} (${f.reason})`);
-  await store.recordAuthFailure(
-    f.account === null ? [addressKey(f.address)] : [accountKey(f.account), addressKey(f.address)],
-    WINDOW_SECONDS,
-  );
   if (f.audit && f.account !== null)
     await store.audit({
       actor: `${f.account.slice(0, 100)} (not signed in)`,
@@ -62,6 +81,12 @@ export function throttledAttempt(
   console.warn(`untorn: throttled ${kind} sign-in${who} from ${address.slice(0, 64)}`);
 }
 
-export async function succeeded(store: Store, account: string): Promise<void> {
+/** A good password: its reservation is no failure, and the account's earlier failures are forgotten. */
+export async function succeeded(
+  store: Store,
+  account: string,
+  reservation: readonly number[],
+): Promise<void> {
+  await store.releaseAuthAttempt(reservation);
   await store.clearAuthFailures(accountKey(account));
 }

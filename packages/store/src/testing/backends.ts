@@ -20,6 +20,33 @@ export interface TestBackend {
   cleanup(): Promise<void>;
 }
 
+/**
+ * Opens `t`'s database again, after `t.backend.close()` (PGlite admits one process per data directory:
+ * a test that runs another process on it closes its own handle first); cleanup drops it as before.
+ */
+export async function reconnectTestBackend(t: TestBackend): Promise<TestBackend> {
+  const backend = await openBackend(t.reopen);
+  return {
+    ...t,
+    backend,
+    store: {
+      ...createRepository(backend.db),
+      backend: t.kind,
+      location: backend.location,
+      tryExclusive: backend.tryExclusive,
+      flushTokenUse: async () => {},
+      close: backend.close,
+    },
+    async exec(statement) {
+      await backend.db.execute(sql.raw(statement));
+    },
+    async cleanup() {
+      await backend.close();
+      await t.cleanup();
+    },
+  };
+}
+
 export async function openTestBackend(kind: BackendKind): Promise<TestBackend> {
   let reopen: TestBackend["reopen"];
   let dispose: () => Promise<void>;
@@ -44,6 +71,8 @@ export async function openTestBackend(kind: BackendKind): Promise<TestBackend> {
     backend: kind,
     location: backend.location,
     tryExclusive: backend.tryExclusive,
+    // Token uses go straight to recordTokenUse here; openStore's batching is tested through openStore.
+    flushTokenUse: async () => {},
     close: backend.close,
   };
   return {

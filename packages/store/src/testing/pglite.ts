@@ -16,12 +16,14 @@ export function tempDir(prefix = "untorn-store-"): TempDir {
 
 /**
  * A ready, migrated store directory (a copy of the template): skips PGlite's initdb, which costs
- * seconds of CPU per directory.
+ * seconds of CPU per directory. Outside this package's test run (no template provided) an empty
+ * directory, which opening the store initialises and migrates.
  */
 export function migratedDataDir(): TempDir {
   const tmp = tempDir();
   const dir = path.join(tmp.path, "data");
-  fs.cpSync(inject("pgliteTemplate"), dir, { recursive: true });
+  const template = inject("pgliteTemplate") as string | undefined;
+  if (template) fs.cpSync(template, dir, { recursive: true });
   return { path: dir, remove: tmp.remove };
 }
 

@@ -79,7 +79,7 @@ export default async function LoginPage({ searchParams }: { searchParams: Search
         <input type="hidden" name="next" value={next} />
         <div className="field">
           <label htmlFor="login-username">Username</label>
-          <input id="login-username" name="username" autoComplete="username" required />
+          <input id="login-username" name="username" type="text" autoComplete="username" required />
         </div>
         <div className="field">
           <label htmlFor="login-password">Password</label>

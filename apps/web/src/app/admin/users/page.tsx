@@ -46,6 +46,7 @@ export default async function UsersPage() {
                         name: "disabled",
                         label: "Disabled",
                         options: ["false", "true"],
+                        optionLabels: { false: "no", true: "yes" },
                         value: String(Boolean(u.disabledAt)),
                       },
                       { name: "password", label: "New password", type: "password" },

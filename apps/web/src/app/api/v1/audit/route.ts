@@ -13,12 +13,36 @@ const digits = (max: number) =>
     .transform(Number)
     .pipe(z.number().int().min(1).max(max));
 
+/** Text without control characters (PostgreSQL's text holds no NUL). */
+const text = (max: number) =>
+  z
+    .string()
+    .max(max)
+    .refine((s) => !/\p{Cc}/u.test(s), "must not contain control characters");
+/** An RFC 3339 time or a date (UTC midnight). */
+const time = z
+  .string()
+  .regex(
+    /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?(Z|[+-]\d{2}:\d{2}))?$/,
+    "must be a date or an RFC 3339 time",
+  )
+  .refine((s) => {
+    // A calendar date that exists (Date would roll 2026-02-30 over into March).
+    const [y, m, d] = s.slice(0, 10).split("-").map(Number) as [number, number, number];
+    const day = new Date(Date.UTC(y, m - 1, d));
+    return day.getUTCFullYear() === y && day.getUTCMonth() === m - 1 && day.getUTCDate() === d;
+  }, "is no such date")
+  .transform((s) => new Date(s.length === 10 ? `${s}T00:00:00Z` : s))
+  .refine((d) => !Number.isNaN(d.getTime()), "is no such date");
+
 const query = z
   .object({
-    actor: z.string().max(200).optional(),
-    action: z.string().max(100).optional(),
-    entity: z.string().max(100).optional(),
-    entityId: z.string().max(512).optional(),
+    actor: text(200).optional(),
+    action: text(100).optional(),
+    entity: text(100).optional(),
+    entityId: text(512).optional(),
+    from: time.optional(),
+    to: time.optional(),
     before: digits(Number.MAX_SAFE_INTEGER).optional(),
     limit: digits(1000).optional(),
   })

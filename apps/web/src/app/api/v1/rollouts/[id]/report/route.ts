@@ -24,6 +24,18 @@ export const GET = route<{ params: Promise<{ id: string }> }>(
   async (req) => {
     const url = new URL(req.url);
     const raw = Object.fromEntries(url.searchParams);
+    // Object.fromEntries keeps the last of a repeated parameter: `format=md&format=json` is ambiguous.
+    const repeated = [...new Set(url.searchParams.keys())].filter(
+      (k) => url.searchParams.getAll(k).length > 1,
+    );
+    if (repeated.length > 0)
+      return Response.json(
+        {
+          error: `bad query parameters: ${repeated.join(", ")} given more than once`,
+          issues: repeated.map((param) => ({ param, value: "", message: "given more than once" })),
+        } satisfies ErrorResponse,
+        { status: 400, headers: { "cache-control": "no-store" } },
+      );
     const q = query.safeParse(raw);
     if (!q.success) {
       const issues = q.error.issues.map((i) => {
