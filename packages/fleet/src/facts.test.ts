@@ -17,7 +17,7 @@ import {
 
 // Facts built from a fake replay: answers shaped like Prometheus' to the plan's exact queries, with the
 // values of testing/fixtures.ts (recorded-looking, not recorded). The real PromQL is exercised against a
-// real prometheus in facts.prometheus.test.ts.
+// real prometheus in facts.prometheus.live.test.ts.
 const AT = 1_790_000_000;
 const api = (xs: readonly FakeInstance[] = FIXTURE_FLEET, window = "1h") =>
   new ReplayApi(fakeReplay(xs, { window, times: [AT - 300, AT] }));
