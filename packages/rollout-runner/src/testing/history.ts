@@ -58,6 +58,9 @@ export const healthyReplication: ReplicationSource = async (_api, instances) =>
 
 /** No warm-up, a 20 min bake judged every minute, two matching read-backs, one replica per wave. */
 export const testPolicy: PolicyInput = {
+  // The fixed bake these tests' synthetic histories were laid out for (docs/rollout.md, "Sequential
+  // judgement"): the seeded rollouts of the e2e and the runner's tests expect a judgement at its end.
+  judgement: "fixed",
   warmupSeconds: 0,
   bakeSeconds: 1200,
   evaluationIntervalSeconds: 60,
