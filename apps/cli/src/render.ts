@@ -17,11 +17,17 @@ function range(low: number, high: number): string {
 
 const clip = (s: string, n: number) => (s.length > n ? `${s.slice(0, n - 1)}…` : s);
 
-/** The ranked fleet table: expected benefit × confidence first. */
+/**
+ * Marks after doublewrite's share, as the console's fleet table: of the device's write bytes, else of
+ * InnoDB's (* no device data, † the device is shared with other writers).
+ */
+const SHARE_MARK = { device: "", innodb: "*", "shared-device": "†" } as const;
+
+/** The ranked fleet table: expected benefit × confidence first; "dw/flushed" is doublewrite pages per flushed page. */
 export function fleetTable(rows: readonly RankedFleetRow[]): string {
   if (rows.length === 0) return "(no instances)\n";
   return table(
-    ["#", "instance", "verdict", "conf", "score", "ampl", "dblwr/dev", "gate", "top finding"],
+    ["#", "instance", "verdict", "conf", "score", "dw/flushed", "dw share", "gate", "top finding"],
     rows.map((r) => [
       r.rank,
       r.instance,
@@ -29,7 +35,7 @@ export function fleetTable(rows: readonly RankedFleetRow[]): string {
       pct(r.confidence),
       r.score,
       r.amplification === null ? "-" : r.amplification.toFixed(2),
-      pct(r.dblwrShareOfDeviceWrites),
+      `${pct(r.dblwrShare)}${SHARE_MARK[r.dblwrShareBasis ?? "device"]}`,
       r.gate.status,
       r.topFinding ? clip(`${r.topFinding.severity}: ${r.topFinding.title}`, 70) : "-",
     ]),
