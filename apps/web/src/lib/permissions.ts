@@ -37,6 +37,7 @@ export type ActionName = keyof typeof ACTIONS;
 
 /** Route handlers under app/, as `METHOD /path` with the app router's [param] segments. */
 export const ROUTES = {
+  "GET /api/v1/health": "viewer",
   "GET /api/v1/fleet": "viewer",
   "GET /api/v1/instances/[id]": "viewer",
   "GET /api/v1/rollouts": "viewer",
@@ -59,6 +60,7 @@ export const PAGES = {
   "/rollouts/new": "operator",
   "/rollouts/[id]": "viewer",
   "/rollouts/[id]/report": "viewer",
+  "/docs": "viewer",
   "/docs/[...slug]": "viewer",
   "/login": "anonymous",
   "/account": "viewer",
@@ -69,6 +71,7 @@ export type PageName = keyof typeof PAGES;
 
 /** Routes that accept `Authorization: Bearer` API tokens (read-only: tokens act as viewers). */
 export const TOKEN_ROUTES: readonly RouteName[] = [
+  "GET /api/v1/health",
   "GET /api/v1/fleet",
   "GET /api/v1/instances/[id]",
   "GET /api/v1/rollouts",
