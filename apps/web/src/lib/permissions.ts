@@ -44,6 +44,7 @@ export const ROUTES = {
   "GET /api/v1/rollouts/[id]": "viewer",
   "GET /api/v1/rollouts/[id]/report": "viewer",
   "GET /api/v1/audit": "admin",
+  "GET /repo-files/[...path]": "viewer",
   "POST /api/auth/login": "anonymous",
   "POST /api/auth/logout": "viewer",
   "GET /api/auth/oidc/login": "anonymous",
