@@ -143,11 +143,13 @@ const Row = memo(function Row({
           </span>
         )}
       </td>
-      <td>
+      <td className="gain-cell">
         {row.gain ? (
           <>
-            {gainText(row.gain)}
-            {row.gain.blocked && <span className="badge badge-outline"> gated</span>}
+            <span className="gain-text" title={gainText(row.gain)}>
+              {gainText(row.gain)}
+            </span>
+            {row.gain.blocked && <span className="badge badge-outline gated-tag">gated</span>}
           </>
         ) : (
           <span className="subtle">–</span>
