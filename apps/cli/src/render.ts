@@ -47,11 +47,13 @@ export function fleetNotes(
   ranking: FleetRanking,
   skipped: readonly { instance: string; reason: string }[],
   fallbackOnly: readonly string[],
+  /** The summary's blockedByGate: instances with a finding waiting for the gate, as the console's card. */
+  waitingForGate: number,
 ): string {
   const out: string[] = [];
   const c = ranking.counts;
   out.push(
-    `\n${c["write-bound"]} write-bound, ${c.likely} likely, ${c["not-write-bound"]} not write-bound, ${c.unknown} unknown; ${c.actionable} actionable, ${c.blocked} waiting for the safety gate.`,
+    `\n${c["write-bound"]} write-bound, ${c.likely} likely, ${c["not-write-bound"]} not write-bound, ${c.unknown} unknown; ${c.actionable} actionable, ${waitingForGate} waiting for the safety gate.`,
   );
   for (const r of ranking.atRisk)
     out.push(`AT RISK ${r.instance}: ${r.findings.map((f) => `${f.severity}: ${f.title}`).join("; ")}`);

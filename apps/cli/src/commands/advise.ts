@@ -47,6 +47,6 @@ export function registerAdvise(program: Command, io: Io): void {
         return;
       }
       io.out(fleetTable(p.rows));
-      io.out(fleetNotes(p.ranking, p.failed, []));
+      io.out(fleetNotes(p.ranking, p.failed, [], p.summary.blockedByGate));
     });
 }

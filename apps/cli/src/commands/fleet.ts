@@ -80,7 +80,7 @@ export function registerFleet(program: Command, io: Io): void {
         `${sourceLine(source, profile.at)}; ${profile.queries} queries${ratesLine(source, profile.recordingRules)}${profile.clockNote ? `; ${profile.clockNote}` : ""}\n\n`,
       );
       io.out(fleetTable(profile.rows));
-      io.out(fleetNotes(profile.ranking, profile.skipped, fallbackOnly));
+      io.out(fleetNotes(profile.ranking, profile.skipped, fallbackOnly, profile.summary.blockedByGate));
       if (Object.values(profile.exporters).every((e) => !e.untorn))
         io.err(
           `untorn: no untorn-exporter series found; the profile uses mysqld_exporter's.\n${HOW_TO_ADD_EXPORTER}\n`,
