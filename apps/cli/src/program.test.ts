@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
+import { DESCRIPTIONS } from "./commands/descriptions.js";
 import { describeIssues, EXIT } from "./errors.js";
 import { formatNumber, table } from "./io.js";
-import { run } from "./program.js";
+import { buildProgram, commandNameOf, programFor, run } from "./program.js";
 import { bufferIo } from "./testing/buffer-io.js";
 
 describe("untorn program", () => {
@@ -18,6 +19,35 @@ describe("untorn program", () => {
     const io = bufferIo();
     expect(await run(["frobnicate"], io)).toBe(EXIT.usage);
     expect(io.stderr()).toMatch(/unknown command 'frobnicate'|too many arguments/);
+  });
+});
+
+describe("lazy commands", () => {
+  it("finds the command argv names, past --replay's value and `help`", () => {
+    expect(commandNameOf(["--help"])).toBeNull();
+    expect(commandNameOf(["--replay", "fleet.json.gz", "fleet", "--json"])).toBe("fleet");
+    expect(commandNameOf(["--replay=x", "instance", "db1"])).toBe("instance");
+    expect(commandNameOf(["help", "rollout"])).toBe("rollout");
+    expect(commandNameOf(["fleet"])).toBe("fleet");
+  });
+
+  it("lists every command with the description its module registers, loading only the one asked for", async () => {
+    const full = await buildProgram(bufferIo());
+    const lazy = await programFor(["--help"], bufferIo());
+    const describe = (p: typeof full) => p.commands.map((c) => [c.name(), c.description()]);
+    expect(describe(lazy)).toEqual(describe(full));
+    expect(describe(full)).toEqual(Object.entries(DESCRIPTIONS));
+    // Only the named command carries its options; the others are names in the list.
+    const one = await programFor(["fleet", "--json"], bufferIo());
+    const opts = (name: string) => one.commands.find((c) => c.name() === name)!.options.length;
+    expect(opts("fleet")).toBeGreaterThan(0);
+    expect(opts("rollout")).toBe(0);
+  });
+
+  it("prints a command's own help with its options", async () => {
+    const io = bufferIo();
+    expect(await run(["help", "fleet"], io)).toBe(EXIT.ok);
+    expect(io.stdout()).toMatch(/--metadata <file>[\s\S]*the recording's own/);
   });
 });
 

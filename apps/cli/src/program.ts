@@ -1,4 +1,5 @@
 import { Command, CommanderError } from "commander";
+import { DESCRIPTIONS } from "./commands/descriptions.js";
 import { COMMANDS } from "./commands/index.js";
 import { CliError, EXIT } from "./errors.js";
 import { type Io, processIo } from "./io.js";
@@ -6,8 +7,8 @@ import { VERSION } from "./version.js";
 
 export { VERSION };
 
-export function buildProgram(io: Io = processIo): Command {
-  const program = new Command("untorn")
+function baseProgram(io: Io): Command {
+  return new Command("untorn")
     .description(
       "Doublewrite buffer profile, advice, before/after comparison and staged rollouts for MySQL / MariaDB / Percona fleets.",
     )
@@ -19,13 +20,46 @@ export function buildProgram(io: Io = processIo): Command {
     .showHelpAfterError("(run with --help for usage)")
     .configureOutput({ writeOut: (s) => io.out(s), writeErr: (s) => io.err(s) })
     .exitOverride();
-  for (const register of COMMANDS) register(program, io);
+}
+
+/** The subcommand argv asks for (`untorn [--replay f] <command>`, `untorn help <command>`), if any. */
+export function commandNameOf(argv: readonly string[]): string | null {
+  const words: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (a === "--replay") i++;
+    else if (!a.startsWith("-")) words.push(a);
+    if (words.length === 2) break;
+  }
+  return words[0] === "help" ? (words[1] ?? null) : (words[0] ?? null);
+}
+
+/**
+ * The program with every subcommand registered in full (tests, and anything that walks the commands).
+ */
+export async function buildProgram(io: Io = processIo): Promise<Command> {
+  const program = baseProgram(io);
+  for (const c of COMMANDS) (await c.load())(program, io);
+  return program;
+}
+
+/**
+ * The program for one run: the subcommand argv names is loaded and registered in full, the others only
+ * by name and description, so `untorn --help` (and a typo) load no command module.
+ */
+export async function programFor(argv: readonly string[], io: Io = processIo): Promise<Command> {
+  const program = baseProgram(io);
+  const wanted = commandNameOf(argv);
+  for (const c of COMMANDS) {
+    if (c.name === wanted) (await c.load())(program, io);
+    else program.command(c.name).description(DESCRIPTIONS[c.name]);
+  }
   return program;
 }
 
 /** Runs the CLI and returns the exit code instead of exiting (tests call this directly). */
 export async function run(argv: readonly string[], io: Io = processIo): Promise<number> {
-  return runProgram(buildProgram(io), argv, io);
+  return runProgram(await programFor(argv, io), argv, io);
 }
 
 /**

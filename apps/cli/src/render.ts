@@ -17,11 +17,17 @@ function range(low: number, high: number): string {
 
 const clip = (s: string, n: number) => (s.length > n ? `${s.slice(0, n - 1)}…` : s);
 
-/** The ranked fleet table: expected benefit × confidence first. */
+/**
+ * Marks after doublewrite's share, as the console's fleet table: of the device's write bytes, else of
+ * InnoDB's (* no device data, † the device is shared with other writers).
+ */
+const SHARE_MARK = { device: "", innodb: "*", "shared-device": "†" } as const;
+
+/** The ranked fleet table: expected benefit × confidence first; "dw/flushed" is doublewrite pages per flushed page. */
 export function fleetTable(rows: readonly RankedFleetRow[]): string {
   if (rows.length === 0) return "(no instances)\n";
   return table(
-    ["#", "instance", "verdict", "conf", "score", "ampl", "dblwr/dev", "gate", "top finding"],
+    ["#", "instance", "verdict", "conf", "score", "dw/flushed", "dw share", "gate", "top finding"],
     rows.map((r) => [
       r.rank,
       r.instance,
@@ -29,7 +35,7 @@ export function fleetTable(rows: readonly RankedFleetRow[]): string {
       pct(r.confidence),
       r.score,
       r.amplification === null ? "-" : r.amplification.toFixed(2),
-      pct(r.dblwrShareOfDeviceWrites),
+      `${pct(r.dblwrShare)}${SHARE_MARK[r.dblwrShareBasis ?? "device"]}`,
       r.gate.status,
       r.topFinding ? clip(`${r.topFinding.severity}: ${r.topFinding.title}`, 70) : "-",
     ]),
@@ -41,11 +47,13 @@ export function fleetNotes(
   ranking: FleetRanking,
   skipped: readonly { instance: string; reason: string }[],
   fallbackOnly: readonly string[],
+  /** The summary's blockedByGate: instances with a finding waiting for the gate, as the console's card. */
+  waitingForGate: number,
 ): string {
   const out: string[] = [];
   const c = ranking.counts;
   out.push(
-    `\n${c["write-bound"]} write-bound, ${c.likely} likely, ${c["not-write-bound"]} not write-bound, ${c.unknown} unknown; ${c.actionable} actionable, ${c.blocked} waiting for the safety gate.`,
+    `\n${c["write-bound"]} write-bound, ${c.likely} likely, ${c["not-write-bound"]} not write-bound, ${c.unknown} unknown; ${c.actionable} actionable, ${waitingForGate} waiting for the safety gate.`,
   );
   for (const r of ranking.atRisk)
     out.push(`AT RISK ${r.instance}: ${r.findings.map((f) => `${f.severity}: ${f.title}`).join("; ")}`);

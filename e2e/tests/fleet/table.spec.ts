@@ -2,7 +2,7 @@ import type { FilterName } from "../../fixtures/pages/fleet-page.js";
 import { expect, test } from "../../fixtures/test.js";
 
 test.describe("fleet table", () => {
-  test("lists every instance with its verdict, gate, amplification and expected gain", async ({
+  test("lists every instance with its verdict, gate, doublewrite pages per flushed page and expected gain", async ({
     fleetPage,
     instances,
   }) => {
@@ -15,7 +15,7 @@ test.describe("fleet table", () => {
       "Doublewrite",
       "Safety gate",
       "Verdict",
-      "Amplification",
+      "DW pages/flushed",
       "DW share",
       "Expected gain",
     ])

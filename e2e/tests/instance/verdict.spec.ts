@@ -41,7 +41,7 @@ test.describe("instance page", () => {
       "innodb_doublewrite",
     );
     await expect(page.getByRole("region", { name: "Doublewrite profile" })).toContainText(
-      "Doublewrite amplification",
+      "Doublewrite pages per flushed page",
     );
   });
 

@@ -136,7 +136,7 @@ export const FACT_SOURCES: readonly FactSource[] = [
   x("workload.rates.logWaits", "untorn_innodb_log_waits_total", RATE),
   x("workload.rates.osLogWrittenBytes", "untorn_innodb_os_log_written_bytes_total", RATE),
   x("workload.rates.osLogFsyncs", "untorn_innodb_os_log_fsyncs_total", `${RATE}; absent on MariaDB 10.8+`),
-  x("workload.rates.commits", "untorn_mysql_commits_total", RATE),
+  x("workload.rates.commits", "untorn_mysql_commits_total", `${RATE}, plus untorn_mysql_rollbacks_total`),
   x("workload.rates.handlerCommits", "untorn_mysql_handler_commits_total", RATE),
   x("workload.rates.queries", "untorn_mysql_queries_total", RATE),
   x("workload.rates.rowsInserted", "untorn_innodb_row_operations_total", `operation="inserted"; ${RATE}`),

@@ -230,7 +230,7 @@ const ratesSchema = z
     logWaits: stat("Innodb_log_waits, /s."),
     osLogWrittenBytes: stat("Innodb_os_log_written, bytes/s."),
     osLogFsyncs: stat("Innodb_os_log_fsyncs, /s (absent on MariaDB 10.8+)."),
-    commits: stat("Com_commit, /s."),
+    commits: stat("Client commits, Com_commit + Com_rollback, /s (the catalog's transactions_per_second)."),
     handlerCommits: stat("Handler_commit, /s (autocommit statements included)."),
     queries: stat("Queries, /s."),
     rowsInserted: stat("Innodb_rows_inserted, /s."),

@@ -32,7 +32,7 @@ describe("buildProfile", () => {
     expect(p.dblwrShareOfInnodbWriteBytes.value).toBe(0.5);
     expect(p.dblwrShareOfWriteOps.value).toBeCloseTo(10 / 1210);
     expect(p.transactionRate.value).toBe(400);
-    expect(p.transactionRate.basis).toBe("Handler_commit/s");
+    expect(p.transactionRate.basis).toBe("client COMMIT + ROLLBACK/s");
     expect(p.writeBytesPerTxn.value).toBeCloseTo((2400 * 16384) / 400);
     expect(p.dblwrBytesPerTxn.value).toBeCloseTo((1200 * 16384) / 400);
   });

@@ -59,10 +59,10 @@ export const fleetRowSchema = z
       .describe("Doublewrite pages ÷ data pages flushed (1 = every page written twice); null = unknown."),
     dblwrShare: ratio.nullable().describe("Doublewrite's share of write bytes; null = unknown."),
     dblwrShareBasis: z
-      .enum(["device", "innodb"])
+      .enum(["device", "innodb", "shared-device"])
       .nullable()
       .describe(
-        "device: of the bytes the datadir's device wrote; innodb: of InnoDB's data bytes (no device data).",
+        "device: of the bytes the datadir's device wrote; innodb: of InnoDB's data bytes (no device data); shared-device: of InnoDB's data bytes, because other instances or processes wrote most of the device's bytes.",
       ),
     dblwrBytesPerSecond: z.number().nonnegative().nullable().describe("Doublewrite write bytes per second."),
     gain: z
@@ -81,6 +81,9 @@ export const fleetRowSchema = z
     canDropDoublewrite: z
       .boolean()
       .describe("Doublewrite is on, the gate is verified and the platform does not manage it itself."),
+    waitingForGate: z
+      .boolean()
+      .describe("Some finding's gain waits for the safety gate (the fleet's 'Waiting for the safety gate')."),
     worstSeverity: z.enum(SEVERITIES).nullable(),
     findings: z.number().int().nonnegative(),
   })
@@ -145,7 +148,9 @@ export const fleetSummarySchema = z
       .number()
       .int()
       .nonnegative()
-      .describe("Write-bound or likely instances with doublewrite on whose gate is not verified."),
+      .describe(
+        "Instances with a finding whose gain waits for the safety gate (rows with waitingForGate; Recommendations counts the same findings).",
+      ),
     atRisk: z.number().int().nonnegative().describe("Instances with critical or error findings."),
     savedBytesPerSecond: z
       .number()

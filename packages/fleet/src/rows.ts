@@ -55,6 +55,15 @@ export function canDropDoublewrite(a: RowAdvice, facts: InstanceFacts): boolean 
   );
 }
 
+/**
+ * The one definition of "waiting for the safety gate": some finding's gain needs a step the gate does
+ * not allow yet. The fleet's card and filter count these instances; Recommendations counts the same
+ * findings per rule and names the same instances.
+ */
+export function waitingForGate(a: Pick<RowAdvice, "findings">): boolean {
+  return a.findings.some((f) => f.blocked != null);
+}
+
 export interface RowInput {
   readonly ranking: FleetRanking;
   /** Advice by instance label. */
@@ -68,6 +77,10 @@ export function fleetRow(item: FleetItem, a: RowAdvice, f: InstanceFacts): Fleet
   const ind = a.profile.indicators;
   const device = ind.dblwrShareOfDeviceWriteBytes.value;
   const innodb = ind.dblwrShareOfInnodbWriteBytes.value;
+  // The advisor withholds the device's share when the device wrote well over the instance's own bytes
+  // (other instances or processes share it): the device bytes are known, its share is not.
+  const deviceBytes = ind.deviceWriteBytesRate.value;
+  const shared = device === null && innodb !== null && deviceBytes !== null && deviceBytes > 0;
   const opp = item.opportunity;
   return {
     rank: item.rank,
@@ -87,7 +100,8 @@ export function fleetRow(item: FleetItem, a: RowAdvice, f: InstanceFacts): Fleet
     confidence: a.verdict.confidence,
     amplification: ind.amplification.value,
     dblwrShare: device ?? innodb,
-    dblwrShareBasis: device !== null ? "device" : innodb !== null ? "innodb" : null,
+    dblwrShareBasis:
+      device !== null ? "device" : shared ? "shared-device" : innodb !== null ? "innodb" : null,
     dblwrBytesPerSecond: ind.dblwrBytesRate.value,
     gain: opp
       ? {
@@ -103,6 +117,7 @@ export function fleetRow(item: FleetItem, a: RowAdvice, f: InstanceFacts): Fleet
       : null,
     benefit: item.benefit,
     canDropDoublewrite: canDropDoublewrite(a, f),
+    waitingForGate: waitingForGate(a),
     worstSeverity: item.worstSeverity,
     findings: a.findings.length,
   };
@@ -165,13 +180,8 @@ export function buildSummary(
     if (r.canDropDoublewrite) {
       canDrop++;
       saved += r.dblwrBytesPerSecond ?? 0;
-    } else if (
-      (r.verdict === "write-bound" || r.verdict === "likely") &&
-      r.doublewrite !== null &&
-      PROTECTING.has(r.doublewrite) &&
-      r.gate.status !== "verified"
-    )
-      blockedByGate++;
+    }
+    if (r.waitingForGate) blockedByGate++;
     const ind = advice.get(r.instance)?.profile.indicators;
     const written = ind?.deviceWriteBytesRate.value ?? ind?.innodbWriteBytesRate.value ?? null;
     if (written !== null) {

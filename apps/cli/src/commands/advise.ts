@@ -7,14 +7,13 @@ import { CliError, describeIssues, EXIT } from "../errors.js";
 import { type Io, readJsonFile } from "../io.js";
 import { fleetNotes, fleetTable, instanceView } from "../render.js";
 import type { AdviseFleetOutput } from "./advise-output.js";
+import { DESCRIPTIONS } from "./descriptions.js";
 
 /** `untorn advise --facts <file>`: the advisor offline, on InstanceFacts JSON (one object or an array). */
 export function registerAdvise(program: Command, io: Io): void {
   program
     .command("advise")
-    .description(
-      "Advise offline from InstanceFacts JSON (docs/schemas/advise-input.schema.json): one object or an array.",
-    )
+    .description(DESCRIPTIONS.advise)
     .requiredOption("--facts <file>", "InstanceFacts JSON file, or - for stdin")
     .option("--json", "print the advice as JSON (docs/schemas/cli-advise.schema.json)")
     .action(async (flags: { facts: string; json?: boolean }) => {
@@ -48,6 +47,6 @@ export function registerAdvise(program: Command, io: Io): void {
         return;
       }
       io.out(fleetTable(p.rows));
-      io.out(fleetNotes(p.ranking, p.failed, []));
+      io.out(fleetNotes(p.ranking, p.failed, [], p.summary.blockedByGate));
     });
 }

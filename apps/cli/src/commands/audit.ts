@@ -10,6 +10,7 @@ import type { Command } from "commander";
 import { z } from "zod";
 import { CliError, EXIT } from "../errors.js";
 import type { Io } from "../io.js";
+import { DESCRIPTIONS } from "./descriptions.js";
 
 const DEFAULT_DATA_DIR = ".untorn-data";
 const POSTGRES_URL = /^postgres(ql)?:\/\//;
@@ -81,7 +82,7 @@ async function chainHolds(store: Awaited<ReturnType<typeof openStore>>, hash: st
 }
 
 export function registerAudit(program: Command, io: Io): void {
-  const audit = program.command("audit").description("the store's audit log");
+  const audit = program.command("audit").description(DESCRIPTIONS.audit);
   audit
     .command("verify")
     .description(

@@ -28,6 +28,7 @@ import { CliError, describeIssues, EXIT } from "../errors.js";
 import type { Io } from "../io.js";
 import { Progress } from "../progress.js";
 import { explain, openSource } from "../source.js";
+import { DESCRIPTIONS } from "./descriptions.js";
 
 const collect = (v: string, prev: string[] = []) => [...prev, v];
 
@@ -35,9 +36,7 @@ const collect = (v: string, prev: string[] = []) => [...prev, v];
 export function registerCompare(program: Command, io: Io): void {
   program
     .command("compare")
-    .description(
-      "Before/after comparison of one instance (optionally against untouched control instances): throughput, per-transaction write ops, bytes and fsyncs, doublewrite wait; effects with confidence intervals and a verdict. Reads Prometheus, or a saved input with --input (docs/comparison.md).",
-    )
+    .description(DESCRIPTIONS.compare)
     .option(
       "--input <file>",
       "compare a saved input file (JSON, docs/schemas/comparison-input.schema.json; - = stdin)",

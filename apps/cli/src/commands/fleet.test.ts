@@ -48,7 +48,7 @@ describe("untorn fleet", () => {
     const lines = out.split("\n");
     const header = lines.findIndex((l) => l.startsWith("#"));
     expect(lines[header]).toMatch(
-      /#\s+instance\s+verdict\s+conf\s+score\s+ampl\s+dblwr\/dev\s+gate\s+top finding/,
+      /#\s+instance\s+verdict\s+conf\s+score\s+dw\/flushed\s+dw share\s+gate\s+top finding/,
     );
     expect(lines[header + 2]).toMatch(/^1\s+db-on:9105\s+write-bound/);
     expect(out).toMatch(/AT RISK db-off:9105: critical: Doublewrite is off/);

@@ -6,6 +6,7 @@ import { metadataOption, readMetadata } from "../metadata.js";
 import { Progress } from "../progress.js";
 import { fleetNotes, fleetTable } from "../render.js";
 import { explain, openSource, ratesLine, type SourceFlags, sourceLine, sourceOptions } from "../source.js";
+import { DESCRIPTIONS } from "./descriptions.js";
 import type { FleetOutput } from "./fleet-output.js";
 
 export const HOW_TO_ADD_EXPORTER = [
@@ -18,22 +19,14 @@ export const HOW_TO_ADD_EXPORTER = [
 
 /** `untorn fleet`: every instance ranked by expected benefit × confidence. */
 export function registerFleet(program: Command, io: Io): void {
-  metadataOption(
-    sourceOptions(
-      program
-        .command("fleet")
-        .description(
-          "Rank every instance by expected benefit × confidence: verdict, amplification, gate, top finding.",
-        ),
-    ),
-  )
+  metadataOption(sourceOptions(program.command("fleet").description(DESCRIPTIONS.fleet)))
     .option("--json", "print JSON instead of the table")
     .action(async (flags: SourceFlags & { json?: boolean; metadata?: string }, cmd: Command) => {
       const all = { ...cmd.optsWithGlobals(), ...flags } as SourceFlags & {
         json?: boolean;
         metadata?: string;
       };
-      const metadata = await readMetadata(all.metadata);
+      const metadata = await readMetadata(all.metadata, all.replay, io);
       const source = await openSource(all, io);
       const progress = new Progress(io, Boolean(all.json) && !io.isTty);
       let profile: Awaited<ReturnType<typeof profileFleet>>;
@@ -87,7 +80,7 @@ export function registerFleet(program: Command, io: Io): void {
         `${sourceLine(source, profile.at)}; ${profile.queries} queries${ratesLine(source, profile.recordingRules)}${profile.clockNote ? `; ${profile.clockNote}` : ""}\n\n`,
       );
       io.out(fleetTable(profile.rows));
-      io.out(fleetNotes(profile.ranking, profile.skipped, fallbackOnly));
+      io.out(fleetNotes(profile.ranking, profile.skipped, fallbackOnly, profile.summary.blockedByGate));
       if (Object.values(profile.exporters).every((e) => !e.untorn))
         io.err(
           `untorn: no untorn-exporter series found; the profile uses mysqld_exporter's.\n${HOW_TO_ADD_EXPORTER}\n`,

@@ -34,7 +34,7 @@ describe("untorn instance", () => {
     expect(out).toMatch(/^db-on:9105 {2}mariadb 10\.11\.19/m);
     expect(out).toMatch(/^Verdict: write-bound \(score [\d.]+, confidence \d+%\)/m);
     expect(out).toMatch(/strong\s+Free-page waits\s+45 waits\/s \(avg\)/);
-    expect(out).toMatch(/Doublewrite amplification\s+100%/);
+    expect(out).toMatch(/Doublewrite pages per flushed page\s+100%/);
     expect(out).toMatch(/\[warning\] Doublewrite costs a large share of writes/);
     expect(out).toMatch(/BLOCKED by the safety gate \(unsafe\)/);
     expect(out).toMatch(/change \(host\): /);

@@ -6,6 +6,7 @@ import { metadataOption, readMetadata } from "../metadata.js";
 import { Progress } from "../progress.js";
 import { instanceView } from "../render.js";
 import { explain, openSource, ratesLine, type SourceFlags, sourceLine, sourceOptions } from "../source.js";
+import { DESCRIPTIONS } from "./descriptions.js";
 
 /** `untorn instance <name>`: one instance's profile, verdict with evidence, findings and safety gate. */
 export function registerInstance(program: Command, io: Io): void {
@@ -14,9 +15,7 @@ export function registerInstance(program: Command, io: Io): void {
       program
         .command("instance")
         .argument("<name>", "the instance label, e.g. db1:9105")
-        .description(
-          "One instance: profile, verdict with evidence, findings with the exact change, safety gate.",
-        ),
+        .description(DESCRIPTIONS.instance),
     ),
   )
     .option("--json", "print the facts and the advice as JSON")
@@ -26,7 +25,7 @@ export function registerInstance(program: Command, io: Io): void {
           json?: boolean;
           metadata?: string;
         };
-        const metadata = await readMetadata(all.metadata);
+        const metadata = await readMetadata(all.metadata, all.replay, io);
         const source = await openSource(all, io);
         const progress = new Progress(io, Boolean(all.json) && !io.isTty);
         let p: Awaited<ReturnType<typeof profileInstance>>;

@@ -8,6 +8,7 @@ import type { Io } from "../io.js";
 import { Progress } from "../progress.js";
 import { explain, openSource, parseWindow, type SourceFlags, sourceOptions } from "../source.js";
 import { VERSION } from "../version.js";
+import { DESCRIPTIONS } from "./descriptions.js";
 import { HOW_TO_ADD_EXPORTER } from "./fleet.js";
 
 interface RecordFlags extends SourceFlags {
@@ -19,13 +20,7 @@ interface RecordFlags extends SourceFlags {
 
 /** `untorn record`: captures what fleet, instance and charts need into a replay file. */
 export function registerRecord(program: Command, io: Io): void {
-  sourceOptions(
-    program
-      .command("record")
-      .description(
-        "Record the fleet and instance facts and chart series over a span into a replay file (gzip JSON).",
-      ),
-  )
+  sourceOptions(program.command("record").description(DESCRIPTIONS.record))
     .requiredOption("--out <file>", "replay file to write (gzip JSON, docs/schemas/replay.schema.json)")
     .option("--span <duration>", "how far back to record", "3h")
     .option("--every <duration>", "time between recorded evaluations", "5m")

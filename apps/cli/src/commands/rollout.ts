@@ -47,6 +47,7 @@ import { CliError, describeIssues, EXIT } from "../errors.js";
 import { type Io, readJsonFile } from "../io.js";
 import { metadataOption, readMetadata } from "../metadata.js";
 import { explain, openSource, parseAt, type SourceFlags, sourceOptions } from "../source.js";
+import { DESCRIPTIONS } from "./descriptions.js";
 
 interface StoreFlags {
   dataDir?: string;
@@ -553,11 +554,7 @@ const noteOf = (flags: Record<string, string | boolean | undefined>) => {
 };
 
 export function registerRollout(program: Command, io: Io): void {
-  const rollout = program
-    .command("rollout")
-    .description(
-      "Staged rollout of a doublewrite change: plan, gate, apply, verify from metrics, judge, report.",
-    );
+  const rollout = program.command("rollout").description(DESCRIPTIONS.rollout);
 
   metadataOption(
     sourceOptions(

@@ -1,7 +1,9 @@
 import type { Io } from "../io.js";
 
 /** An Io that keeps stdout and stderr in memory, for run(argv, io) in tests. */
-export function bufferIo(env: NodeJS.ProcessEnv = {}): Io & { stdout: () => string; stderr: () => string } {
+export function bufferIo(
+  env: NodeJS.ProcessEnv = {} as NodeJS.ProcessEnv,
+): Io & { stdout: () => string; stderr: () => string } {
   let out = "";
   let err = "";
   return {

@@ -24,6 +24,8 @@ import {
   DEFAULT_QUERY,
   type FleetQuery,
   fleetQueryToParams,
+  ONLY,
+  ONLY_LABELS,
   type SortKey,
 } from "../lib/fleet-query.js";
 import type { TableRow } from "../lib/fleet-row.js";
@@ -56,18 +58,27 @@ const COLUMNS: readonly Column[] = [
   { key: "verdict", label: "Verdict", title: "Write-bound verdict and its confidence" },
   {
     key: "amplification",
-    label: "Amplification",
+    label: "DW pages/flushed",
     numeric: true,
-    title: "Doublewrite pages ÷ data pages flushed (1× = every page written twice)",
+    title:
+      "Doublewrite pages per flushed data page (1 = every flushed page written twice, 0 = doublewrite off)",
   },
   {
     key: "share",
     label: "DW share",
     numeric: true,
-    title: "Doublewrite's share of the device's write bytes (* = of InnoDB's writes: no device data)",
+    title:
+      "Doublewrite's share of the device's write bytes (* = of InnoDB's write bytes: no device data; † = of InnoDB's write bytes: the device is shared with other instances or processes)",
   },
   { key: "gain", label: "Expected gain", title: "The best opportunity's expected gain" },
 ];
+
+function shareNote(basis: TableRow["dblwrShareBasis"]): string | undefined {
+  if (basis === "innodb") return "of InnoDB's write bytes: no device data";
+  if (basis === "shared-device")
+    return "of InnoDB's write bytes: the device is shared with other instances or processes, so its share of the device's bytes says nothing";
+  return undefined;
+}
 
 /** One row; memoised so scrolling re-renders only the rows that enter the window. */
 const Row = memo(function Row({
@@ -120,25 +131,25 @@ const Row = memo(function Row({
         <VerdictBadge verdict={row.verdict} confidence={row.confidence} />
       </td>
       <td className="num">
-        {row.amplification === null ? <span className="subtle">–</span> : `${num(row.amplification)}×`}
+        {row.amplification === null ? <span className="subtle">–</span> : num(row.amplification)}
       </td>
       <td className="num">
         {row.dblwrShare === null ? (
           <span className="subtle">–</span>
         ) : (
-          <span
-            title={row.dblwrShareBasis === "innodb" ? "of InnoDB's write bytes: no device data" : undefined}
-          >
+          <span title={shareNote(row.dblwrShareBasis)}>
             {pct(row.dblwrShare)}
-            {row.dblwrShareBasis === "innodb" ? "*" : ""}
+            {row.dblwrShareBasis === "innodb" ? "*" : row.dblwrShareBasis === "shared-device" ? "†" : ""}
           </span>
         )}
       </td>
-      <td>
+      <td className="gain-cell">
         {row.gain ? (
           <>
-            {gainText(row.gain)}
-            {row.gain.blocked && <span className="badge badge-outline"> gated</span>}
+            <span className="gain-text" title={gainText(row.gain)}>
+              {gainText(row.gain)}
+            </span>
+            {row.gain.blocked && <span className="badge badge-outline gated-tag">gated</span>}
           </>
         ) : (
           <span className="subtle">–</span>
@@ -166,7 +177,8 @@ const Controls = memo(function Controls({
     query.cluster !== null ||
     query.flavor !== null ||
     query.verdict !== null ||
-    query.gate !== null;
+    query.gate !== null ||
+    query.only !== null;
 
   return (
     <search className="controls" aria-label="Filter instances">
@@ -237,6 +249,21 @@ const Controls = memo(function Controls({
           {GATES.map((g) => (
             <option key={g} value={g}>
               {gateLabel(g)}
+            </option>
+          ))}
+        </select>
+      </div>
+      <div className="field">
+        <label htmlFor="filter-only">Show</label>
+        <select
+          id="filter-only"
+          value={query.only ?? ""}
+          onChange={(e) => set({ only: (e.target.value || null) as FleetQuery["only"] })}
+        >
+          <option value="">All instances</option>
+          {ONLY.map((o) => (
+            <option key={o} value={o}>
+              {ONLY_LABELS[o]}
             </option>
           ))}
         </select>
@@ -350,6 +377,14 @@ export function FleetTable({
     );
     return () => clearTimeout(t);
   }, [query, router, pathname]);
+
+  useEffect(() => {
+    // A link to another query (a summary card, the browser's back button) changes the URL under the
+    // table: its state follows, unless the URL is the one this table last asked for.
+    if (fleetQueryToParams(initial).toString() === fleetQueryToParams(asked.current).toString()) return;
+    asked.current = initial;
+    setQuery(initial);
+  }, [initial]);
 
   useEffect(() => {
     // A new page of rows starts at its top.

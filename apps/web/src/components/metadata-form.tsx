@@ -115,6 +115,7 @@ export function MetadataForm({
   canEdit,
   action,
   updated,
+  declaredFrom = null,
 }: {
   instance: string;
   values: MetadataValues;
@@ -124,6 +125,8 @@ export function MetadataForm({
   canEdit: boolean;
   action: Action;
   updated: string | null;
+  /** Which values come from the declared metadata file, not the store (null: none). */
+  declaredFrom?: string | null;
 }) {
   const [state, formAction, pending] = useActionState(action, IDLE);
   if (!canEdit)
@@ -139,6 +142,11 @@ export function MetadataForm({
             ),
           )}
         </dl>
+        {declaredFrom && (
+          <p className="subtle" data-testid="metadata-declared">
+            {declaredFrom}
+          </p>
+        )}
         <p className="subtle">Editing fleet metadata needs the operator role.</p>
         {updated && <p className="subtle">{updated}</p>}
       </div>
@@ -147,6 +155,11 @@ export function MetadataForm({
     <form action={formAction} aria-labelledby="metadata-title" noValidate>
       <input type="hidden" name="instance" value={instance} />
       <input type="hidden" name="version" value={version} />
+      {declaredFrom && (
+        <p className="subtle" data-testid="metadata-declared">
+          {declaredFrom}
+        </p>
+      )}
       <fieldset>
         <legend>Identity</legend>
         <div className="form-grid">

@@ -6,6 +6,7 @@ const LINKS = [
   { href: "/", label: "Fleet" },
   { href: "/recommendations", label: "Recommendations" },
   { href: "/rollouts", label: "Rollouts" },
+  { href: "/docs", label: "Docs" },
 ] as const;
 
 export function NavLinks() {

@@ -1,61 +1,85 @@
+import Link from "next/link";
+import { DEFAULT_QUERY, type FleetQuery, fleetQueryToParams } from "../lib/fleet-query.js";
 import type { FleetSummary } from "../lib/fleet-row.js";
 import { bytes, num, pct } from "../lib/format.js";
 
-/** The fleet at a glance: write-bound count, safe doublewrite removals, and the write I/O they save. */
+/** The fleet page filtered to the rows a card counts (the count equals the rows that filter keeps). */
+function filterHref(patch: Partial<FleetQuery>): string {
+  const p = fleetQueryToParams({ ...DEFAULT_QUERY, ...patch }).toString();
+  return p ? `/?${p}` : "/";
+}
+
+function Card({
+  title,
+  href,
+  value,
+  note,
+}: {
+  title: string;
+  href: string | null;
+  value: string;
+  note: string;
+}) {
+  return (
+    <div className="card">
+      <dt>{href ? <Link href={href}>{title}</Link> : title}</dt>
+      <dd>
+        {value}
+        <span className="card-note">{note}</span>
+      </dd>
+    </div>
+  );
+}
+
+/**
+ * The fleet at a glance: write-bound count, safe doublewrite removals, the write I/O they save. Each
+ * count links to the table filtered to the rows it counts.
+ */
 export function SummaryCards({ summary, stale }: { summary: FleetSummary; stale: boolean }) {
   const wb = summary.verdicts["write-bound"];
   return (
     <section aria-label="Fleet summary">
       <dl className="cards">
-        <div className="card">
-          <dt>Instances</dt>
-          <dd>
-            {num(summary.instances)}
-            <span className="card-note">
-              {summary.skipped > 0 ? `${num(summary.skipped)} seen without usable facts` : "all with facts"}
-              {stale ? " · stale" : ""}
-            </span>
-          </dd>
-        </div>
-        <div className="card">
-          <dt>Write-bound</dt>
-          <dd>
-            {num(wb)}
-            <span className="card-note">{num(summary.verdicts.likely)} more likely write-bound</span>
-          </dd>
-        </div>
-        <div className="card">
-          <dt>Could safely drop doublewrite</dt>
-          <dd>
-            {num(summary.canDropDoublewrite)}
-            <span className="card-note">safety gate verified, doublewrite still on</span>
-          </dd>
-        </div>
-        <div className="card">
-          <dt>Waiting for the safety gate</dt>
-          <dd>
-            {num(summary.blockedByGate)}
-            <span className="card-note">write-bound or likely, storage not verified atomic</span>
-          </dd>
-        </div>
-        <div className="card">
-          <dt>Estimated write I/O saved</dt>
-          <dd>
-            {bytes(summary.savedBytesPerSecond)}/s
-            <span className="card-note">
-              {summary.savedShare !== null
-                ? `${pct(summary.savedShare)} of the fleet's ${bytes(summary.fleetWriteBytesPerSecond)}/s of writes`
-                : "fleet write volume unknown"}
-            </span>
-          </dd>
-        </div>
-        <div className="card">
-          <dt>At risk</dt>
-          <dd>
-            {num(summary.atRisk)}
-            <span className="card-note">critical or error findings</span>
-          </dd>
-        </div>
+        <Card
+          title="Instances"
+          href={filterHref({})}
+          value={num(summary.instances)}
+          note={`${summary.skipped > 0 ? `${num(summary.skipped)} seen without usable facts` : "all with facts"}${stale ? " · stale" : ""}`}
+        />
+        <Card
+          title="Write-bound"
+          href={filterHref({ verdict: "write-bound" })}
+          value={num(wb)}
+          note={`${num(summary.verdicts.likely)} more likely write-bound`}
+        />
+        <Card
+          title="Could safely drop doublewrite"
+          href={filterHref({ only: "can-drop" })}
+          value={num(summary.canDropDoublewrite)}
+          note="safety gate verified, doublewrite still on"
+        />
+        <Card
+          title="Waiting for the safety gate"
+          href={filterHref({ only: "waiting-for-gate" })}
+          value={num(summary.blockedByGate)}
+          note="a gain needs storage verified atomic first"
+        />
+        <Card
+          title="Estimated write I/O saved"
+          href={null}
+          value={`${bytes(summary.savedBytesPerSecond)}/s`}
+          note={
+            summary.savedShare !== null
+              ? `${pct(summary.savedShare)} of the fleet's ${bytes(summary.fleetWriteBytesPerSecond)}/s of writes`
+              : "fleet write volume unknown"
+          }
+        />
+        <Card
+          title="At risk"
+          href={filterHref({ only: "at-risk" })}
+          value={num(summary.atRisk)}
+          note="critical or error findings"
+        />
       </dl>
     </section>
   );

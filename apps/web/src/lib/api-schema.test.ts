@@ -91,6 +91,7 @@ describe("responses match their schemas", () => {
       missing: snap.missing[instance] ?? [],
       exporters: snap.exporters[instance]!,
       metadata: null,
+      declaredMetadata: null,
       declared: [],
       conflicts: [],
       storeProblem: null,

@@ -30,6 +30,7 @@ function row(instance: string, over: Partial<FleetRow> = {}): FleetRow {
     gain: null,
     benefit: 0,
     canDropDoublewrite: false,
+    waitingForGate: false,
     worstSeverity: null,
     findings: 0,
     exporters: { untorn: true, mysqldExporter: false },
@@ -37,6 +38,30 @@ function row(instance: string, over: Partial<FleetRow> = {}): FleetRow {
     ...over,
   };
 }
+
+describe("only: the summary cards' filters", () => {
+  const rows = [
+    row("a", { canDropDoublewrite: true }),
+    row("b", { waitingForGate: true, worstSeverity: "warning" }),
+    row("c", { waitingForGate: true, worstSeverity: "error" }),
+    row("d", { worstSeverity: "critical" }),
+    row("e", { worstSeverity: "notice" }),
+  ];
+  const only = (v: string) =>
+    applyFleetQuery(rows, parseFleetQuery({ only: v }).query).map((r) => r.instance);
+  it("keeps the rows each card counts", () => {
+    expect(only("can-drop")).toEqual(["a"]);
+    expect(only("waiting-for-gate")).toEqual(["b", "c"]);
+    expect(only("at-risk")).toEqual(["c", "d"]);
+  });
+  it("round-trips through the URL and rejects an unknown card", () => {
+    const q = parseFleetQuery({ only: "at-risk" }).query;
+    expect(fleetQueryToParams(q).toString()).toBe("only=at-risk");
+    const bad = parseFleetQuery({ only: "everything" });
+    expect(bad.query.only).toBeNull();
+    expect(bad.problems[0]).toMatchObject({ param: "only", message: /must be one of can-drop/ });
+  });
+});
 
 describe("parseFleetQuery", () => {
   it("gives the defaults for no parameters", () => {
@@ -54,6 +79,7 @@ describe("parseFleetQuery", () => {
       flavor: "mysql",
       verdict: "likely",
       gate: "verified",
+      only: null,
       sort: "share",
       dir: "desc",
     });

@@ -42,6 +42,16 @@ export const DEFAULT_DIR: Readonly<Record<SortKey, SortDir>> = {
   gain: "desc",
 };
 
+/** The summary cards' filters (the Write-bound card filters by verdict). */
+export const ONLY = ["can-drop", "waiting-for-gate", "at-risk"] as const;
+export type Only = (typeof ONLY)[number];
+/** The summary card each filter belongs to, as the card names it. */
+export const ONLY_LABELS: Readonly<Record<Only, string>> = {
+  "can-drop": "Could safely drop doublewrite",
+  "waiting-for-gate": "Waiting for the safety gate",
+  "at-risk": "At risk",
+};
+
 const text = (max: number) => z.string().trim().max(max, `must be at most ${max} characters`);
 
 /** One schema per parameter, so each is judged on its own. */
@@ -51,6 +61,11 @@ export const fleetParamSchemas = {
   flavor: z.enum(FLAVORS),
   verdict: z.enum(VERDICTS),
   gate: z.enum(GATES),
+  only: z
+    .enum(ONLY)
+    .describe(
+      "Only the instances a summary card counts: can-drop (could safely drop doublewrite), waiting-for-gate, at-risk.",
+    ),
   sort: z.enum(SORT_KEYS),
   dir: z.enum(["asc", "desc"]),
 } as const;
@@ -66,6 +81,7 @@ export const fleetQuerySchema = z
     flavor: fleetParamSchemas.flavor.optional(),
     verdict: fleetParamSchemas.verdict.optional(),
     gate: fleetParamSchemas.gate.optional(),
+    only: fleetParamSchemas.only.optional(),
     sort: fleetParamSchemas.sort.optional().describe("Column to sort by; default rank (most to gain first)."),
     dir: fleetParamSchemas.dir.optional().describe("Sort direction; default depends on the column."),
   })
@@ -78,6 +94,7 @@ export interface FleetQuery {
   readonly flavor: (typeof FLAVORS)[number] | null;
   readonly verdict: (typeof VERDICTS)[number] | null;
   readonly gate: (typeof GATES)[number] | null;
+  readonly only: Only | null;
   readonly sort: SortKey;
   readonly dir: SortDir;
 }
@@ -88,6 +105,7 @@ export const DEFAULT_QUERY: FleetQuery = {
   flavor: null,
   verdict: null,
   gate: null,
+  only: null,
   sort: "rank",
   dir: "asc",
 };
@@ -264,6 +282,7 @@ export function fleetQueryToParams(q: FleetQuery): URLSearchParams {
   if (q.flavor) p.set("flavor", q.flavor);
   if (q.verdict) p.set("verdict", q.verdict);
   if (q.gate) p.set("gate", q.gate);
+  if (q.only) p.set("only", q.only);
   if (q.sort !== DEFAULT_QUERY.sort) p.set("sort", q.sort);
   if (q.dir !== DEFAULT_DIR[q.sort]) p.set("dir", q.dir);
   return p;
@@ -326,6 +345,12 @@ export function matchesText(row: TableRow, needle: string): boolean {
   );
 }
 
+export function matchesOnly(row: TableRow, only: Only): boolean {
+  if (only === "can-drop") return row.canDropDoublewrite;
+  if (only === "waiting-for-gate") return row.waitingForGate;
+  return row.worstSeverity === "critical" || row.worstSeverity === "error";
+}
+
 /** Filters and sorts rows; ties keep the ranking order, so the result is stable. */
 export function applyFleetQuery<R extends TableRow>(rows: readonly R[], q: FleetQuery): R[] {
   const kept = rows.filter(
@@ -334,6 +359,7 @@ export function applyFleetQuery<R extends TableRow>(rows: readonly R[], q: Fleet
       (q.flavor === null || r.flavor === q.flavor) &&
       (q.verdict === null || r.verdict === q.verdict) &&
       (q.gate === null || r.gate.status === q.gate) &&
+      (q.only === null || matchesOnly(r, q.only)) &&
       matchesText(r, q.q),
   );
   const sign = q.dir === "asc" ? 1 : -1;

@@ -41,7 +41,7 @@ export interface TableRow {
   readonly confidence: number;
   readonly amplification: number | null;
   readonly dblwrShare: number | null;
-  readonly dblwrShareBasis: "device" | "innodb" | null;
+  readonly dblwrShareBasis: "device" | "innodb" | "shared-device" | null;
   readonly gain: {
     readonly kind: (typeof GAIN_KINDS)[number];
     readonly throughput: { readonly low: number; readonly high: number };
@@ -49,4 +49,9 @@ export interface TableRow {
     readonly blocked: boolean;
   } | null;
   readonly benefit: number;
+  /** The summary cards' predicates, so each card's count is the rows its filter (`only`) keeps. */
+  readonly canDropDoublewrite: boolean;
+  readonly waitingForGate: boolean;
+  /** The most severe finding's severity: critical or error is "at risk". */
+  readonly worstSeverity: FleetRow["worstSeverity"];
 }

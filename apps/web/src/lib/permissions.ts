@@ -38,12 +38,14 @@ export type ActionName = keyof typeof ACTIONS;
 
 /** Route handlers under app/, as `METHOD /path` with the app router's [param] segments. */
 export const ROUTES = {
+  "GET /api/v1/health": "viewer",
   "GET /api/v1/fleet": "viewer",
   "GET /api/v1/instances/[id]": "viewer",
   "GET /api/v1/rollouts": "viewer",
   "GET /api/v1/rollouts/[id]": "viewer",
   "GET /api/v1/rollouts/[id]/report": "viewer",
   "GET /api/v1/audit": "admin",
+  "GET /repo-files/[...path]": "viewer",
   "POST /api/auth/login": "anonymous",
   "POST /api/auth/logout": "viewer",
   "GET /api/auth/oidc/login": "anonymous",
@@ -60,6 +62,7 @@ export const PAGES = {
   "/rollouts/new": "operator",
   "/rollouts/[id]": "viewer",
   "/rollouts/[id]/report": "viewer",
+  "/docs": "viewer",
   "/docs/[...slug]": "viewer",
   "/login": "anonymous",
   "/account": "viewer",
@@ -70,6 +73,7 @@ export type PageName = keyof typeof PAGES;
 
 /** Routes that accept `Authorization: Bearer` API tokens (read-only: tokens act as viewers). */
 export const TOKEN_ROUTES: readonly RouteName[] = [
+  "GET /api/v1/health",
   "GET /api/v1/fleet",
   "GET /api/v1/instances/[id]",
   "GET /api/v1/rollouts",

@@ -36,6 +36,9 @@ export function toTableRow(r: FleetRow): TableRow {
         }
       : null,
     benefit: r.benefit,
+    canDropDoublewrite: r.canDropDoublewrite,
+    waitingForGate: r.waitingForGate,
+    worstSeverity: r.worstSeverity,
   };
 }
 
@@ -63,6 +66,9 @@ export function encodeRow(r: FleetRow | TableRow): EncodedRow {
     g?.writeBytesPerTxn ? round(g.writeBytesPerTxn.high, 3) : null,
     g ? g.blocked : null,
     round(r.benefit, 4),
+    r.canDropDoublewrite,
+    r.waitingForGate,
+    r.worstSeverity,
   ];
 }
 
@@ -92,6 +98,9 @@ export function decodeRow(c: EncodedRow): TableRow {
             blocked: c[18] as boolean,
           },
     benefit: c[19] as number,
+    canDropDoublewrite: c[20] as boolean,
+    waitingForGate: c[21] as boolean,
+    worstSeverity: c[22] as TableRow["worstSeverity"],
   };
 }
 

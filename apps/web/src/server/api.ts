@@ -14,6 +14,7 @@ function appliedQuery(q: FleetQuery): FleetResponse["query"] {
     ...(q.flavor ? { flavor: q.flavor } : {}),
     ...(q.verdict ? { verdict: q.verdict } : {}),
     ...(q.gate ? { gate: q.gate } : {}),
+    ...(q.only ? { only: q.only } : {}),
     sort: q.sort,
     dir: q.dir,
   };

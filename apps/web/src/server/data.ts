@@ -18,6 +18,7 @@ import type { InstanceFacts } from "@untorn/advisor/facts";
 import type { PromQueryApi } from "@untorn/fleet/api";
 import { type InstanceCharts, instanceCharts } from "@untorn/fleet/charts";
 import { buildFleetFacts, type ExporterPresence, type FleetFacts } from "@untorn/fleet/facts";
+import type { DeclaredMetadata } from "@untorn/fleet/metadata";
 import { applyMetadata } from "@untorn/fleet/profile";
 import type { InstanceMetadata, Store } from "@untorn/store/store";
 import { type Env, env } from "../env.js";
@@ -588,6 +589,8 @@ export interface InstanceView {
   readonly missing: readonly string[];
   readonly exporters: ExporterPresence;
   readonly metadata: InstanceMetadata | null;
+  /** The declared metadata file's entry for the instance, and the file's name (null: none). */
+  readonly declaredMetadata: { readonly file: string; readonly entry: DeclaredMetadata } | null;
   readonly declared: readonly string[];
   readonly conflicts: readonly string[];
   readonly storeProblem: string | null;
@@ -603,6 +606,11 @@ export type InstanceLookup =
     }
   | { readonly kind: "not-found"; readonly source: SourceInfo; readonly status: Status }
   | { readonly kind: "unavailable"; readonly source: SourceInfo; readonly status: Status };
+
+function declaredEntry(snap: Snapshot, instance: string): InstanceView["declaredMetadata"] {
+  const entry = snap.declaredMeta.get(instance);
+  return entry && snap.declared ? { file: snap.declared.file, entry } : null;
+}
 
 export async function getInstance(instance: string, e: Env = env()): Promise<InstanceLookup> {
   const fleet = await getFleetView(e);
@@ -637,6 +645,7 @@ export async function getInstance(instance: string, e: Env = env()): Promise<Ins
       missing: snap.missing[instance] ?? [],
       exporters: snap.exporters[instance] ?? { untorn: false, mysqldExporter: false },
       metadata: snap.metadata.get(instance) ?? null,
+      declaredMetadata: declaredEntry(snap, instance),
       declared: merged.declared,
       conflicts: merged.conflicts,
       storeProblem: snap.storeProblem,

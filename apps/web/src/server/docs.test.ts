@@ -3,7 +3,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { isMissingDoc } from "./doc-files.js";
-import { docFile, docPathOf, findDocsDir, headingSlug, renderDoc, rewriteHref } from "./docs.js";
+import { docFile, docPathOf, findDocsDir, headingSlug, REPO_FILE, renderDoc, rewriteHref } from "./docs.js";
 
 const docs = findDocsDir(process.cwd());
 
@@ -26,7 +26,51 @@ describe("docs pages", () => {
     expect(rewriteHref("../advisor.md#safety-gate", ["rules", "x"])).toBe("/docs/advisor#safety-gate");
     expect(rewriteHref("detect-only-step.md", ["rules", "x"])).toBe("/docs/rules/detect-only-step");
     expect(rewriteHref("https://example.com/a.md", ["rules", "x"])).toBe("https://example.com/a.md");
-    expect(rewriteHref("../../README.md", ["rules", "x"])).toBe("../../README.md");
+    expect(rewriteHref("../../README.md", ["rules", "x"])).toBe("/repo-files/README.md");
+    expect(rewriteHref("../../../README.md", ["rules", "x"])).toBe("../../../README.md");
+  });
+
+  it("links the schemas, screenshots and benchmark results to their served files", () => {
+    expect(rewriteHref("schemas/api-fleet.schema.json", ["web"])).toBe(
+      "/repo-files/docs/schemas/api-fleet.schema.json",
+    );
+    expect(rewriteHref("screenshots/fleet.png", ["web"])).toBe("/repo-files/docs/screenshots/fleet.png");
+    expect(rewriteHref("../bench/results/fleet.json", ["scaling"])).toBe(
+      "/repo-files/bench/results/fleet.json",
+    );
+    expect(rewriteHref("../compose/prometheus", ["demo"])).toBe("../compose/prometheus");
+  });
+
+  it("shows a link into the rest of the repository as its path, and serves every link it keeps", () => {
+    const demo = renderDoc(
+      "See [the config](../compose/prometheus/prometheus.yml) and ![f](screenshots/fleet.png).",
+      ["demo"],
+    );
+    expect(demo.html).toContain("<code>compose/prometheus/prometheus.yml</code>");
+    expect(demo.html).toContain('src="/repo-files/docs/screenshots/fleet.png"');
+    // Every docs page: each relative link or image names a page or a file that exists.
+    const root = path.dirname(docs!);
+    const pages = fs
+      .readdirSync(docs!, { recursive: true, encoding: "utf8" })
+      .filter((f) => f.endsWith(".md"));
+    expect(pages.length).toBeGreaterThan(20);
+    const dead: string[] = [];
+    for (const f of pages) {
+      const slug = f.replace(/\.md$/, "").split(path.sep);
+      const { html } = renderDoc(fs.readFileSync(path.join(docs!, f), "utf8"), slug);
+      for (const m of html.matchAll(/(?:href|src)="([^"#]*)(?:#[^"]*)?"/g)) {
+        const u = m[1]!;
+        if (u === "" || /^[a-z]+:/i.test(u)) continue;
+        const ok = u.startsWith("/docs/")
+          ? docFile(docs!, u.slice("/docs/".length).split("/")) !== null
+          : u.startsWith("/repo-files/")
+            ? REPO_FILE.test(u.slice("/repo-files/".length)) &&
+              fs.existsSync(path.join(root, u.slice("/repo-files/".length)))
+            : false;
+        if (!ok) dead.push(`${f}: ${u}`);
+      }
+    }
+    expect(dead).toEqual([]);
   });
 
   it("renders a rule page with its title", () => {

@@ -14,15 +14,37 @@ export function docPathOf(docsDir: string, file: string): string[] {
   return path.relative(docsDir, file).replace(/\.md$/, "").split(path.sep);
 }
 
-/** Relative links between docs pages become console routes; other links are left as written. */
+/**
+ * Repository files the console serves beside the docs pages (GET /repo-files/<path>): the JSON schemas,
+ * the screenshots, the benchmark results and the top-level READMEs the pages link to.
+ */
+export const REPO_FILE =
+  /^(?:README\.md|BENCHMARKS\.md|lab\/README\.md|docs\/schemas\/[a-z0-9.-]+\.json|docs\/screenshots\/[a-z0-9.-]+\.png|bench\/results\/[A-Za-z0-9._-]+\.(?:json|md))$/;
+
+/** The repository path a relative link of a docs page names, or null when it leaves the repository. */
+function repoPathOf(target: string, docPath: readonly string[]): string | null {
+  const p = path.posix.normalize(path.posix.join("docs", ...docPath.slice(0, -1), target));
+  return p.startsWith("..") ? null : p.replace(/\/$/, "");
+}
+
+/**
+ * Relative links between docs pages become console routes, links to the files REPO_FILE names their
+ * /repo-files/ route; other links are left as written (renderDoc shows a link into the rest of the
+ * repository as its path, not as a link the console cannot answer).
+ */
 export function rewriteHref(href: string, docPath: readonly string[]): string {
   if (/^[a-z]+:/i.test(href) || href.startsWith("#") || href.startsWith("/")) return href;
   const [target = "", anchor] = href.split("#", 2);
-  if (!target.endsWith(".md")) return href;
-  const resolved = path.posix.normalize(path.posix.join(...docPath.slice(0, -1), target));
-  if (resolved.startsWith("..")) return href;
-  return `/docs/${resolved.replace(/\.md$/, "")}${anchor ? `#${anchor}` : ""}`;
+  const repoPath = repoPathOf(target, docPath);
+  if (repoPath === null) return href;
+  if (target.endsWith(".md") && repoPath.startsWith("docs/"))
+    return `/docs/${repoPath.slice("docs/".length).replace(/\.md$/, "")}${anchor ? `#${anchor}` : ""}`;
+  if (REPO_FILE.test(repoPath)) return `/repo-files/${repoPath}`;
+  return href;
 }
+
+/** A relative link rewriteHref left as written: it names a repository file the console does not serve. */
+const unserved = (href: string) => !/^[a-z]+:/i.test(href) && !href.startsWith("#") && !href.startsWith("/");
 
 /** GitHub's heading anchor: lower case, punctuation dropped, spaces to hyphens (`2.2 innodb_doublewrite` → `22-innodb_doublewrite`). */
 export function headingSlug(text: string): string {
@@ -60,7 +82,13 @@ export function renderDoc(markdown: string, slug: readonly string[]): { html: st
   const md = renderer();
   const tokens = md.lexer(markdown);
   md.walkTokens(tokens, (t: Token) => {
-    if (t.type === "link") t.href = rewriteHref(t.href, slug);
+    if (t.type !== "link" && t.type !== "image") return;
+    t.href = rewriteHref(t.href, slug);
+    if (t.type === "link" && unserved(t.href)) {
+      // Shown as the repository path it names (e.g. compose/prometheus/prometheus.yml), not a dead link.
+      const target = repoPathOf(t.href.split("#", 1)[0] ?? "", slug) ?? t.href;
+      Object.assign(t, { type: "codespan", raw: target, text: target });
+    }
   });
   const heading = tokens.find((t) => t.type === "heading" && t.depth === 1);
   return {

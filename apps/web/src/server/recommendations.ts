@@ -26,6 +26,17 @@ export interface RuleGroup {
   readonly instances: readonly AffectedInstance[];
 }
 
+/**
+ * The instances with a finding waiting for the safety gate, across every rule: the fleet's "Waiting for
+ * the safety gate" card counts the same instances (@untorn/fleet's waitingForGate), so one instance
+ * waiting on two rules counts once here and there.
+ */
+export function waitingInstances(groups: readonly RuleGroup[]): string[] {
+  const out = new Set<string>();
+  for (const g of groups) for (const i of g.instances) if (i.blocked) out.add(i.instance);
+  return [...out].sort();
+}
+
 const ORDER: readonly Severity[] = ["critical", "error", "warning", "notice"];
 
 export function groupFindings(advice: Iterable<KeptAdvice>): RuleGroup[] {

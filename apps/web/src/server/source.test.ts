@@ -5,7 +5,14 @@ import { encodeReplay } from "@untorn/fleet/replay";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { parseEnv } from "../env.js";
 import { smallReplay } from "../testing/fleet-facts.js";
-import { findRecordingsDir, newestReplay, readSource, replayFile, resolveSource } from "./source.js";
+import {
+  findRecordingsDir,
+  newestReplay,
+  readSource,
+  replayFile,
+  resolveSource,
+  shownRecordedFrom,
+} from "./source.js";
 
 let root: string;
 
@@ -19,6 +26,28 @@ const write = (file: string, data: string | Buffer, mtime?: number) => {
   fs.writeFileSync(file, data);
   if (mtime !== undefined) fs.utimesSync(file, mtime, mtime);
 };
+
+describe("shownRecordedFrom", () => {
+  it("never shows the lab's loopback Prometheus address, nor credentials", () => {
+    expect(shownRecordedFrom("http://127.0.0.1:34111")).toBe("a Prometheus local to the recording machine");
+    expect(shownRecordedFrom("http://localhost:9090/")).toBe("a Prometheus local to the recording machine");
+    expect(shownRecordedFrom("http://[::1]:9090")).toBe("a Prometheus local to the recording machine");
+    expect(shownRecordedFrom("https://u:secret@prom.example.com:9090/")).toBe(
+      "https://prom.example.com:9090",
+    );
+    expect(shownRecordedFrom("not a url")).toBe("not a url");
+  });
+
+  it("is what the shipped recording's source says", async () => {
+    const rec = path.resolve(__dirname, "../../../../lab/recordings/mariadb-10.11-fleet.json.gz");
+    const src = await readSource(parseEnv({ UNTORN_REPLAY: rec }));
+    expect(src.info).toMatchObject({
+      kind: "recorded",
+      recordedFrom: "a Prometheus local to the recording machine",
+    });
+    expect(JSON.stringify(src.info)).not.toMatch(/127\.0\.0\.1|localhost/);
+  }, 120_000);
+});
 
 describe("findRecordingsDir / newestReplay", () => {
   it("finds lab/recordings in a parent directory", () => {

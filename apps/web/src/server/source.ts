@@ -290,7 +290,7 @@ export function resolveSource(e: Env, cwd: string = process.cwd()): CurrentSourc
         kind: "recorded",
         file: shownPath(file, cwd),
         recordedAt: m.recordedAt,
-        recordedFrom: m.recordedFrom,
+        recordedFrom: shownRecordedFrom(m.recordedFrom),
         window: m.window,
         end: m.end,
         note: m.note ?? null,
@@ -326,6 +326,26 @@ function none(searched: string | null, reason: string): ResolvedSource {
     replay: null,
     metadataFile: null,
   };
+}
+
+/**
+ * Where a recording was read from, as the console shows it (badge, banners, reports, the API's source):
+ * a loopback address (the lab's Prometheus on a random local port) means nothing on another machine, so
+ * it is named for what it was; any other URL is shown without credentials.
+ */
+export function shownRecordedFrom(recordedFrom: string): string {
+  let u: URL;
+  try {
+    u = new URL(recordedFrom);
+  } catch {
+    return recordedFrom;
+  }
+  const host = u.hostname.replace(/^\[|\]$/g, "");
+  if (host === "localhost" || host === "::1" || /^127\./.test(host))
+    return "a Prometheus local to the recording machine";
+  u.username = "";
+  u.password = "";
+  return u.toString().replace(/\/$/, "");
 }
 
 /** The declared metadata file overlaid on a replay: UNTORN_METADATA_FILE, else its sidecar when present. */

@@ -6,16 +6,25 @@ const base = facts("a", mariadb1011, virtio, load({ flushed: 1200, doublewrite: 
 indicatorGroupTester("activity", {
   valid: [
     {
-      name: "Handler_commit and pages flushed",
+      name: "client commits, not Handler_commit (12x as many), and pages flushed",
       facts: base,
       values: { transactionRate: 400, pagesFlushedRate: 1200 },
-      basis: { transactionRate: /^Handler_commit\/s$/, pagesFlushedRate: /buffer_pool_pages_flushed/ },
+      basis: {
+        transactionRate: /^client COMMIT \+ ROLLBACK\/s$/,
+        pagesFlushedRate: /buffer_pool_pages_flushed/,
+      },
     },
     {
-      name: "Com_commit and Innodb_pages_written when the others are not collected",
+      name: "Innodb_pages_written when pages flushed is not collected",
       facts: without(base, "workload.rates.handlerCommits", "workload.rates.bufferPoolPagesFlushed"),
-      values: { transactionRate: 80, pagesFlushedRate: 1200 },
-      basis: { transactionRate: /^Com_commit\/s$/, pagesFlushedRate: /^Innodb_pages_written\/s$/ },
+      values: { transactionRate: 400, pagesFlushedRate: 1200 },
+      basis: { transactionRate: /^client COMMIT/, pagesFlushedRate: /^Innodb_pages_written\/s$/ },
+    },
+    {
+      name: "Handler_commit, named as such, when no client commit was counted (autocommit workload)",
+      facts: without(base, "workload.rates.commits"),
+      values: { transactionRate: 4800 },
+      basis: { transactionRate: /^Handler_commit\/s \(no client COMMIT counted: autocommit workload\)$/ },
     },
   ],
   invalid: [

@@ -5,12 +5,28 @@
 import type { InstanceFacts } from "../facts.js";
 import { avgOf, defineIndicatorGroup, type Input, indicatorsOf, S } from "./indicator.js";
 
-/** Handler_commit counts autocommit statements that Com_commit misses, so it wins when collected. */
+/**
+ * Transactions are client commits, COMMIT + ROLLBACK statements (the catalog's
+ * transactions_per_second, which the instance charts and the rollout gates read too), so the profile,
+ * its chart and the rollout charts show one number. Handler_commit also counts every statement's
+ * internal commit (about 12 per sysbench write transaction on MariaDB 10.11) and a replica applier's
+ * own writes (docs/reference/status-counters.md); it is read only where no client commit was counted
+ * in the window (an autocommit workload), and the basis says so.
+ */
 export function transactionInput(facts: InstanceFacts): Input {
   const r = facts.workload?.rates;
-  return r?.handlerCommits
-    ? S("workload.rates.handlerCommits", r.handlerCommits)
-    : S("workload.rates.commits", r?.commits);
+  const clientCommits = r?.commits;
+  if (r?.handlerCommits && (clientCommits == null || clientCommits.avg === 0)) {
+    return S("workload.rates.handlerCommits", r.handlerCommits);
+  }
+  return S("workload.rates.commits", clientCommits);
+}
+
+/** The basis every per-transaction indicator names: which commit count divides it. */
+export function transactionBasis(input: Input): string {
+  return input.path.endsWith("handlerCommits")
+    ? "Handler_commit/s (no client COMMIT counted: autocommit workload)"
+    : "client COMMIT + ROLLBACK/s";
 }
 
 /** Innodb_buffer_pool_pages_flushed, else Innodb_pages_written. */
@@ -27,9 +43,10 @@ const meta = {
   indicators: [
     {
       id: "transactionRate",
-      label: "Transactions",
+      label: "Transactions (client commits)",
       unit: "txn/s",
-      formula: "`Handler_commit/s` (counts autocommit statements), else `Com_commit/s`",
+      formula:
+        "`Com_commit + Com_rollback` per second (client commits, as the charts), else `Handler_commit/s` when no client commit was counted",
     },
     {
       id: "pagesFlushedRate",
@@ -57,7 +74,7 @@ export const activity = defineIndicatorGroup({
     return {
       indicators: [
         put("transactionRate", {
-          basis: txn.path.endsWith("handlerCommits") ? "Handler_commit/s" : "Com_commit/s",
+          basis: transactionBasis(txn),
           inputs: [txn],
           value: avgOf(txn.stat),
         }),

@@ -1,5 +1,27 @@
 /** The datadir's block device: what it wrote, how busy and slow it was, and doublewrite's part of it. */
+import { bytes as formatBytes } from "../format.js";
 import { avgOf, clamp01, defineIndicatorGroup, div, indicatorsOf, p95Of, S, V } from "./indicator.js";
+
+/**
+ * Below this part of the device's write bytes coming from the instance itself (InnoDB data files and
+ * redo log), the device is shared: other instances, their exporters, Prometheus or any other process
+ * wrote most of it, so doublewrite's share of the device would read as if doublewrite cost nothing.
+ * The instance's own binlog and file-system journal add to its bytes, but far less than its InnoDB
+ * data and redo bytes under a write load, so half leaves them room.
+ */
+export const OWN_DEVICE_SHARE_MIN = 0.5;
+
+/** How the note of a device share withheld on a shared device begins (the fleet row's basis reads it). */
+export const SHARED_DEVICE_NOTE_START = "the device is shared:";
+
+/** The note of a device share withheld because the device is shared (null when it is not). */
+export function sharedDeviceNote(own: number | null, device: number | null): string | null {
+  if (own === null || device === null || device <= 0) return null;
+  if (own / device >= OWN_DEVICE_SHARE_MIN) return null;
+  return `${SHARED_DEVICE_NOTE_START} InnoDB's data and redo bytes (${formatBytes(own)}/s) are ${Math.round(
+    (own / device) * 100,
+  )}% of the ${formatBytes(device)}/s it wrote, the rest came from other instances or processes; doublewrite's share of InnoDB's own write bytes stands in`;
+}
 
 const meta = {
   id: "device",
@@ -58,9 +80,10 @@ const meta = {
     "workload.device.flushesPerSecond",
     "workload.rates.dblwrPagesWritten",
     "workload.rates.dblwrWrites",
+    "workload.rates.osLogWrittenBytes",
     "config.pageSizeBytes",
   ],
-  uses: ["dblwrBytesRate"],
+  uses: ["dblwrBytesRate", "innodbWriteBytesRate"],
   source: "https://docs.kernel.org/admin-guide/iostats.html",
 } as const;
 
@@ -81,6 +104,9 @@ export const device = defineIndicatorGroup({
     const pageIn = V("config.pageSizeBytes", facts.config.pageSizeBytes ?? null);
     const writes = avgOf(writesIn.stat);
     const bytes = avgOf(bytesIn.stat);
+    const innodbBytes = built("innodbWriteBytesRate").value;
+    const own = innodbBytes === null ? null : innodbBytes + (avgOf(r?.osLogWrittenBytes) ?? 0);
+    const shared = sharedDeviceNote(own, bytes);
     return {
       indicators: [
         put("deviceWriteIops", { inputs: [writesIn], value: writes, peak: p95Of(writesIn.stat) }),
@@ -100,11 +126,13 @@ export const device = defineIndicatorGroup({
         }),
         put("dblwrShareOfDeviceWriteBytes", {
           inputs: [pagesIn, pageIn, bytesIn],
-          value: clamp01(div(built("dblwrBytesRate").value, bytes)),
+          value: shared ? null : clamp01(div(built("dblwrBytesRate").value, bytes)),
+          ...(shared ? { note: shared } : {}),
         }),
         put("dblwrShareOfDeviceWriteIops", {
           inputs: [dblwrWritesIn, writesIn],
-          value: clamp01(div(avgOf(dblwrWritesIn.stat), writes)),
+          value: shared ? null : clamp01(div(avgOf(dblwrWritesIn.stat), writes)),
+          ...(shared ? { note: shared } : {}),
         }),
       ],
     };

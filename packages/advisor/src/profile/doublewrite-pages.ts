@@ -15,9 +15,10 @@ const meta = {
     },
     {
       id: "amplification",
-      label: "Doublewrite amplification",
+      label: "Doublewrite pages per flushed page",
       unit: "ratio",
-      formula: "Innodb_dblwr_pages_written / pages flushed (1 = every flushed page written twice)",
+      formula:
+        "Innodb_dblwr_pages_written / pages flushed (1 = every flushed page written twice, 0 = doublewrite off; slightly below 1 where single-page flushes skip the count)",
     },
   ],
   needs: [

@@ -55,9 +55,9 @@ export const compositeSpecs = {
     build: (c) => ratio(ratio(c("dblwrPages"), c("dblwrWrites")), c("batchCapacity")),
   },
   doublewrite_amplification: {
-    title: "Doublewrite amplification",
+    title: "Doublewrite pages per flushed page",
     description:
-      "Doublewrite pages ÷ data pages flushed: about 1 with doublewrite on (every flushed page written twice), 0 with it off.",
+      "Doublewrite pages ÷ data pages flushed: about 1 with doublewrite on (every flushed page written twice), 0 with it off. Not an amplification factor: the extra page bytes are this ratio × the data page bytes.",
     unit: "ratio",
     group: "doublewrite",
     build: (c) => ratio(c("dblwrPages"), c("pagesFlushed")),

@@ -12,7 +12,7 @@ import { instanceHref, ruleDocsHref } from "../../lib/paths.js";
 import { ACTIONS, allows } from "../../lib/permissions.js";
 import { changeFieldsOf, planHref } from "../../lib/rollout-link.js";
 import { requirePage } from "../../server/access.js";
-import { groupFindings, type RuleGroup } from "../../server/recommendations.js";
+import { groupFindings, type RuleGroup, waitingInstances } from "../../server/recommendations.js";
 import { fleetView } from "../../server/views.js";
 
 export const dynamic = "force-dynamic";
@@ -108,6 +108,7 @@ async function Groups({ canPlan }: { canPlan: boolean }) {
                 ))}
               </tbody>
             </table>
+            <WaitingTotal count={waitingInstances(groups).length} />
           </nav>
           {groups.map((g) => (
             <Group key={g.ruleId} group={g} plan={plans.get(g.ruleId) ?? null} />
@@ -115,6 +116,17 @@ async function Groups({ canPlan }: { canPlan: boolean }) {
         </>
       )}
     </>
+  );
+}
+
+function WaitingTotal({ count }: { count: number }) {
+  return (
+    <p data-testid="waiting-total">
+      <Link href="/?only=waiting-for-gate">
+        {num(count)} instance{count === 1 ? "" : "s"} waiting for the safety gate
+      </Link>{" "}
+      <span className="subtle">(an instance waiting on several rules counts once, as on the fleet page)</span>
+    </p>
   );
 }
 

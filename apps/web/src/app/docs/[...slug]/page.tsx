@@ -33,7 +33,7 @@ export default async function DocPage({ params }: { params: Params }) {
   return (
     <>
       <p className="subtle">
-        <Link href="/recommendations">Recommendations</Link> / docs/{slug.join("/")}.md
+        <Link href="/docs">Docs</Link> / docs/{slug.join("/")}.md
       </p>
       {/* biome-ignore lint/security/noDangerouslySetInnerHtml: the repository's own docs, rendered by marked */}
       <article className="markdown section" dangerouslySetInnerHTML={{ __html: doc.html }} />

@@ -1,3 +1,4 @@
+import type { DeclaredMetadata } from "@untorn/fleet/metadata";
 import type { InstanceMetadata } from "@untorn/store/store";
 import type { Metadata } from "next";
 import Link from "next/link";
@@ -23,6 +24,7 @@ import { RANGE_KEYS, type RangeKey, rangeParamSchema } from "../../../lib/ranges
 import { changeFieldsOf, planHref } from "../../../lib/rollout-link.js";
 import { requirePage } from "../../../server/access.js";
 import { saveInstanceMetadata } from "../../../server/actions.js";
+import type { InstanceView } from "../../../server/data.js";
 import { instanceLookup } from "../../../server/views.js";
 
 export const dynamic = "force-dynamic";
@@ -35,14 +37,18 @@ export async function generateMetadata({ params }: { params: Params }): Promise<
   return { title: id.ok ? id.id : "Bad instance" };
 }
 
-function formValues(m: InstanceMetadata | null): MetadataValues {
+/**
+ * The form's values: what is stored, else (for cluster, role and storage class) what the declared
+ * metadata file says, since that is what the advisor used; the form says which file it came from.
+ */
+function formValues(m: InstanceMetadata | null, declared: DeclaredMetadata | null): MetadataValues {
   const f = m?.storageFacts ?? {};
   const mib = f.limits?.bandwidthBytesPerSecond;
   return {
-    cluster: m?.cluster ?? "",
-    role: m?.role ?? "",
+    cluster: m?.cluster ?? declared?.cluster ?? "",
+    role: m?.role ?? declared?.role ?? "",
     notes: m?.notes ?? "",
-    storageClass: m?.storageClass ?? "",
+    storageClass: m?.storageClass ?? declared?.storageClass ?? "",
     managedService: m?.managedService ?? "",
     cloud: f.cloud ?? "",
     instanceClass: f.instanceClass ?? "",
@@ -57,6 +63,15 @@ function formValues(m: InstanceMetadata | null): MetadataValues {
     limitsBandwidthMiBps: mib ? String(Math.round((mib / 1048576) * 100) / 100) : "",
     limitsIoUnitBytes: f.limits?.ioUnitBytes ? String(f.limits.ioUnitBytes) : "",
   };
+}
+
+/** Which identity fields come from the declared file rather than the store, and the file's name. */
+function declaredNote(m: InstanceMetadata | null, d: InstanceView["declaredMetadata"]): string | null {
+  if (!d) return null;
+  const fields = (["cluster", "role", "storageClass"] as const).filter((k) => !m?.[k] && d.entry[k]);
+  if (fields.length === 0) return null;
+  const names = fields.map((k) => (k === "storageClass" ? "storage class" : k));
+  return `${names.join(", ")} as declared in ${d.file.split("/").pop()} (saving here stores them)`;
 }
 
 export default async function InstancePage({
@@ -231,7 +246,8 @@ export default async function InstancePage({
         ) : (
           <MetadataForm
             instance={instance}
-            values={formValues(m)}
+            values={formValues(m, v.declaredMetadata?.entry ?? null)}
+            declaredFrom={declaredNote(m, v.declaredMetadata)}
             version={m?.version ?? 0}
             canEdit={allows(who.role, ACTIONS.saveInstanceMetadata)}
             action={saveInstanceMetadata}
