@@ -75,6 +75,7 @@ describe("connections under MAX_USER_CONNECTIONS", () => {
     })();
     const results: {
       path: string;
+      round: number;
       tight: boolean;
       status: number;
       up: number | undefined;
@@ -90,7 +91,7 @@ describe("connections under MAX_USER_CONNECTIONS", () => {
           });
           const failed = [...res.body.matchAll(/^untorn_exporter_collector_success\{[^}]*\} 0$/gm)].length;
           const up = sampleValue(res.body, "untorn_mysql_up");
-          results.push({ path, tight: timeout !== undefined, status: res.status, up, failed });
+          results.push({ path, round, tight: timeout !== undefined, status: res.status, up, failed });
         }),
       );
       await Promise.all(batch);
@@ -99,9 +100,11 @@ describe("connections under MAX_USER_CONNECTIONS", () => {
     await sampler;
     expect(results.every((r) => r.status === 200)).toBe(true);
     expect(results.some((r) => r.tight)).toBe(true);
-    // Every scrape with the default budget saw the server up with every collector succeeding: no
-    // connection was refused.
-    for (const r of results.filter((x) => !x.tight))
+    // Every scrape of a round with only the default budget saw the server up with every collector
+    // succeeding: no connection was refused. (In a round with tight budgets, a default-budget scrape
+    // shares its target's single-flight collection with a tight one, whose statements get killed.)
+    const tightRounds = new Set(results.filter((x) => x.tight).map((x) => x.round));
+    for (const r of results.filter((x) => !tightRounds.has(x.round)))
       expect({ ...r, up: r.up, failed: r.failed }).toMatchObject({ up: 1, failed: 0 });
     expect(exporter.process.tail(500)).not.toMatch(/max_user_connections|1226/);
     expect(most).toBeGreaterThanOrEqual(2);
