@@ -91,6 +91,43 @@ export function explainConnectError(address: string, err: unknown, timeoutMs: nu
 type Conn = mysql.Connection;
 
 /**
+ * Closes `conn` the way the server counts it: COM_QUIT, then wait for the server to close its end. MariaDB
+ * and MySQL take the connection off MAX_USER_CONNECTIONS before they close the socket, so once it closes the
+ * slot is really free (a bare destroy() frees it only when the server notices, which can be after the next
+ * connect). Gives up waiting after `ms` (a dead server) and never throws.
+ */
+export function closeCounted(conn: Conn, ms = HANDSHAKE_TIMEOUT_MS): Promise<void> {
+  const stream = (conn as unknown as { connection?: { stream?: NodeJS.EventEmitter & { destroyed?: boolean } } })
+    .connection?.stream;
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      conn.destroy();
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    timer.unref();
+    if (!stream || stream.destroyed) return done();
+    stream.once("close", done);
+    conn.end().catch(done);
+  });
+}
+
+/** Waits (up to `ms`) until thread `threadId` has left the server: until then it counts as a connection. */
+async function waitGone(c: Conn, threadId: number, ms: number): Promise<void> {
+  const until = Date.now() + ms;
+  while (Date.now() < until) {
+    const [rows] = await c.query({
+      sql: "SELECT 1 FROM information_schema.PROCESSLIST WHERE ID = ?",
+      values: [threadId],
+      timeout: HANDSHAKE_TIMEOUT_MS,
+    });
+    if ((rows as unknown[]).length === 0) return;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+/**
  * Every query connection the process holds, across all targets, counts against `limit`; one more is kept
  * for KILL QUERY (kills run one at a time through it), so `limit + 1` is the most ever open.
  */
@@ -117,14 +154,18 @@ export class ConnectionBudget {
     this.pools.delete(p);
   }
 
-  /** Takes a slot, closing another pool's idle connection if that is what it takes. */
+  /**
+   * Takes a slot; at the limit, starts closing another pool's idle connection and says no (its slot frees
+   * once the server has let it go, and the waiter is woken then).
+   */
   tryReserve(requester: TargetPool): boolean {
     if (this.open >= this.limit) {
       let victim: TargetPool | undefined;
       for (const p of this.pools) {
         if (p !== requester && p.idleCount() > 0 && (!victim || p.lastUsed < victim.lastUsed)) victim = p;
       }
-      if (!victim?.closeOneIdle()) return false;
+      victim?.closeOneIdle();
+      return false;
     }
     this.open++;
     this.peak = Math.max(this.peak, this.open);
@@ -164,14 +205,18 @@ export class ConnectionBudget {
   }
 }
 
-/** Best effort KILL QUERY for a statement whose client gave up; never throws. */
+/**
+ * Best effort KILL QUERY for a statement whose client gave up, resolving once the killed thread has left the
+ * server and the kill's own connection is closed (both count against MAX_USER_CONNECTIONS); never throws.
+ */
 async function killQuery(target: ConnectionTarget, threadId: number): Promise<void> {
   try {
     const c = await mysql.createConnection(connectionOptions(target));
     try {
       await c.query({ sql: `KILL QUERY ${Number(threadId)}`, timeout: HANDSHAKE_TIMEOUT_MS });
+      await waitGone(c, Number(threadId), 2 * HANDSHAKE_TIMEOUT_MS);
     } finally {
-      c.destroy();
+      await closeCounted(c);
     }
   } catch {
     // the server may be gone; nothing more to do
@@ -219,9 +264,9 @@ export class TargetPool {
     return true;
   }
 
+  /** The slot frees once the server has closed the connection (see closeCounted). */
   private drop(conn: Conn): void {
-    conn.destroy();
-    this.budget.free();
+    void closeCounted(conn).then(() => this.budget.free());
   }
 
   /** A connection that died while idle (server restart, wait_timeout) leaves the pool at once. */
