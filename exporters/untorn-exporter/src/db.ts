@@ -96,9 +96,10 @@ type Conn = mysql.Connection;
  * slot is really free (a bare destroy() frees it only when the server notices, which can be after the next
  * connect). Gives up waiting after `ms` (a dead server) and never throws.
  */
-export function closeCounted(conn: Conn, ms = HANDSHAKE_TIMEOUT_MS): Promise<void> {
-  const stream = (conn as unknown as { connection?: { stream?: NodeJS.EventEmitter & { destroyed?: boolean } } })
-    .connection?.stream;
+function closeCounted(conn: Conn, ms = HANDSHAKE_TIMEOUT_MS): Promise<void> {
+  const stream = (
+    conn as unknown as { connection?: { stream?: NodeJS.EventEmitter & { destroyed?: boolean } } }
+  ).connection?.stream;
   return new Promise((resolve) => {
     const done = () => {
       clearTimeout(timer);
