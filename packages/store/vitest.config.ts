@@ -1,15 +1,11 @@
 import { defineConfig } from "vitest/config";
 import { base } from "../../vitest.base.ts";
 
-// Vitest also hands resolve.conditions to the worker as `node --conditions`, where the base's
-// "import" applies to require() too: pg's require("pg-pool") then loads pg-pool's ESM build and
-// crashes ("Class extends value [object Module]"). Node and Vite add import/require themselves.
-const conditions = ["@untorn/source", "node", "default"];
-
+// The base resolves to the sources without the "import" condition on purpose: Vitest hands the conditions
+// to the worker as `node --conditions`, where "import" would apply to require() too and pg's
+// require("pg-pool") would load pg-pool's ESM build and crash ("Class extends value [object Module]").
 export default defineConfig({
   ...base,
-  resolve: { ...base.resolve, conditions },
-  ssr: { ...base.ssr, resolve: { ...base.ssr?.resolve, conditions } },
   // PostgreSQL and the PGlite template are for the live layer (the fast layer's tests open no store).
   test: {
     ...base.test,

@@ -55,8 +55,3 @@ export function ioModeOf(facts: InstanceFacts): IoMode {
   if (BUFFERED_METHODS.has(method)) return "buffered";
   return "unknown";
 }
-
-/** innodb_page_size, or null when unknown: never assume 16 KiB for a safety decision. */
-export function pageSizeOf(facts: InstanceFacts): number | null {
-  return facts.config.pageSizeBytes ?? null;
-}

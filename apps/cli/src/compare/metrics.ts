@@ -29,8 +29,6 @@ export const COMPARE_METRICS: readonly CompareMetric[] = [
   { signal: "device_flushes_per_second", kind: "efficiency", unit: "ops/s", optIn: true },
 ];
 
-export const DEFAULT_METRICS = COMPARE_METRICS.filter((m) => !m.optIn).map((m) => m.signal);
-
 /** Resolves `--metrics a,b`; unknown ids are an error naming the known ones. */
 export function selectMetrics(list: readonly string[] | undefined): CompareMetric[] {
   if (!list || list.length === 0) return COMPARE_METRICS.filter((m) => !m.optIn);

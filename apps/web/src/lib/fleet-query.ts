@@ -1,8 +1,9 @@
 /**
  * The fleet table's state as URL search parameters (the page and GET /api/v1/fleet take the same ones):
  * parsing with zod, one parameter at a time so a bad value is reported and dropped while the good ones
- * still apply; serialising only what differs from the defaults; and applying the state to rows (pure,
- * used on the server for the first render and in the browser as the user types).
+ * still apply; serialising only what differs from the defaults (the browser uses it to write the URL as
+ * the user types); and applying the state to rows (pure, on the server only: the page and the API send
+ * the browser one page of the matching rows).
  */
 
 import { FLAVORS, GATE_STATUSES as GATES, VERDICTS } from "@untorn/vocabulary/words";

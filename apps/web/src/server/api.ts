@@ -1,7 +1,7 @@
 /** The read API's response bodies from the data layer's views (pure; shapes in lib/api-schema.ts). */
 import type { InstanceMetadata } from "@untorn/store/store";
 import type { ErrorResponse, FleetResponse, InstanceResponse } from "../lib/api-schema.js";
-import { applyFleetQuery, type FleetQuery, fleetQueryToParams, type PageQuery } from "../lib/fleet-query.js";
+import { applyFleetQuery, type FleetQuery, type PageQuery } from "../lib/fleet-query.js";
 import type { FleetView, InstanceView, SourceInfo, Status } from "./data.js";
 
 const isoOf = (unixSeconds: number) => new Date(unixSeconds * 1000).toISOString();
@@ -102,11 +102,6 @@ export function unavailable(source: SourceInfo, status: Status): { code: 503; bo
       : `the data source is unavailable: ${status.error ?? "unknown error"}`;
   return { code: 503, body: { error, source, status } };
 }
-
-export const canonicalFleetUrl = (q: FleetQuery) => {
-  const p = fleetQueryToParams(q).toString();
-  return `/api/v1/fleet${p ? `?${p}` : ""}`;
-};
 
 const bodies = new WeakMap<readonly unknown[], Map<string, string>>();
 const BODIES_PER_SNAPSHOT = 16;

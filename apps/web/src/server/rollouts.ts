@@ -10,7 +10,6 @@ import { mapLimit } from "@untorn/fleet/api";
 import { type ChartRange, chartRateWindow } from "@untorn/fleet/charts";
 import { instanceSelector } from "@untorn/fleet/plan";
 import { ReplayMissError } from "@untorn/fleet/replay";
-import type { GateResult } from "@untorn/rollout/events";
 import { buildReport, type Report } from "@untorn/rollout/report";
 import {
   type NextActions,
@@ -168,9 +167,6 @@ export async function getRolloutView(id: string, e: Env = env()): Promise<Rollou
     };
   }
 }
-
-/** Every gate decision in the audit, oldest first (the comparison result itself included). */
-export const gatesOf = (s: RolloutState): GateResult[] => s.events.flatMap((e) => (e.gate ? [e.gate] : []));
 
 export function reportOf(s: RolloutState, now: number = Date.now() / 1000): Report {
   return buildReport(s, Math.floor(now));
