@@ -16,10 +16,8 @@ import { capabilitiesFor } from "@untorn/advisor/capabilities";
 import type { InstanceFacts } from "@untorn/advisor/facts";
 import type { Action } from "@untorn/advisor/rule";
 import { type Capabilities, serverName } from "@untorn/vocabulary/capabilities";
+import { DOUBLEWRITE_MODES, parseDoublewriteMode } from "@untorn/vocabulary/words";
 import { z } from "zod";
-
-/** innodb_doublewrite modes as the exporter's `untorn_innodb_doublewrite_mode{mode}` label prints them. */
-export const DOUBLEWRITE_READBACK_MODES = ["on", "off", "detect_and_recover", "detect_only", "fast"] as const;
 
 /** Labels of `untorn_innodb_config_info` (packages/catalog/src/metrics.ts), keyed by server variable. */
 export const CONFIG_INFO_LABELS = {
@@ -114,7 +112,7 @@ export type Snippet = z.infer<typeof snippetSchema>;
  * are not. `doublewriteFlat`: the doublewrite page rate (signal doublewrite_pages_per_second) reads 0.
  */
 export const expectationSchema = z.strictObject({
-  doublewriteMode: z.enum(DOUBLEWRITE_READBACK_MODES).optional(),
+  doublewriteMode: z.enum(DOUBLEWRITE_MODES).optional(),
   configInfo: z.record(z.string(), z.string()).optional(),
   doublewritePages: z.number().int().optional(),
   doublewriteFlat: z.boolean().optional(),
@@ -224,16 +222,6 @@ const SRC_RDS_PG =
 const SRC_ALIBABA = "https://www.alibabacloud.com/help/en/rds/apsaradb-rds-for-mysql/optimized-write";
 const SRC_EBS_TWP = "https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/configure-twp.html";
 const SRC_MARIADB_FLUSH = "https://mariadb.com/kb/en/innodb-flush-method/";
-
-/** The exporter's doublewrite_mode label for a target value. */
-function modeOf(value: string): (typeof DOUBLEWRITE_READBACK_MODES)[number] | undefined {
-  const v = value.trim().toLowerCase();
-  if (v === "1" || v === "true") return "on";
-  if (v === "0" || v === "false") return "off";
-  return (DOUBLEWRITE_READBACK_MODES as readonly string[]).includes(v)
-    ? (v as (typeof DOUBLEWRITE_READBACK_MODES)[number])
-    : undefined;
-}
 
 function fromAction(
   facts: InstanceFacts,
@@ -449,13 +437,17 @@ function variableRevert(
           action: doublewriteActions(
             facts,
             caps,
-            modeOf(previous) === "detect_only" ? "DETECT_ONLY" : modeOf(previous) === "off" ? "OFF" : "ON",
+            parseDoublewriteMode(previous) === "detect_only"
+              ? "DETECT_ONLY"
+              : parseDoublewriteMode(previous) === "off"
+                ? "OFF"
+                : "ON",
           )[0]!,
           method: "option-file-restart" as StepMethod,
         }
       : variableAction(caps, variable, previous, null, dynamic);
   const m = variable === "innodb_doublewrite" || rds ? methodOf(action) : method;
-  const mode = variable === "innodb_doublewrite" ? modeOf(previous) : undefined;
+  const mode = variable === "innodb_doublewrite" ? parseDoublewriteMode(previous) : undefined;
   return {
     previousValue: previous,
     method: m,
@@ -735,7 +727,7 @@ export function stepFor(change: Change, facts: InstanceFacts): StepResult {
       return ineligible("already-at-target", `${change.variable} already reads ${current}.`);
     if (rdsParameter) return rdsVariableStep(facts, caps, change.variable, change.value, change.dynamic);
     const { action, method } = variableAction(caps, change.variable, change.value, current, change.dynamic);
-    const mode = change.variable === "innodb_doublewrite" ? modeOf(change.value) : undefined;
+    const mode = change.variable === "innodb_doublewrite" ? parseDoublewriteMode(change.value) : undefined;
     const removes = removesProtection(change);
     return {
       ok: true,

@@ -21,6 +21,19 @@ export const FLAVOR_NAMES: Readonly<Record<Flavor, string>> = {
 export const DOUBLEWRITE_MODES = ["on", "off", "detect_and_recover", "detect_only", "fast"] as const;
 export type DoublewriteMode = (typeof DOUBLEWRITE_MODES)[number];
 
+/**
+ * innodb_doublewrite as a server prints it, as one of DOUBLEWRITE_MODES: MySQL < 8.0.30 and MariaDB < 11.0.6
+ * booleans (ON/OFF, 1/0), MySQL 8.0.30+ ENUM (ON/OFF/DETECT_ONLY/DETECT_AND_RECOVER/TRUE/FALSE), MariaDB
+ * 11.0.6+ `fast`; undefined for anything else. The exporter's label and the rollout's read-back both use it.
+ */
+export function parseDoublewriteMode(raw: string | undefined): DoublewriteMode | undefined {
+  if (raw === undefined) return undefined;
+  const v = raw.trim().toLowerCase();
+  if (v === "1" || v === "true") return "on";
+  if (v === "0" || v === "false") return "off";
+  return (DOUBLEWRITE_MODES as readonly string[]).includes(v) ? (v as DoublewriteMode) : undefined;
+}
+
 /** An instance's replication role (declared in the store, or read by the exporter's replication collector). */
 export const REPLICATION_ROLES = ["primary", "replica", "standalone"] as const;
 export type ReplicationRole = (typeof REPLICATION_ROLES)[number];

@@ -1,23 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { doublewriteMode, managedService } from "./config.js";
-
-describe("doublewriteMode", () => {
-  it.each([
-    ["ON", "on"],
-    ["OFF", "off"],
-    ["1", "on"],
-    ["0", "off"],
-    ["TRUE", "on"],
-    ["FALSE", "off"],
-    ["DETECT_ONLY", "detect_only"],
-    ["DETECT_AND_RECOVER", "detect_and_recover"],
-    ["fast", "fast"],
-    ["", undefined],
-    ["sometimes", undefined],
-  ])("%s → %s", (raw, mode) => {
-    expect(doublewriteMode(raw)).toBe(mode);
-  });
-});
+import { managedService } from "./config.js";
 
 describe("managedService", () => {
   it("detects RDS by basedir and Aurora by aurora_version", () => {

@@ -1,6 +1,6 @@
 // Source: SHOW GLOBAL VARIABLES (docs/reference/mysql.md §1.4, docs/reference/mariadb.md §2.2, §2.3, §2.5, docs/reference/atomic-storage.md §8.1).
 import { metrics } from "@untorn/catalog/metrics";
-import { DOUBLEWRITE_MODES, type DoublewriteMode } from "@untorn/vocabulary/words";
+import { DOUBLEWRITE_MODES, parseDoublewriteMode } from "@untorn/vocabulary/words";
 import { type Collector, nameValueMap, parseNumeric, type ServerFacts } from "../collector.js";
 
 const VARIABLES = [
@@ -30,18 +30,6 @@ const VARIABLES = [
 ] as const;
 
 const SQL = `SHOW GLOBAL VARIABLES WHERE Variable_name IN (${VARIABLES.map((v) => `'${v}'`).join(", ")})`;
-
-/**
- * Normalises innodb_doublewrite across flavors: MySQL < 8.0.30 and MariaDB < 11.0.6 booleans (ON/OFF,
- * 1/0), MySQL 8.0.30+ ENUM (ON/OFF/DETECT_ONLY/DETECT_AND_RECOVER/TRUE/FALSE), MariaDB 11.0.6+ `fast`.
- */
-export function doublewriteMode(raw: string | undefined): DoublewriteMode | undefined {
-  if (raw === undefined || raw === "") return undefined;
-  const v = raw.trim().toLowerCase();
-  if (v === "on" || v === "1" || v === "true") return "on";
-  if (v === "off" || v === "0" || v === "false") return "off";
-  return (DOUBLEWRITE_MODES as readonly string[]).includes(v) ? (v as DoublewriteMode) : undefined;
-}
 
 /** RDS runs from /rdsdbbin; Aurora MySQL has @@aurora_version (best effort: neither is documented as a contract). */
 export function managedService(vars: Map<string, string>): "rds" | "aurora" | "none" {
@@ -85,7 +73,7 @@ export const config: Collector = {
       page_size: raw("innodb_page_size"),
     });
 
-    const mode = doublewriteMode(vars.get("innodb_doublewrite"));
+    const mode = parseDoublewriteMode(vars.get("innodb_doublewrite"));
     if (mode !== undefined) {
       for (const m of DOUBLEWRITE_MODES) emit.set(metrics.doublewriteMode, m === mode ? 1 : 0, { mode: m });
       emit.set(metrics.doublewriteEnabled, mode === "off" || mode === "detect_only" ? 0 : 1);
