@@ -12,6 +12,8 @@ export default mergeConfig(
         "@/": fileURLToPath(new URL("./src/", import.meta.url)),
       },
     },
-    test: { include: ["src/**/*.test.ts", "src/**/*.test.tsx"] },
+    // Many of these tests open an embedded PGlite store (a WebAssembly PostgreSQL) or decode the shipped
+    // recording in-process: seconds each on a quiet machine, three times that on a shared one.
+    test: { include: ["src/**/*.test.ts", "src/**/*.test.tsx"], testTimeout: 90_000, hookTimeout: 180_000 },
   }),
 );
