@@ -581,271 +581,282 @@ function doublewriteOnStep(facts: InstanceFacts, caps: Capabilities): StepResult
   };
 }
 
-/**
- * The step for one instance, or why it cannot take the change. The safety gate is not checked here
- * (the plan and the pre-wave gate do, with the advisor's gate); everything that depends only on the
- * server's flavor, version, platform and current value is.
- */
-export function stepFor(change: Change, facts: InstanceFacts): StepResult {
-  const caps = capabilitiesFor(facts);
-  const managed = facts.platform?.managed ?? null;
-  const name = serverName(caps);
-  const readOnly = facts.config.readOnly === true;
+/** What every step builder needs besides the change. */
+interface StepContext {
+  readonly facts: InstanceFacts;
+  readonly caps: Capabilities;
+  /** The managed service, null when unknown. */
+  readonly managed: NonNullable<InstanceFacts["platform"]>["managed"] | null;
+  readonly name: string;
+}
 
-  if (change.kind === "doublewrite-off" || change.kind === "doublewrite-detect-only") {
-    const to = change.kind === "doublewrite-off" ? "OFF" : "DETECT_ONLY";
-    if (managed === "rds" || managed === "aurora" || managed === "alibaba-rds")
-      return ineligible(
-        "provider-managed",
-        `${managed} manages innodb_doublewrite itself; use the atomic-storage change (RDS Optimized Writes, Alibaba 16K atomic write) instead.`,
-      );
-    if (to === "DETECT_ONLY" && !caps.detectOnly)
-      return ineligible(
-        "version-without-setting",
-        `${name} has no DETECT_ONLY: it needs MySQL or Percona Server 8.0.30+ (${SRC_MYSQL_DBLWR}).`,
-      );
-    if (readOnly)
-      return ineligible(
-        "read-only-server",
-        "innodb_read_only=ON: the doublewrite buffer is not used, the change has no effect (MDEV-34455).",
-      );
-    const cur = facts.config.doublewrite ?? null;
-    if ((to === "OFF" && cur === "off") || (to === "DETECT_ONLY" && cur === "detect_only"))
-      return ineligible(
-        "already-at-target",
-        `innodb_doublewrite already reads ${currentDoublewrite(facts)}.`,
-      );
-    const action = doublewriteActions(facts, caps, to)[0]!;
-    const current = currentDoublewrite(facts);
-    return {
-      ok: true,
-      step: fromAction(
+type ChangeOf<K extends Change["kind"]> = Extract<Change, { kind: K }>;
+
+function doublewriteOffStep(
+  change: ChangeOf<"doublewrite-off" | "doublewrite-detect-only">,
+  { facts, caps, managed, name }: StepContext,
+): StepResult {
+  const to = change.kind === "doublewrite-off" ? "OFF" : "DETECT_ONLY";
+  if (managed === "rds" || managed === "aurora" || managed === "alibaba-rds")
+    return ineligible(
+      "provider-managed",
+      `${managed} manages innodb_doublewrite itself; use the atomic-storage change (RDS Optimized Writes, Alibaba 16K atomic write) instead.`,
+    );
+  if (to === "DETECT_ONLY" && !caps.detectOnly)
+    return ineligible(
+      "version-without-setting",
+      `${name} has no DETECT_ONLY: it needs MySQL or Percona Server 8.0.30+ (${SRC_MYSQL_DBLWR}).`,
+    );
+  if (facts.config.readOnly === true)
+    return ineligible(
+      "read-only-server",
+      "innodb_read_only=ON: the doublewrite buffer is not used, the change has no effect (MDEV-34455).",
+    );
+  const cur = facts.config.doublewrite ?? null;
+  if ((to === "OFF" && cur === "off") || (to === "DETECT_ONLY" && cur === "detect_only"))
+    return ineligible("already-at-target", `innodb_doublewrite already reads ${currentDoublewrite(facts)}.`);
+  const action = doublewriteActions(facts, caps, to)[0]!;
+  const current = currentDoublewrite(facts);
+  return {
+    ok: true,
+    step: fromAction(
+      facts,
+      caps,
+      action,
+      { variable: "innodb_doublewrite", target: to, current, method: methodOf(action) },
+      {
+        restart: action.restart,
+        doublewriteMode: to === "OFF" ? "off" : "detect_only",
+        // DETECT_ONLY still writes page metadata to the doublewrite files, so the page rate need not be 0.
+        ...(to === "OFF" ? { doublewriteFlat: true } : {}),
+      },
+      variableRevert(facts, caps, "innodb_doublewrite", current, !action.restart),
+      caps.flavor === "mariadb" ? [SRC_MARIADB_DBLWR] : [SRC_MYSQL_DBLWR],
+    ),
+  };
+}
+
+function doublewritePagesStep(
+  change: ChangeOf<"doublewrite-pages">,
+  { facts, caps, managed, name }: StepContext,
+): StepResult {
+  if (!caps.doublewritePagesVariable)
+    return ineligible(
+      "version-without-setting",
+      `${name} has no innodb_doublewrite_pages: it exists on MySQL and Percona Server 8.0.20+ only.`,
+    );
+  if (managed && managed !== "none" && managed !== "other" && managed !== "rds")
+    return ineligible("provider-managed", `${managed} does not let innodb_doublewrite_pages be set.`);
+  if (facts.config.doublewritePages === change.pages)
+    return ineligible("already-at-target", `innodb_doublewrite_pages already reads ${change.pages}.`);
+  if (managed === "rds")
+    return rdsVariableStep(facts, caps, "innodb_doublewrite_pages", String(change.pages), false);
+  const action = doublewritePagesAction(facts, change.pages);
+  const current = facts.config.doublewritePages == null ? null : String(facts.config.doublewritePages);
+  const { action: persist } = variableAction(
+    caps,
+    "innodb_doublewrite_pages",
+    String(change.pages),
+    current,
+    false,
+  );
+  return {
+    ok: true,
+    step: {
+      ...fromAction(
+        facts,
+        caps,
+        persist,
+        {
+          variable: "innodb_doublewrite_pages",
+          target: String(change.pages),
+          current,
+          method: "set-persist-only-restart",
+        },
+        { restart: true, doublewritePages: change.pages },
+        variableRevert(facts, caps, "innodb_doublewrite_pages", current, false),
+        [SRC_MYSQL_DBLWR, SRC_MYSQL_PERSIST],
+      ),
+      // Keep the advisor's explanation of the effect (the doublewrite files grow accordingly).
+      steps: [...persist.steps, ...action.steps.filter((s) => s.startsWith("The doublewrite files"))],
+    },
+  };
+}
+
+function flushMethodStep(
+  change: ChangeOf<"flush-method">,
+  { facts, caps, managed }: StepContext,
+): StepResult {
+  if (managed && managed !== "none" && managed !== "other")
+    return ineligible("provider-managed", `${managed} manages innodb_flush_method.`);
+  const current = facts.config.flushMethod ?? null;
+  if (current !== null && current.toLowerCase() === change.method.toLowerCase())
+    return ineligible("already-at-target", `innodb_flush_method already reads ${current}.`);
+  const { action, method } = variableAction(caps, "innodb_flush_method", change.method, current, false);
+  const steps = caps.dataFileBufferingVariable
+    ? [
+        ...action.steps,
+        "MariaDB 11.0+ deprecates innodb_flush_method and maps it at startup onto innodb_data_file_buffering and innodb_data_file_write_through; the read-back checks innodb_flush_method as the server prints it.",
+      ]
+    : action.steps;
+  return {
+    ok: true,
+    step: fromAction(
+      facts,
+      caps,
+      { ...action, steps },
+      { variable: "innodb_flush_method", target: change.method, current, method },
+      { restart: true, configInfo: { flush_method: change.method } },
+      variableRevert(facts, caps, "innodb_flush_method", current, false),
+      caps.flavor === "mariadb" ? [SRC_MARIADB_FLUSH] : [SRC_MYSQL_PERSIST],
+    ),
+  };
+}
+
+function customVariableStep(
+  change: ChangeOf<"custom-variable">,
+  { facts, caps, managed, name }: StepContext,
+): StepResult {
+  const rdsParameter = managed === "rds" && change.variable !== "innodb_doublewrite";
+  if (managed && managed !== "none" && managed !== "other" && !rdsParameter)
+    return ineligible("provider-managed", `${managed} manages ${change.variable} itself.`);
+  if (change.variable === "innodb_doublewrite_pages" && !caps.doublewritePagesVariable)
+    return ineligible("version-without-setting", `${name} has no innodb_doublewrite_pages.`);
+  if (
+    change.variable === "innodb_data_file_buffering" ||
+    change.variable === "innodb_data_file_write_through"
+  )
+    if (!caps.dataFileBufferingVariable)
+      return ineligible("version-without-setting", `${name} has no ${change.variable} (MariaDB 11.0.1+).`);
+  const label = (CONFIG_INFO_LABELS as Record<string, string>)[change.variable];
+  const current = currentVariable(facts, change.variable);
+  if (current !== null && current.toLowerCase() === change.value.toLowerCase())
+    return ineligible("already-at-target", `${change.variable} already reads ${current}.`);
+  if (rdsParameter) return rdsVariableStep(facts, caps, change.variable, change.value, change.dynamic);
+  const { action, method } = variableAction(caps, change.variable, change.value, current, change.dynamic);
+  const mode = change.variable === "innodb_doublewrite" ? parseDoublewriteMode(change.value) : undefined;
+  const removes = removesProtection(change);
+  return {
+    ok: true,
+    step: {
+      ...fromAction(
         facts,
         caps,
         action,
-        { variable: "innodb_doublewrite", target: to, current, method: methodOf(action) },
+        { variable: change.variable, target: change.value, current, method },
         {
           restart: action.restart,
-          doublewriteMode: to === "OFF" ? "off" : "detect_only",
-          // DETECT_ONLY still writes page metadata to the doublewrite files, so the page rate need not be 0.
-          ...(to === "OFF" ? { doublewriteFlat: true } : {}),
+          ...(mode ? { doublewriteMode: mode } : {}),
+          ...(change.variable === "innodb_doublewrite_pages" && /^\d+$/.test(change.value)
+            ? { doublewritePages: Number(change.value) }
+            : {}),
+          ...(label && change.variable !== "innodb_doublewrite"
+            ? { configInfo: { [label]: change.value } }
+            : {}),
         },
-        variableRevert(facts, caps, "innodb_doublewrite", current, !action.restart),
-        caps.flavor === "mariadb" ? [SRC_MARIADB_DBLWR] : [SRC_MYSQL_DBLWR],
+        variableRevert(facts, caps, change.variable, current, change.dynamic),
+        [SRC_MYSQL_PERSIST],
       ),
-    };
-  }
+      removesTornPageProtection: removes,
+    },
+  };
+}
 
-  if (change.kind === "doublewrite-on") return doublewriteOnStep(facts, caps);
-
-  if (change.kind === "doublewrite-pages") {
-    if (!caps.doublewritePagesVariable)
-      return ineligible(
-        "version-without-setting",
-        `${name} has no innodb_doublewrite_pages: it exists on MySQL and Percona Server 8.0.20+ only.`,
-      );
-    if (managed && managed !== "none" && managed !== "other" && managed !== "rds")
-      return ineligible("provider-managed", `${managed} does not let innodb_doublewrite_pages be set.`);
-    if (facts.config.doublewritePages === change.pages)
-      return ineligible("already-at-target", `innodb_doublewrite_pages already reads ${change.pages}.`);
-    if (managed === "rds")
-      return rdsVariableStep(facts, caps, "innodb_doublewrite_pages", String(change.pages), false);
-    const action = doublewritePagesAction(facts, change.pages);
-    const current = facts.config.doublewritePages == null ? null : String(facts.config.doublewritePages);
-    const { action: persist } = variableAction(
-      caps,
-      "innodb_doublewrite_pages",
-      String(change.pages),
-      current,
-      false,
+/** RDS Optimized Writes through a Blue/Green deployment. */
+function rdsBlueGreenStep({ facts, caps, managed, name }: StepContext): StepResult {
+  const current = currentDoublewrite(facts);
+  if (managed !== "rds")
+    return ineligible(
+      "platform-mismatch",
+      `RDS Optimized Writes applies to RDS instances; this one is ${managed ?? "of unknown platform"}.`,
     );
-    return {
-      ok: true,
-      step: {
-        ...fromAction(
-          facts,
-          caps,
-          persist,
-          {
-            variable: "innodb_doublewrite_pages",
-            target: String(change.pages),
-            current,
-            method: "set-persist-only-restart",
-          },
-          { restart: true, doublewritePages: change.pages },
-          variableRevert(facts, caps, "innodb_doublewrite_pages", current, false),
-          [SRC_MYSQL_DBLWR, SRC_MYSQL_PERSIST],
-        ),
-        // Keep the advisor's explanation of the effect (the doublewrite files grow accordingly).
-        steps: [...persist.steps, ...action.steps.filter((s) => s.startsWith("The doublewrite files"))],
-      },
-    };
-  }
-
-  if (change.kind === "flush-method") {
-    if (managed && managed !== "none" && managed !== "other")
-      return ineligible("provider-managed", `${managed} manages innodb_flush_method.`);
-    const current = facts.config.flushMethod ?? null;
-    if (current !== null && current.toLowerCase() === change.method.toLowerCase())
-      return ineligible("already-at-target", `innodb_flush_method already reads ${current}.`);
-    const { action, method } = variableAction(caps, "innodb_flush_method", change.method, current, false);
-    const steps = caps.dataFileBufferingVariable
-      ? [
-          ...action.steps,
-          "MariaDB 11.0+ deprecates innodb_flush_method and maps it at startup onto innodb_data_file_buffering and innodb_data_file_write_through; the read-back checks innodb_flush_method as the server prints it.",
-        ]
-      : action.steps;
-    return {
-      ok: true,
-      step: fromAction(
+  if (!caps.rdsOptimizedWritesVersion)
+    return ineligible(
+      "version-without-setting",
+      `${name} has no Optimized Writes (MySQL 8.0.30+, MariaDB 10.6.10+/10.11.4+/11.4.3+/11.8+; ${SRC_RDS_OW}).`,
+    );
+  if (facts.config.doublewrite === "off")
+    return ineligible(
+      "already-at-target",
+      "innodb_doublewrite already reads OFF: Optimized Writes is active.",
+    );
+  const action = rdsOptimizedWritesAction(facts);
+  return {
+    ok: true,
+    step: {
+      ...fromAction(
         facts,
         caps,
-        { ...action, steps },
-        { variable: "innodb_flush_method", target: change.method, current, method },
-        { restart: true, configInfo: { flush_method: change.method } },
-        variableRevert(facts, caps, "innodb_flush_method", current, false),
-        caps.flavor === "mariadb" ? [SRC_MARIADB_FLUSH] : [SRC_MYSQL_PERSIST],
+        action,
+        {
+          variable: "rds.optimized_writes",
+          target: "AUTO",
+          current: facts.platform?.rdsOptimizedWrites?.toUpperCase() ?? null,
+          method: "blue-green-switchover",
+        },
+        { restart: true, doublewriteMode: "off", doublewriteFlat: true },
+        {
+          previousValue: current,
+          method: "blue-green-switchover",
+          restart: true,
+          steps: [
+            "A Blue/Green switchover is one-way: to go back, create a new Blue/Green deployment whose green parameter group sets rds.optimized_writes = OFF, then switch over (RDS turns doublewrite back on).",
+            "Until the old blue environment is deleted it can serve as the fallback: point the application back at it (its data stops at the switchover).",
+          ],
+          snippets: [],
+          expect: { restart: true, doublewriteMode: "on" },
+        },
+        [SRC_RDS_OW, SRC_RDS_PG],
       ),
-    };
-  }
+      // The endpoint moves to green: a switchover for every role, with RDS's guardrails.
+      switchover: true,
+    },
+  };
+}
 
-  if (change.kind === "custom-variable") {
-    const rdsParameter = managed === "rds" && change.variable !== "innodb_doublewrite";
-    if (managed && managed !== "none" && managed !== "other" && !rdsParameter)
-      return ineligible("provider-managed", `${managed} manages ${change.variable} itself.`);
-    if (change.variable === "innodb_doublewrite_pages" && !caps.doublewritePagesVariable)
-      return ineligible("version-without-setting", `${name} has no innodb_doublewrite_pages.`);
-    if (
-      change.variable === "innodb_data_file_buffering" ||
-      change.variable === "innodb_data_file_write_through"
-    )
-      if (!caps.dataFileBufferingVariable)
-        return ineligible("version-without-setting", `${name} has no ${change.variable} (MariaDB 11.0.1+).`);
-    const label = (CONFIG_INFO_LABELS as Record<string, string>)[change.variable];
-    const current = currentVariable(facts, change.variable);
-    if (current !== null && current.toLowerCase() === change.value.toLowerCase())
-      return ineligible("already-at-target", `${change.variable} already reads ${current}.`);
-    if (rdsParameter) return rdsVariableStep(facts, caps, change.variable, change.value, change.dynamic);
-    const { action, method } = variableAction(caps, change.variable, change.value, current, change.dynamic);
-    const mode = change.variable === "innodb_doublewrite" ? parseDoublewriteMode(change.value) : undefined;
-    const removes = removesProtection(change);
-    return {
-      ok: true,
-      step: {
-        ...fromAction(
-          facts,
-          caps,
-          action,
-          { variable: change.variable, target: change.value, current, method },
-          {
-            restart: action.restart,
-            ...(mode ? { doublewriteMode: mode } : {}),
-            ...(change.variable === "innodb_doublewrite_pages" && /^\d+$/.test(change.value)
-              ? { doublewritePages: Number(change.value) }
-              : {}),
-            ...(label && change.variable !== "innodb_doublewrite"
-              ? { configInfo: { [label]: change.value } }
-              : {}),
-          },
-          variableRevert(facts, caps, change.variable, current, change.dynamic),
-          [SRC_MYSQL_PERSIST],
-        ),
-        removesTornPageProtection: removes,
-      },
-    };
-  }
+/** ApsaraDB RDS's 16K atomic write, toggled in its console. */
+function alibabaStep({ facts, caps, managed }: StepContext): StepResult {
+  if (managed !== "alibaba-rds")
+    return ineligible(
+      "platform-mismatch",
+      `Alibaba 16K atomic write applies to ApsaraDB RDS; this one is ${managed ?? "of unknown platform"}.`,
+    );
+  if (facts.platform?.alibaba16kAtomicWrite === true)
+    return ineligible("already-at-target", "16K atomic write is already enabled.");
+  if (facts.identity.role === "replica")
+    return ineligible(
+      "inherits-setting",
+      "Read-only instances inherit 16K atomic write from their primary and cannot toggle it alone; it is verified with the primary's wave.",
+    );
+  const action = alibabaAtomicWriteAction();
+  return {
+    ok: true,
+    step: {
+      ...fromAction(
+        facts,
+        caps,
+        action,
+        { variable: "alibaba.16k_atomic_write", target: "ON", current: "OFF", method: "console-toggle" },
+        { restart: true, doublewriteMode: "off", doublewriteFlat: true },
+        {
+          previousValue: "OFF",
+          method: "console-toggle",
+          restart: true,
+          steps: [
+            "Disable 16K atomic write in the ApsaraDB RDS console (the instance restarts); read-only instances follow their primary.",
+          ],
+          snippets: [],
+          expect: { restart: true, doublewriteMode: "on" },
+        },
+        [SRC_ALIBABA],
+      ),
+      switchover: false,
+    },
+  };
+}
 
-  // atomic-storage
-  const current = currentDoublewrite(facts);
-  if (change.platform === "rds-blue-green") {
-    if (managed !== "rds")
-      return ineligible(
-        "platform-mismatch",
-        `RDS Optimized Writes applies to RDS instances; this one is ${managed ?? "of unknown platform"}.`,
-      );
-    if (!caps.rdsOptimizedWritesVersion)
-      return ineligible(
-        "version-without-setting",
-        `${name} has no Optimized Writes (MySQL 8.0.30+, MariaDB 10.6.10+/10.11.4+/11.4.3+/11.8+; ${SRC_RDS_OW}).`,
-      );
-    if (facts.config.doublewrite === "off")
-      return ineligible(
-        "already-at-target",
-        "innodb_doublewrite already reads OFF: Optimized Writes is active.",
-      );
-    const action = rdsOptimizedWritesAction(facts);
-    return {
-      ok: true,
-      step: {
-        ...fromAction(
-          facts,
-          caps,
-          action,
-          {
-            variable: "rds.optimized_writes",
-            target: "AUTO",
-            current: facts.platform?.rdsOptimizedWrites?.toUpperCase() ?? null,
-            method: "blue-green-switchover",
-          },
-          { restart: true, doublewriteMode: "off", doublewriteFlat: true },
-          {
-            previousValue: current,
-            method: "blue-green-switchover",
-            restart: true,
-            steps: [
-              "A Blue/Green switchover is one-way: to go back, create a new Blue/Green deployment whose green parameter group sets rds.optimized_writes = OFF, then switch over (RDS turns doublewrite back on).",
-              "Until the old blue environment is deleted it can serve as the fallback: point the application back at it (its data stops at the switchover).",
-            ],
-            snippets: [],
-            expect: { restart: true, doublewriteMode: "on" },
-          },
-          [SRC_RDS_OW, SRC_RDS_PG],
-        ),
-        // The endpoint moves to green: a switchover for every role, with RDS's guardrails.
-        switchover: true,
-      },
-    };
-  }
-  if (change.platform === "alibaba-16k") {
-    if (managed !== "alibaba-rds")
-      return ineligible(
-        "platform-mismatch",
-        `Alibaba 16K atomic write applies to ApsaraDB RDS; this one is ${managed ?? "of unknown platform"}.`,
-      );
-    if (facts.platform?.alibaba16kAtomicWrite === true)
-      return ineligible("already-at-target", "16K atomic write is already enabled.");
-    if (facts.identity.role === "replica")
-      return ineligible(
-        "inherits-setting",
-        "Read-only instances inherit 16K atomic write from their primary and cannot toggle it alone; it is verified with the primary's wave.",
-      );
-    const action = alibabaAtomicWriteAction();
-    return {
-      ok: true,
-      step: {
-        ...fromAction(
-          facts,
-          caps,
-          action,
-          { variable: "alibaba.16k_atomic_write", target: "ON", current: "OFF", method: "console-toggle" },
-          { restart: true, doublewriteMode: "off", doublewriteFlat: true },
-          {
-            previousValue: "OFF",
-            method: "console-toggle",
-            restart: true,
-            steps: [
-              "Disable 16K atomic write in the ApsaraDB RDS console (the instance restarts); read-only instances follow their primary.",
-            ],
-            snippets: [],
-            expect: { restart: true, doublewriteMode: "on" },
-          },
-          [SRC_ALIBABA],
-        ),
-        switchover: false,
-      },
-    };
-  }
-  // self-managed migration: doublewrite stays on; the proof is the safety gate verified afterwards.
+/** Self-managed migration to a volume with torn-write protection: doublewrite stays on; the proof is the safety gate verified afterwards. */
+function storageMigrationStep({ facts, managed, name }: StepContext): StepResult {
   if (managed && managed !== "none" && managed !== "other")
     return ineligible("platform-mismatch", `${managed} is managed: use its own atomic-write feature.`);
   const primary = facts.identity.role === "primary";
@@ -886,4 +897,35 @@ export function stepFor(change: Change, facts: InstanceFacts): StepResult {
       sources: [SRC_EBS_TWP],
     },
   };
+}
+
+const ATOMIC_STORAGE_STEPS: Record<AtomicStoragePlatform, (ctx: StepContext) => StepResult> = {
+  "rds-blue-green": rdsBlueGreenStep,
+  "alibaba-16k": alibabaStep,
+  "self-managed-migration": storageMigrationStep,
+};
+
+/**
+ * The step for one instance, or why it cannot take the change. The safety gate is not checked here
+ * (the plan and the pre-wave gate do, with the advisor's gate); everything that depends only on the
+ * server's flavor, version, platform and current value is.
+ */
+export function stepFor(change: Change, facts: InstanceFacts): StepResult {
+  const caps = capabilitiesFor(facts);
+  const ctx: StepContext = { facts, caps, managed: facts.platform?.managed ?? null, name: serverName(caps) };
+  switch (change.kind) {
+    case "doublewrite-off":
+    case "doublewrite-detect-only":
+      return doublewriteOffStep(change, ctx);
+    case "doublewrite-on":
+      return doublewriteOnStep(facts, caps);
+    case "doublewrite-pages":
+      return doublewritePagesStep(change, ctx);
+    case "flush-method":
+      return flushMethodStep(change, ctx);
+    case "custom-variable":
+      return customVariableStep(change, ctx);
+    case "atomic-storage":
+      return ATOMIC_STORAGE_STEPS[change.platform](ctx);
+  }
 }
