@@ -8,6 +8,7 @@ import {
   canonicalJson,
   createRollout,
   nextActions,
+  permittedCommands,
   type RolloutState,
   reconcile,
   rolloutStateSchema,
@@ -284,6 +285,46 @@ describe("state machine properties", () => {
     ])
       expect(reached).toContain(x);
     // CPU time is a few seconds; the limit is for a machine shared with other builds.
+  }, 180_000);
+
+  it("every human action nextActions proposes is a command the state machine accepts, and the permitted ones are accepted", () => {
+    let proposed = 0;
+    fc.assert(
+      fc.property(fc.boolean(), fc.array(action, { minLength: 1, maxLength: 50 }), (hook, actions) => {
+        const run: Run = { s: start(hook), now: T0, n: 0, last: null };
+        for (const a of actions) {
+          step(run, a);
+          const may = permittedCommands(run.s, run.now);
+          for (const h of nextActions(run.s, run.now).human) {
+            proposed++;
+            const allowed =
+              h.kind === "approve"
+                ? may.approve === h.wave
+                : h.kind === "attest-backup"
+                  ? may.attestBackup
+                  : h.kind === "apply-step"
+                    ? may.stepDone.includes(h.instance!)
+                    : h.kind === "apply-revert"
+                      ? may.revertDone.includes(h.instance!)
+                      : h.kind === "resume"
+                        ? may.resume
+                        : // decide: accept (approve), judge again (resume) or revert / abort
+                          may.approve !== null || may.resume || may.revert || may.abort;
+            expect(allowed, `${run.s.status}: ${h.kind} ${h.message}`).toBe(true);
+          }
+          // A permission is the state machine's own answer: the command it names is applied.
+          const op = { actor: operator, key: `probe-${run.n}` };
+          if (may.approve !== null)
+            expect(applyCommand(run.s, { type: "approve", wave: may.approve, ...op }, run.now).ok).toBe(true);
+          for (const instance of may.stepDone)
+            expect(applyCommand(run.s, { type: "step-done", instance, ...op }, run.now).ok).toBe(true);
+          expect(applyCommand(run.s, { type: "resume", ...op }, run.now).ok).toBe(may.resume);
+          expect(applyCommand(run.s, { type: "pause", reason: "p", ...op }, run.now).ok).toBe(may.pause);
+        }
+      }),
+      { numRuns: 100, seed: 20261202 },
+    );
+    expect(proposed).toBeGreaterThan(100);
   }, 180_000);
 
   it("reconciling twice with the same observations adds nothing", () => {

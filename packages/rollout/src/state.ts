@@ -1289,3 +1289,43 @@ export function touchedInstances(state: RolloutState): string[] {
 export function parseRolloutState(value: unknown): RolloutState {
   return rolloutStateSchema.parse(value);
 }
+
+/** What a person may send now, as the state machine itself answers it. */
+export interface PermittedCommands {
+  /** The wave an approve acts on (a pending wave, or an inconclusive one to accept), or null. */
+  readonly approve: number | null;
+  readonly attestBackup: boolean;
+  readonly pause: boolean;
+  readonly resume: boolean;
+  readonly abort: boolean;
+  readonly revert: boolean;
+  /** Instances whose step may be marked done. */
+  readonly stepDone: readonly string[];
+  /** Instances whose revert step may be marked done. */
+  readonly revertDone: readonly string[];
+}
+
+const PROBE_ACTOR: Actor = { id: "permission-probe", kind: "operator" };
+const PROBE_KEY = "untorn:permission-probe";
+
+/**
+ * The commands `applyCommand` would accept now, found by trying each on the state (a pure call that
+ * keeps nothing): the one answer the console's controls, the CLI and `nextActions` read, so none of them
+ * can offer what the state machine then refuses.
+ */
+export function permittedCommands(state: RolloutState, now: number): PermittedCommands {
+  const ok = (c: Record<string, unknown> & { type: Command["type"] }) =>
+    applyCommand(state, { ...c, actor: PROBE_ACTOR, key: PROBE_KEY } as Command, now).ok;
+  const instances = state.instances.map((i) => i.instance);
+  const wave = state.currentWave;
+  return {
+    approve: wave !== null && ok({ type: "approve", wave }) ? wave : null,
+    attestBackup: ok({ type: "attest-backup", takenAt: Math.floor(now) }),
+    pause: ok({ type: "pause", reason: "probe" }),
+    resume: ok({ type: "resume" }),
+    abort: ok({ type: "abort", reason: "probe" }),
+    revert: ok({ type: "revert", reason: "probe" }),
+    stepDone: instances.filter((instance) => ok({ type: "step-done", instance })),
+    revertDone: instances.filter((instance) => ok({ type: "revert-done", instance })),
+  };
+}

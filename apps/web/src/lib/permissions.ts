@@ -23,6 +23,7 @@ export const ACTIONS = {
   saveInstanceMetadata: "operator",
   createRollout: "operator",
   markStepDone: "operator",
+  markRevertDone: "operator",
   approveWave: "operator",
   attestBackup: "operator",
   pauseRollout: "operator",

@@ -286,6 +286,14 @@ export const commandForms = {
       .max(256, "the instance name is too long"),
     note,
   }),
+  revertDone: z.object({
+    ...base,
+    instance: z
+      .string({ error: "which instance?" })
+      .min(1, "which instance?")
+      .max(256, "the instance name is too long"),
+    note,
+  }),
   attestBackup: z.object({
     ...base,
     takenAt: z.string({ error: "when was the backup taken?" }).pipe(utcTime),

@@ -227,6 +227,23 @@ describe("createRollout", () => {
     expect(r.message).toMatch(/^Refused by the engine \(wave-not-applying\)/);
   });
 
+  it("marks a revert step done through the engine (refused while the rollout does not revert)", async () => {
+    const { markRevertDone } = await import("./rollout-actions.js");
+    const s = await stored(id);
+    const r = await runAs(olga, () =>
+      markRevertDone(
+        ROLLOUT_IDLE,
+        form({ id, version: String(s.version), key: "k-revert-done-0001", instance: "db-heavy-atomic:9105" }),
+      ),
+    );
+    expect(r.status).toBe("error");
+    expect(r.message).toMatch(/^Refused by the engine \(not-reverting\)/);
+    const bad = await runAs(olga, () =>
+      markRevertDone(ROLLOUT_IDLE, form({ id, version: String(s.version), key: "k-revert-done-0002" })),
+    );
+    expect(bad).toMatchObject({ status: "error", fieldErrors: { instance: "which instance?" } });
+  });
+
   it("renders the page again after a refusal, whose record is a new version: the next command from it applies", async () => {
     const { markStepDone, pauseRollout } = await import("./rollout-actions.js");
     const s = await stored(id);

@@ -1,6 +1,6 @@
 "use server";
 /**
- * Rollout Server Actions: create, step done, approve, pause, resume, abort, revert. Each starts with
+ * Rollout Server Actions: create, step done, approve, pause, resume, abort, revert, revert done. Each starts with
  * requireRole (lib/permissions.ts: operator), parses its form with zod (lib/rollout-form.ts, the
  * engine's schemas underneath), and calls the runner with the version the form was rendered from and
  * the form's idempotency key: a second submit of the same form is the same command, once; a change
@@ -223,6 +223,17 @@ export async function markStepDone(_prev: RolloutFormState, data: FormData): Pro
     data,
     (v, b) => ({ type: "step-done", ...b, instance: String(v.instance), ...withNote(v) }),
     (v) => `Step on ${String(v.instance)} marked done`,
+  );
+}
+
+/** The operator carried out an instance's revert step; the read-back then checks the server is as before. */
+export async function markRevertDone(_prev: RolloutFormState, data: FormData): Promise<RolloutFormState> {
+  return command(
+    "markRevertDone",
+    "revertDone",
+    data,
+    (v, b) => ({ type: "revert-done", ...b, instance: String(v.instance), ...withNote(v) }),
+    (v) => `Revert on ${String(v.instance)} marked done`,
   );
 }
 

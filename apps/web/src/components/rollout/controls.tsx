@@ -4,6 +4,7 @@
  * acting on a rollout someone else changed meanwhile is a conflict that names them, not a lost update.
  */
 import { randomUUID } from "node:crypto";
+import { permittedCommands } from "@untorn/rollout/state";
 import {
   abortRollout,
   approveWave,
@@ -36,26 +37,21 @@ export async function RolloutControls({
     return <p className="subtle">Approving, pausing, aborting and reverting need the operator role.</p>;
   const stored = await loadRollout(id);
   const s = stored?.state;
-  const w = s?.currentWave !== null && s?.currentWave !== undefined ? s.waves[s.currentWave] : undefined;
+  // What the state machine would accept now, on the data source's clock: the one answer the controls,
+  // the CLI and "What happens next" share.
+  const may = s ? permittedCommands(s, now) : null;
+  const w = may?.approve != null ? s?.waves[may.approve] : undefined;
   const hidden = () => ({ id, version: String(version), key: randomUUID(), status });
-  const approvable =
-    w !== undefined &&
-    ((w.phase === "pending" && w.approvedAt === null && (status === "active" || status === "paused")) ||
-      (w.phase === "inconclusive" && status === "paused"));
   const reason = (verb: string) => [{ name: "reason", label: `Why ${verb} (kept in the audit)` }];
-  // A backup can be attested (again) while a wave has not started: the pre-wave gate reads the latest.
-  const attestable =
-    s !== undefined &&
-    (status === "active" || status === "paused") &&
-    s.waves.some((x) => x.phase === "pending");
+  // A backup is worth attesting (again) while a wave has not started: the pre-wave gate reads the latest.
+  const attestable = may?.attestBackup === true && s!.waves.some((x) => x.phase === "pending");
   const backup = s?.backup ?? null;
   const minute = (t: number) => new Date(t * 1000).toISOString().slice(0, 16);
-  const final = status === "completed" || status === "aborted" || status === "reverted";
   return (
     <section className="section rollout-controls" aria-labelledby="rollout-controls-title">
       <h2 id="rollout-controls-title">Actions</h2>
       <div className="controls-grid">
-        {approvable && w && (
+        {w && (
           <CommandForm
             action={approveWave}
             name="approve"
@@ -86,7 +82,7 @@ export async function RolloutControls({
             submit={backup ? "Attest a newer backup" : "Attest backup"}
           />
         )}
-        {status === "active" && (
+        {may?.pause && (
           <CommandForm
             action={pauseRollout}
             name="pause"
@@ -95,7 +91,7 @@ export async function RolloutControls({
             submit="Pause"
           />
         )}
-        {status === "paused" && (
+        {may?.resume && (
           <CommandForm
             action={resumeRollout}
             name="resume"
@@ -104,7 +100,7 @@ export async function RolloutControls({
             submit="Resume"
           />
         )}
-        {!final && status !== "reverting" && (
+        {may?.abort && (
           <CommandForm
             action={abortRollout}
             name="abort"
@@ -114,18 +110,16 @@ export async function RolloutControls({
             danger
           />
         )}
-        {status !== "reverting" &&
-          status !== "reverted" &&
-          (s?.instances ?? []).some((i) => i.appliedAt !== null) && (
-            <CommandForm
-              action={revertRollout}
-              name="revert"
-              hidden={hidden()}
-              fields={reason("revert")}
-              submit="Revert"
-              danger
-            />
-          )}
+        {may?.revert && (
+          <CommandForm
+            action={revertRollout}
+            name="revert"
+            hidden={hidden()}
+            fields={reason("revert")}
+            submit="Revert"
+            danger
+          />
+        )}
       </div>
     </section>
   );

@@ -1,6 +1,9 @@
-import type { InstanceState, RolloutState } from "@untorn/rollout/state";
+import { randomUUID } from "node:crypto";
+import { type InstanceState, permittedCommands, type RolloutState } from "@untorn/rollout/state";
 import { utc } from "../../lib/format.js";
+import { markRevertDone } from "../../server/rollout-actions.js";
 import { CopyButton } from "../copy-button.js";
+import { CommandForm } from "./command-form.js";
 import { StepDone } from "./step-done.js";
 
 const LANG: Record<string, string> = { ini: "my.cnf", sql: "SQL", shell: "shell" };
@@ -50,11 +53,15 @@ export function CurrentWaveSteps({
   state: s,
   version,
   canOperate,
+  now,
 }: {
   state: RolloutState;
   version: number;
   canOperate: boolean;
+  /** The data source's "now" (Unix seconds). */
+  now: number;
 }) {
+  const may = permittedCommands(s, now);
   const wave = s.currentWave;
   const w = wave === null ? undefined : s.waves[wave];
   if (!w) return <p className="subtle">No wave is current.</p>;
@@ -75,13 +82,10 @@ export function CurrentWaveSteps({
               {step.switchover ? ", after a switchover" : ""}. State: {INSTANCE_TEXT[inst.status]}
               {inst.appliedAt ? ` (marked done ${utc(inst.appliedAt)} by ${inst.appliedBy?.id ?? "–"})` : ""}.
             </p>
-            {/* The engine takes "step done" only while the wave applies (its pre-wave gate passed). */}
-            {wave !== null &&
-              w.phase === "applying" &&
-              (s.status === "active" || s.status === "paused") &&
-              (inst.status === "pending" || inst.status === "applying") && (
-                <StepDone id={s.id} version={version} instance={id} wave={wave} canOperate={canOperate} />
-              )}
+            {/* Offered only when the engine takes it (while the wave applies: its pre-wave gate passed). */}
+            {wave !== null && may.stepDone.includes(id) && (
+              <StepDone id={s.id} version={version} instance={id} wave={wave} canOperate={canOperate} />
+            )}
             {inst.status === "pending" && w.phase === "pending" && (
               <p className="subtle" data-testid={`step-waits-${id}`}>
                 {w.approvedAt === null
@@ -117,6 +121,71 @@ export function CurrentWaveSteps({
               {inst.lastReadBackAt ? ` at ${utc(inst.lastReadBackAt)}` : ""} ({inst.matches} matching in a row
               of {s.policy.verifyConsecutive} needed).
             </p>
+          </article>
+        );
+      })}
+    </>
+  );
+}
+
+/**
+ * While the rollout reverts: per changed instance its revert steps, "Mark revert done" for an operator
+ * while the engine takes it (permittedCommands), and the read-back once it is done.
+ */
+export function RevertSteps({
+  state: s,
+  version,
+  canOperate,
+  now,
+}: {
+  state: RolloutState;
+  version: number;
+  canOperate: boolean;
+  now: number;
+}) {
+  const may = permittedCommands(s, now);
+  const changed = s.instances.filter((i) => i.status === "reverting" || i.status === "revert-applied");
+  if (changed.length === 0) return <p className="subtle">No instance is being reverted.</p>;
+  return (
+    <>
+      {changed.map((inst) => {
+        const step = s.plan.steps.find((x) => x.instance === inst.instance);
+        if (!step) return null;
+        return (
+          <article
+            key={inst.instance}
+            className="card step"
+            data-instance={inst.instance}
+            aria-labelledby={`revert-${inst.instance}`}
+          >
+            <h3 id={`revert-${inst.instance}`}>
+              {inst.instance} <span className="subtle">({step.server})</span>
+            </h3>
+            <p>
+              Back to <code>{step.variable}</code> {step.revert.previousValue ?? "(unknown)"},{" "}
+              {step.revert.restart ? "restart needed" : "no restart"}. State: {INSTANCE_TEXT[inst.status]}
+              {inst.revertAppliedAt ? ` (marked done ${utc(inst.revertAppliedAt)})` : ""}.
+            </p>
+            {canOperate && may.revertDone.includes(inst.instance) && (
+              <CommandForm
+                action={markRevertDone}
+                name={`revert-${inst.instance.replace(/[^A-Za-z0-9_-]/g, "_")}`}
+                hidden={{ id: s.id, version: String(version), key: randomUUID(), instance: inst.instance }}
+                fields={[{ name: "note", label: "Note (optional)" }]}
+                submit="Mark revert done"
+                submitLabel={`Mark revert done on ${inst.instance}`}
+              />
+            )}
+            <ol>
+              {step.revert.steps.map((t) => (
+                <li key={t}>{t}</li>
+              ))}
+            </ol>
+            {step.revert.snippets.map((x) => (
+              <pre key={x.text}>
+                <code>{x.text}</code>
+              </pre>
+            ))}
           </article>
         );
       })}

@@ -9,7 +9,7 @@ import { OutcomeBadge, RolloutStatusBadge } from "../../../components/rollout/ba
 import { RolloutChartsSection } from "../../../components/rollout/charts-section.js";
 import { ComparisonTable, OutcomeLegend } from "../../../components/rollout/comparison.js";
 import { GateDetails } from "../../../components/rollout/gate-details.js";
-import { CurrentWaveSteps } from "../../../components/rollout/steps.js";
+import { CurrentWaveSteps, RevertSteps } from "../../../components/rollout/steps.js";
 import { RolloutStoreProblem } from "../../../components/rollout/store-problem.js";
 import { Timeline } from "../../../components/rollout/timeline.js";
 import { ChartsSkeleton } from "../../../components/skeletons.js";
@@ -230,7 +230,14 @@ export default async function RolloutPage({ params }: { params: Params }) {
       {s.currentWave !== null && isActiveStatus(s.status) && (
         <section className="section" aria-labelledby="steps-title">
           <h2 id="steps-title">Wave {s.currentWave}: the steps per instance</h2>
-          <CurrentWaveSteps state={s} version={version} canOperate={canOperate} />
+          <CurrentWaveSteps state={s} version={version} canOperate={canOperate} now={now} />
+        </section>
+      )}
+
+      {s.status === "reverting" && (
+        <section className="section" aria-labelledby="revert-steps-title">
+          <h2 id="revert-steps-title">The revert: steps per instance</h2>
+          <RevertSteps state={s} version={version} canOperate={canOperate} now={now} />
         </section>
       )}
 
