@@ -88,34 +88,25 @@ export function catchUpMetric(policy: Policy): JudgedMetric {
 
 type Which = "before" | "after";
 
-/**
- * One judgement per changed replica of the wave. `judge` maps compare's summary to an outcome by role
- * (the bake gate's judgeMetric), passed in so this module does not import the gates.
- */
-export function judgeCatchUp(
-  input: CatchUpInput,
-  judge: (
-    m: JudgedMetric,
-    s: MetricSummary | undefined,
-  ) => {
-    outcome: GateOutcome;
-    criterion: string;
-    ratio: number | null;
-    ciLow: number | null;
-    ciHigh: number | null;
-    verdict: string;
-  },
-): CatchUpJudgement[] {
-  const { policy, series } = input;
-  const cfg = policy.catchUp;
-  const thr = cfg.lagThresholdSeconds;
-  const metric = catchUpMetric(policy);
-  const byId = new Map(series.instances.map((i) => [i.id, i]));
+type Judge = (
+  m: JudgedMetric,
+  s: MetricSummary | undefined,
+) => {
+  outcome: GateOutcome;
+  criterion: string;
+  ratio: number | null;
+  ciLow: number | null;
+  ciHigh: number | null;
+  verdict: string;
+};
+
+/** The lag and apply-rate series of the input, by instance and window, and what is read from them. */
+function seriesReader(input: CatchUpInput) {
+  const thr = input.policy.catchUp.lagThresholdSeconds;
+  const byId = new Map(input.series.instances.map((i) => [i.id, i]));
   const pair = (id: string, signal: string): SeriesPair | undefined => byId.get(id)?.series[signal];
   const lagOf = (id: string, w: Which) => samplesOf(pair(id, CATCH_UP_SIGNALS.lag)?.[w]);
   const rateOf = (id: string, w: Which) => samplesOf(pair(id, CATCH_UP_SIGNALS.applyRate)?.[w]);
-  const restarts = (id: string) => byId.get(id)?.restarts ?? [];
-
   /** Sample times where this instance's lag is above the threshold. */
   const laggingTimes = (id: string, w: Which): number[] => {
     const s = lagOf(id, w);
@@ -138,116 +129,152 @@ export function judgeCatchUp(
       applyRateWhileLagging: mean(rates),
     };
   };
+  /** The apply rate at the masked (lagging) times only. */
+  const masked = (id: string, w: Which, mask: ReadonlySet<number>) => {
+    const r = rateOf(id, w);
+    const keep = r.t.map((t, i) => mask.has(t) && r.v[i] !== null);
+    return { t: r.t.filter((_, i) => keep[i]), v: r.v.filter((_, i) => keep[i]) };
+  };
+  return { byId, laggingTimes, summary, masked, restarts: (id: string) => byId.get(id)?.restarts ?? [] };
+}
 
-  return input.treated.map((id): CatchUpJudgement => {
-    const controls = input.controls.filter((c) => byId.has(c));
-    const mask = (w: Which) => new Set([id, ...controls].flatMap((x) => laggingTimes(x, w)));
-    const masks = { before: mask("before"), after: mask("after") };
-    const lag = [
-      ...[id].map((x) => ({ instance: x, role: "treated" as const })),
-      ...controls.map((x) => ({ instance: x, role: "control" as const })),
-    ].map((x) => ({
-      ...x,
-      before: summary(x.instance, "before", masks.before),
-      after: summary(x.instance, "after", masks.after),
-    }));
-    const base = {
-      instance: id,
-      role: metric.role,
-      thresholdSeconds: thr,
-      ratio: null,
-      ciLow: null,
-      ciHigh: null,
-      verdict: "not_applicable",
-      lag,
-    };
-    const criterion =
-      metric.role === "informative"
-        ? "informative only"
-        : metric.role === "guardrail"
-          ? `apply rate while lagging not lower by more than ${Math.round(cfg.margin * 1000) / 10}%`
-          : `apply rate while lagging higher by at least ${Math.round(cfg.minChange * 1000) / 10}% (significant)`;
-    const na = (message: string): CatchUpJudgement => ({
-      ...base,
-      outcome: "not-applicable",
-      criterion: "applies only where the replica or its control lagged during the bake",
-      message,
-    });
-    if (!input.replicas) return na(`${id} is not a replica: there is no replication to catch up.`);
-    const treatedLag = lag[0]!;
-    if (treatedLag.after.samples === 0)
-      return {
-        ...base,
-        verdict: "no_data",
-        outcome: "no-data",
-        criterion,
-        message: `No replication lag of ${id} during the bake: whether it lagged is unknown (never a pass).`,
-      };
-    const laggedLongest = Math.max(...lag.map((x) => x.after.laggingSeconds));
-    if (laggedLongest < Math.max(cfg.minLaggingSeconds, 1e-9))
-      return na(
-        `Neither ${[id, ...controls].join(" nor ")} lagged more than ${thr} s for ${cfg.minLaggingSeconds} s during the bake (longest ${laggedLongest} s): nothing to catch up.`,
-      );
-    if (masks.before.size === 0)
-      return {
-        ...base,
-        verdict: "inconclusive",
-        outcome: "inconclusive",
-        criterion,
-        message: `${id} or its control lagged during the bake but neither did before the change: no apply rate while lagging to compare with (a restart leaves a backlog too).`,
-      };
-    const masked = (x: string, w: Which) => {
-      const r = rateOf(x, w);
-      const keep = r.t.map((t, i) => masks[w].has(t) && r.v[i] !== null);
-      return { t: r.t.filter((_, i) => keep[i]), v: r.v.filter((_, i) => keep[i]) };
-    };
-    const parsed = ComparisonInput.safeParse({
-      seed: input.seed,
-      windows: series.windows,
-      metrics: [{ id: CATCH_UP_METRIC, kind: "throughput", unit: "transactions/s" }],
-      instances: [id, ...controls].map((x) => ({
-        id: x,
-        role: x === id ? "treated" : "control",
-        series: { [CATCH_UP_METRIC]: { before: masked(x, "before"), after: masked(x, "after") } },
-        ...(restarts(x).length ? { restarts: restarts(x) } : {}),
-      })),
-      options: {
-        alpha: policy.alpha,
-        minSamples: policy.minSamples,
-        minBlocks: policy.minBlocks,
-        blockSeconds: policy.blockSeconds,
-        warmupSeconds: policy.warmupSeconds,
+type Reader = ReturnType<typeof seriesReader>;
+type Masks = Record<Which, ReadonlySet<number>>;
+
+/** compare's input for the apply rate while lagging: the treated replica against its controls. */
+function applyRateComparison(
+  input: CatchUpInput,
+  read: Reader,
+  id: string,
+  controls: string[],
+  masks: Masks,
+) {
+  const { policy } = input;
+  return ComparisonInput.safeParse({
+    seed: input.seed,
+    windows: input.series.windows,
+    metrics: [{ id: CATCH_UP_METRIC, kind: "throughput", unit: "transactions/s" }],
+    instances: [id, ...controls].map((x) => ({
+      id: x,
+      role: x === id ? "treated" : "control",
+      series: {
+        [CATCH_UP_METRIC]: {
+          before: read.masked(x, "before", masks.before),
+          after: read.masked(x, "after", masks.after),
+        },
       },
-    });
-    if (!parsed.success)
-      return {
-        ...base,
-        verdict: "no_data",
-        outcome: "no-data",
-        criterion,
-        message: `No comparison of the apply rate: ${parsed.error.issues.map((i) => i.message).join("; ")}.`,
-      };
-    const result = compare(parsed.data);
-    const j = judge(
-      metric,
-      result.metrics.find((s) => s.metric === CATCH_UP_METRIC),
+      ...(read.restarts(x).length ? { restarts: read.restarts(x) } : {}),
+    })),
+    options: {
+      alpha: policy.alpha,
+      minSamples: policy.minSamples,
+      minBlocks: policy.minBlocks,
+      blockSeconds: policy.blockSeconds,
+      warmupSeconds: policy.warmupSeconds,
+    },
+  });
+}
+
+function criterionOf(metric: JudgedMetric, cfg: Policy["catchUp"]): string {
+  if (metric.role === "informative") return "informative only";
+  return metric.role === "guardrail"
+    ? `apply rate while lagging not lower by more than ${Math.round(cfg.margin * 1000) / 10}%`
+    : `apply rate while lagging higher by at least ${Math.round(cfg.minChange * 1000) / 10}% (significant)`;
+}
+
+/** The judgement of one changed replica of the wave. */
+function judgeReplica(input: CatchUpInput, read: Reader, id: string, judge: Judge): CatchUpJudgement {
+  const cfg = input.policy.catchUp;
+  const thr = cfg.lagThresholdSeconds;
+  const metric = catchUpMetric(input.policy);
+  const controls = input.controls.filter((c) => read.byId.has(c));
+  const mask = (w: Which) => new Set([id, ...controls].flatMap((x) => read.laggingTimes(x, w)));
+  const masks: Masks = { before: mask("before"), after: mask("after") };
+  const lag = [
+    ...[id].map((x) => ({ instance: x, role: "treated" as const })),
+    ...controls.map((x) => ({ instance: x, role: "control" as const })),
+  ].map((x) => ({
+    ...x,
+    before: read.summary(x.instance, "before", masks.before),
+    after: read.summary(x.instance, "after", masks.after),
+  }));
+  const base = {
+    instance: id,
+    role: metric.role,
+    thresholdSeconds: thr,
+    ratio: null,
+    ciLow: null,
+    ciHigh: null,
+    verdict: "not_applicable",
+    lag,
+  };
+  const criterion = criterionOf(metric, cfg);
+  const na = (message: string): CatchUpJudgement => ({
+    ...base,
+    outcome: "not-applicable",
+    criterion: "applies only where the replica or its control lagged during the bake",
+    message,
+  });
+  const noData = (message: string): CatchUpJudgement => ({
+    ...base,
+    verdict: "no_data",
+    outcome: "no-data",
+    criterion,
+    message,
+  });
+  if (!input.replicas) return na(`${id} is not a replica: there is no replication to catch up.`);
+  const treatedLag = lag[0]!;
+  if (treatedLag.after.samples === 0)
+    return noData(
+      `No replication lag of ${id} during the bake: whether it lagged is unknown (never a pass).`,
     );
-    const rates = (w: Which) =>
-      `${treatedLag[w].applyRateWhileLagging?.toFixed(0) ?? "–"} vs ${lag
-        .slice(1)
-        .map((c) => c[w].applyRateWhileLagging?.toFixed(0) ?? "–")
-        .join(", ")} tx/s`;
-    const change =
-      j.ratio === null ? "no estimate" : `${formatChange(j.ratio)} ${formatInterval(j.ciLow, j.ciHigh)}`;
+  const laggedLongest = Math.max(...lag.map((x) => x.after.laggingSeconds));
+  if (laggedLongest < Math.max(cfg.minLaggingSeconds, 1e-9))
+    return na(
+      `Neither ${[id, ...controls].join(" nor ")} lagged more than ${thr} s for ${cfg.minLaggingSeconds} s during the bake (longest ${laggedLongest} s): nothing to catch up.`,
+    );
+  if (masks.before.size === 0)
     return {
       ...base,
-      outcome: j.outcome,
-      criterion: j.criterion,
-      ratio: j.ratio,
-      ciLow: j.ciLow,
-      ciHigh: j.ciHigh,
-      verdict: j.verdict,
-      message: `Apply rate while lagging (> ${thr} s), ${id} vs control: before ${rates("before")}, during the bake ${rates("after")}; change ${change} (${j.verdict}).`,
+      verdict: "inconclusive",
+      outcome: "inconclusive",
+      criterion,
+      message: `${id} or its control lagged during the bake but neither did before the change: no apply rate while lagging to compare with (a restart leaves a backlog too).`,
     };
-  });
+  const parsed = applyRateComparison(input, read, id, controls, masks);
+  if (!parsed.success)
+    return noData(
+      `No comparison of the apply rate: ${parsed.error.issues.map((i) => i.message).join("; ")}.`,
+    );
+  const result = compare(parsed.data);
+  const j = judge(
+    metric,
+    result.metrics.find((s) => s.metric === CATCH_UP_METRIC),
+  );
+  const rates = (w: Which) =>
+    `${treatedLag[w].applyRateWhileLagging?.toFixed(0) ?? "–"} vs ${lag
+      .slice(1)
+      .map((c) => c[w].applyRateWhileLagging?.toFixed(0) ?? "–")
+      .join(", ")} tx/s`;
+  const change =
+    j.ratio === null ? "no estimate" : `${formatChange(j.ratio)} ${formatInterval(j.ciLow, j.ciHigh)}`;
+  return {
+    ...base,
+    outcome: j.outcome,
+    criterion: j.criterion,
+    ratio: j.ratio,
+    ciLow: j.ciLow,
+    ciHigh: j.ciHigh,
+    verdict: j.verdict,
+    message: `Apply rate while lagging (> ${thr} s), ${id} vs control: before ${rates("before")}, during the bake ${rates("after")}; change ${change} (${j.verdict}).`,
+  };
+}
+
+/**
+ * One judgement per changed replica of the wave. `judge` maps compare's summary to an outcome by role
+ * (the bake gate's judgeMetric), passed in so this module does not import the gates.
+ */
+export function judgeCatchUp(input: CatchUpInput, judge: Judge): CatchUpJudgement[] {
+  const read = seriesReader(input);
+  return input.treated.map((id) => judgeReplica(input, read, id, judge));
 }
