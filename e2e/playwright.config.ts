@@ -37,7 +37,7 @@ export default defineConfig<TargetOptions>({
     {
       name: "recorded",
       use: { target: "recorded" },
-      testIgnore: ["status/**", "demo/**", "auth-modes/**", "rollouts/whole-job.spec.ts"],
+      testIgnore: ["status/**", "demo/**", "auth-modes/**", "hardening/**", "rollouts/whole-job.spec.ts"],
     },
     // The same specs against the live fleet through its Prometheus.
     { name: "live", use: { target: "live" }, testMatch: ["fleet/**", "instance/**", "api/**"] },
@@ -46,6 +46,7 @@ export default defineConfig<TargetOptions>({
     // What `npm start` serves on its embedded defaults: the committed lab recording.
     // tests/rollouts/whole-job.spec.ts starts a console of its own on the same embedded defaults.
     { name: "demo", use: { target: "demo" }, testMatch: ["demo/**", "rollouts/whole-job.spec.ts"] },
-    // tests/auth-modes/** runs from playwright.auth-modes.config.ts (its own consoles, no fleet stack).
+    // tests/auth-modes/** and tests/hardening/** run from playwright.auth-modes.config.ts (their own
+    // consoles, no fleet stack).
   ],
 });

@@ -11,7 +11,8 @@ const SECURITY_HEADERS = [
 
 const config: NextConfig = {
   // Relative imports end in .js (the monorepo's NodeNext convention); the sources are .ts/.tsx.
-  experimental: { extensionAlias: { ".js": [".ts", ".tsx", ".js"] } },
+  // authInterrupts: forbidden() answers a page a role may not open with HTTP 403 (app/forbidden.tsx).
+  experimental: { extensionAlias: { ".js": [".ts", ".tsx", ".js"] }, authInterrupts: true },
   poweredByHeader: false,
   // `npm run typecheck` (tsconfig.check.json) checks these sources; the build does not check them again.
   typescript: { ignoreBuildErrors: true },

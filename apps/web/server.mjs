@@ -77,7 +77,34 @@ if (failure) {
   process.exit(1);
 }
 
+/**
+ * Methods passed to Next: pages take GET, HEAD and POST (a Server Action); route handlers (/api/…)
+ * answer the others they do not take with their own JSON 405. Anything else is refused here: Next
+ * builds a fetch Request for src/proxy.ts, which throws on TRACE, TRACK and CONNECT (HTTP 500), and it
+ * renders a page for PUT or PROPFIND.
+ */
+const PAGE_METHODS = new Set(["GET", "HEAD", "POST"]);
+const API_METHODS = new Set([...PAGE_METHODS, "PUT", "PATCH", "DELETE", "OPTIONS"]);
+
+function refusedMethod(req, res) {
+  const api = req.url?.startsWith("/api/") ?? false;
+  if ((api ? API_METHODS : PAGE_METHODS).has(req.method ?? "")) return false;
+  res.writeHead(405, {
+    allow: "GET, HEAD, POST",
+    "content-type": "application/json",
+    "cache-control": "no-store",
+    "x-content-type-options": "nosniff",
+  });
+  res.end(
+    JSON.stringify({
+      error: `${String(req.method).slice(0, 20)} is not allowed here; use GET, HEAD or POST`,
+    }),
+  );
+  return true;
+}
+
 const server = createServer((req, res) => {
+  if (refusedMethod(req, res)) return;
   for (const name of Object.keys(req.headers)) if (internal(name)) delete req.headers[name];
   const raw = [];
   for (let i = 0; i + 1 < req.rawHeaders.length; i += 2)
@@ -94,6 +121,12 @@ const server = createServer((req, res) => {
       res.end(JSON.stringify({ error: "internal error (the server log says why)" }));
     } else res.destroy();
   });
+});
+// Node hands CONNECT to this event, not to the request handler; with no listener it drops the socket.
+server.on("connect", (_req, socket) => {
+  socket.end(
+    "HTTP/1.1 405 Method Not Allowed\r\nAllow: GET, HEAD, POST\r\nContent-Length: 0\r\nConnection: close\r\n\r\n",
+  );
 });
 server.on("error", (err) => {
   console.error(`untorn: cannot listen on ${host}:${port}: ${err.message}`);

@@ -23,7 +23,8 @@ beforeAll(async () => {
   process.env.UNTORN_ALLOWED_HOSTS = "console.example";
   process.env.UNTORN_TRUSTED_PROXIES = `${TRUSTED}/32`;
   g[SERVER] = { host: "127.0.0.1", port: 3000, peerHeader: PEER_HEADER };
-  proxy = (await import("./proxy.js")).proxy;
+  // Synchronous for every request but a POST to a page (a Server Action, whose body it reads).
+  proxy = (await import("./proxy.js")).proxy as (req: NextRequest) => Response;
   isHttps = (await import("./server/auth.js")).isHttps;
 });
 

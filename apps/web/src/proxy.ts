@@ -1,12 +1,15 @@
 /**
  * Runs before every request (Next.js "proxy", formerly middleware): refuses hosts outside
- * UNTORN_ALLOWED_HOSTS (DNS rebinding), cross-site writes, oversized bodies and malformed
- * percent-encoding, each as JSON with its status; and sets the per-request CSP nonce. It is a first
+ * UNTORN_ALLOWED_HOSTS (DNS rebinding), cross-site writes, oversized bodies, malformed
+ * percent-encoding and Server Action requests of a shape no form of the console sends
+ * (lib/action-request.ts), each as JSON with its status; and sets the per-request CSP nonce. It is a first
  * line only: every Server Action and route handler checks the caller itself (server/access.ts).
  */
 import { type NextRequest, NextResponse } from "next/server";
 import { env } from "./env.js";
+import { actionRequestProblem } from "./lib/action-request.js";
 import { foreignOrigin, hostRefused, requestHost, requestProto } from "./lib/request-checks.js";
+import type { TrustedPeers } from "./lib/trusted-peers.js";
 import { isMissingDoc } from "./server/doc-files.js";
 
 /** No route lives here: a rewrite to it renders app/not-found.tsx with a real 404 status. */
@@ -35,7 +38,7 @@ function csp(nonce: string): string {
   ].join("; ");
 }
 
-export function proxy(req: NextRequest): NextResponse {
+export function proxy(req: NextRequest): NextResponse | Promise<NextResponse> {
   const e = env();
   const h = req.headers;
   const trusted = e.UNTORN_TRUSTED_PROXIES;
@@ -56,7 +59,17 @@ export function proxy(req: NextRequest): NextResponse {
     const length = Number(h.get("content-length") ?? "0");
     if (length > MAX_BODY_BYTES)
       return refuse(413, `the request body is ${length} bytes; at most ${MAX_BODY_BYTES}`);
+    // A POST to a page is a Server Action (Next's decoder answers a malformed one with a 500).
+    if (req.method === "POST" && !req.nextUrl.pathname.startsWith("/api/"))
+      return actionRequestProblem(h, () => req.clone().formData()).then((problem) =>
+        problem ? refuse(400, problem) : pass(req, h, host, trusted),
+      );
   }
+  return pass(req, h, host, trusted);
+}
+
+/** Hands the request on with the nonce, the host and scheme decided, and the CSP. */
+function pass(req: NextRequest, h: Headers, host: string, trusted: TrustedPeers | undefined): NextResponse {
   const nonce = Buffer.from(crypto.randomUUID()).toString("base64");
   const policy = csp(nonce);
   const forwarded = new Headers(h);

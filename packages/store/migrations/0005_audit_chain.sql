@@ -60,5 +60,43 @@ ALTER TABLE "untorn"."audit_log" ENABLE TRIGGER "audit_log_no_update_delete";-->
 CREATE TRIGGER "audit_log_chain" BEFORE INSERT ON "untorn"."audit_log"
   FOR EACH ROW EXECUTE FUNCTION "untorn"."audit_log_chain"();--> statement-breakpoint
 CREATE UNIQUE INDEX "audit_log_seq_idx" ON "untorn"."audit_log" USING btree ("seq");--> statement-breakpoint
--- Names that differ only by case are one account.
+-- Names that differ only by case are one account. A store made before that rule may hold such names
+-- (Carol and carol): in each group the oldest account (created_at, then id) keeps its name; every other
+-- one is renamed <name>~<n> (n = 2, 3, ... in that order, skipping a name taken; `~` is a character no
+-- new account may use), disabled, its sessions ended and its API tokens revoked, each as a user.update
+-- entry in the audit log. An admin re-enables whichever of them is a real person.
+DO $$
+DECLARE
+  r record;
+  n int;
+  renamed text;
+BEGIN
+  FOR r IN
+    SELECT u.id, u.username, u.disabled_at,
+           row_number() OVER (PARTITION BY lower(u.username) ORDER BY u.created_at, u.id) AS place
+      FROM "untorn"."users" u
+     WHERE lower(u.username) IN (SELECT lower(username) FROM "untorn"."users" GROUP BY 1 HAVING count(*) > 1)
+     ORDER BY lower(u.username), place
+  LOOP
+    CONTINUE WHEN r.place = 1;
+    n := r.place;
+    LOOP
+      renamed := r.username || '~' || n;
+      EXIT WHEN NOT EXISTS (SELECT 1 FROM "untorn"."users" WHERE lower(username) = lower(renamed));
+      n := n + 1;
+    END LOOP;
+    UPDATE "untorn"."users" SET username = renamed, disabled_at = coalesce(disabled_at, now()), updated_at = now()
+      WHERE id = r.id;
+    DELETE FROM "untorn"."sessions" WHERE user_id = r.id;
+    UPDATE "untorn"."api_tokens" SET revoked_at = now() WHERE user_id = r.id AND revoked_at IS NULL;
+    INSERT INTO "untorn"."audit_log" (actor, action, entity, entity_id, details)
+    VALUES ('store migration 0005', 'user.update', 'user', renamed, jsonb_build_object(
+      'changes', jsonb_build_object(
+        'username', jsonb_build_object('from', r.username, 'to', renamed),
+        'disabled', jsonb_build_object('from', r.disabled_at IS NOT NULL, 'to', true)),
+      'reason', 'another account differs from this name only by case (usernames are case-insensitive)'));
+  END LOOP;
+END
+$$;
+--> statement-breakpoint
 CREATE UNIQUE INDEX "users_username_lower_idx" ON "untorn"."users" USING btree (lower("username"));

@@ -22,6 +22,19 @@ export const MIGRATIONS_FOLDER = fileURLToPath(new URL("../migrations/", import.
 /** Key of the transaction-scoped advisory lock that serialises concurrent migrators ("untorn" in ASCII). */
 const MIGRATION_LOCK_KEY = 0x756e746f726e;
 
+/**
+ * Earlier texts of a migration that a store may have applied and that leave it as the current text does
+ * (sha256 by tag): 0005 once created the case-insensitive username index without first resolving names
+ * that differ only by case, so it failed on such a store; where it succeeded there were none to resolve.
+ */
+const SUPERSEDED: Readonly<Record<string, readonly string[]>> = {
+  "0005_audit_chain": ["4f52858e5db9027aff071f5baa7f0051532dcbc7004ae7ad09895e6e422ae5df"],
+};
+
+/** Whether `applied` (a hash recorded for `m`) is this build's text of `m` or one it supersedes. */
+const sameMigration = (m: Migration, applied: string) =>
+  m.hash === applied || (SUPERSEDED[m.tag]?.includes(applied) ?? false);
+
 export interface Migration {
   idx: number;
   tag: string;
@@ -110,7 +123,7 @@ export async function migrate(db: Db, location: string, migrations = readMigrati
           `${location} was migrated by a newer Untorn (migration ${a.tag}); this build knows migrations up to ${migrations.at(-1)?.tag ?? "none"}. Upgrade Untorn; never run an older build against it.`,
         );
       }
-      if (known.tag !== a.tag || known.hash !== a.hash) {
+      if (known.tag !== a.tag || !sameMigration(known, a.hash)) {
         throw new MigrationError(
           location,
           `${location}: applied migration ${a.tag} (sha256 ${a.hash.slice(0, 12)}) differs from this build's ${known.tag} (sha256 ${known.hash.slice(0, 12)}); a committed migration was edited. Restore the original file and add a new migration instead.`,
@@ -177,7 +190,7 @@ export async function requireMigrated(
   const applied = await appliedMigrations(db);
   const last = applied.at(-1);
   const want = migrations.at(-1);
-  if (applied.length !== migrations.length || last?.hash !== want?.hash)
+  if (applied.length !== migrations.length || !last || !want || !sameMigration(want, last.hash))
     throw new MigrationError(
       location,
       `${location}: the store is at migration ${last?.tag ?? "none"}, this build needs ${want?.tag ?? "none"}; run the migrations as the owner (UNTORN_MIGRATION_DATABASE_URL)`,

@@ -3,7 +3,6 @@ import { Suspense } from "react";
 import { EmptyState } from "../components/empty-state.js";
 import { FleetReading } from "../components/fleet-reading.js";
 import { FleetTable } from "../components/fleet-table.js";
-import { Forbidden } from "../components/forbidden.js";
 import { ParamProblems } from "../components/param-problems.js";
 import { CardsSkeleton, TableSkeleton } from "../components/skeletons.js";
 import { StatusBanner } from "../components/status-banner.js";
@@ -19,7 +18,7 @@ export const metadata: Metadata = { title: "Fleet" };
 type SearchParams = Promise<Record<string, string | string[] | undefined>>;
 
 export default async function FleetPage({ searchParams }: { searchParams: SearchParams }) {
-  if ((await requirePage("/", "/")) === "forbidden") return <Forbidden needed="viewer" />;
+  await requirePage("/", "/");
   const paging = parsePageNumber(await searchParams);
   const parsed = parseFleetQuery(paging.rest);
   const { query } = parsed;

@@ -7,7 +7,7 @@ import "server-only";
 import { AsyncLocalStorage } from "node:async_hooks";
 import { createHash, timingSafeEqual } from "node:crypto";
 import { headers } from "next/headers";
-import { redirect } from "next/navigation";
+import { forbidden, redirect } from "next/navigation";
 import { env } from "../env.js";
 import {
   ACTIONS,
@@ -147,14 +147,19 @@ export async function requireRole(action: ActionName): Promise<Principal> {
   return who;
 }
 
-/** Pages: the principal, a redirect to the sign-in page, or "forbidden" for a role too weak. */
-export async function requirePage(page: PageName, here: string): Promise<Principal | "forbidden"> {
+/**
+ * Pages: the principal, a redirect to the sign-in page, or, for a role too weak, Next's forbidden()
+ * (HTTP 403 with app/forbidden.tsx; a page under a loading boundary answers 200 by then, but every
+ * such page needs only a viewer, which every signed-in user is).
+ */
+export async function requirePage(page: PageName, here: string): Promise<Principal> {
   const who = await currentPrincipal().catch((err: unknown) => {
     if (err instanceof AccessError) return null;
     throw err;
   });
   if (!who) redirect(`/login?next=${encodeURIComponent(here)}`);
-  return allows(who.role, PAGES[page]) ? who : "forbidden";
+  if (!allows(who.role, PAGES[page])) forbidden();
+  return who;
 }
 
 /**

@@ -1,6 +1,5 @@
 import type { Metadata } from "next";
 import { ActionForm } from "../../components/action-form.js";
-import { Forbidden } from "../../components/forbidden.js";
 import { env } from "../../env.js";
 import { requirePage } from "../../server/access.js";
 import { createApiToken, revokeApiToken } from "../../server/actions.js";
@@ -14,7 +13,6 @@ const utc = (d: Date | null) => (d ? `${d.toISOString().slice(0, 16).replace("T"
 /** The signed-in user's role and API tokens (read API, viewer rights). */
 export default async function AccountPage() {
   const who = await requirePage("/account", "/account");
-  if (who === "forbidden") return <Forbidden needed="viewer" />;
   const tokens = who.userId ? await (await getStore(env())).listApiTokens(who.userId) : [];
   return (
     <>

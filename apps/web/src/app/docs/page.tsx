@@ -2,7 +2,6 @@ import fs from "node:fs";
 import path from "node:path";
 import type { Metadata } from "next";
 import Link from "next/link";
-import { Forbidden } from "../../components/forbidden.js";
 import { requirePage } from "../../server/access.js";
 import { findDocsDir } from "../../server/docs.js";
 
@@ -33,7 +32,7 @@ function pagesOf(docs: string, dir: string): { href: string; title: string }[] {
 
 /** GET /docs: the index of the repository's documentation the console renders. */
 export default async function DocsIndex() {
-  if ((await requirePage("/docs", "/docs")) === "forbidden") return <Forbidden needed="viewer" />;
+  await requirePage("/docs", "/docs");
   const docs = findDocsDir(process.cwd());
   return (
     <>

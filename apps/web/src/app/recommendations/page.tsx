@@ -3,7 +3,6 @@ import Link from "next/link";
 import { Suspense } from "react";
 import { SeverityBadge } from "../../components/badges.js";
 import { EmptyState } from "../../components/empty-state.js";
-import { Forbidden } from "../../components/forbidden.js";
 import { SectionSkeleton } from "../../components/skeletons.js";
 import { StatusBanner } from "../../components/status-banner.js";
 import { num, pct, pctRange } from "../../lib/format.js";
@@ -24,7 +23,6 @@ const MAX_LISTED = 500;
 
 export default async function RecommendationsPage() {
   const who = await requirePage("/recommendations", "/recommendations");
-  if (who === "forbidden") return <Forbidden needed="viewer" />;
   const canPlan = allows(who.role, ACTIONS.createRollout);
   return (
     <>

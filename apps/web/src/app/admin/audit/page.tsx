@@ -1,6 +1,5 @@
 import type { Metadata } from "next";
 import Link from "next/link";
-import { Forbidden } from "../../../components/forbidden.js";
 import { env } from "../../../env.js";
 import { changeLines, dayBound, entityHref } from "../../../lib/audit-view.js";
 import { requirePage } from "../../../server/access.js";
@@ -19,8 +18,7 @@ const PAGE = 100;
 
 /** Admin: every recorded change, newest first, filtered by actor, action and entity (GET /api/v1/audit too). */
 export default async function AuditPage({ searchParams }: { searchParams: SearchParams }) {
-  const who = await requirePage("/admin/audit", "/admin/audit");
-  if (who === "forbidden") return <Forbidden needed="admin" />;
+  await requirePage("/admin/audit", "/admin/audit");
   const sp = await searchParams;
   const filter = {
     actor: one(sp.actor, 200),

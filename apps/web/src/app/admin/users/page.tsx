@@ -1,6 +1,5 @@
 import type { Metadata } from "next";
 import { ActionForm } from "../../../components/action-form.js";
-import { Forbidden } from "../../../components/forbidden.js";
 import { env } from "../../../env.js";
 import { ROLES } from "../../../lib/permissions.js";
 import { requirePage } from "../../../server/access.js";
@@ -12,8 +11,7 @@ export const dynamic = "force-dynamic";
 
 /** Admin: local accounts, their roles, and new accounts. */
 export default async function UsersPage() {
-  const who = await requirePage("/admin/users", "/admin/users");
-  if (who === "forbidden") return <Forbidden needed="admin" />;
+  await requirePage("/admin/users", "/admin/users");
   const users = await (await getStore(env())).listUsers();
   return (
     <>

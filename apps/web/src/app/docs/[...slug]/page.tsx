@@ -2,7 +2,6 @@ import fs from "node:fs";
 import type { Metadata } from "next";
 import Link from "next/link";
 import { notFound } from "next/navigation";
-import { Forbidden } from "../../../components/forbidden.js";
 import { requirePage } from "../../../server/access.js";
 import { docFile, docPathOf, findDocsDir, renderDoc } from "../../../server/docs.js";
 
@@ -24,10 +23,7 @@ export async function generateMetadata({ params }: { params: Params }): Promise<
 
 export default async function DocPage({ params }: { params: Params }) {
   const { slug } = await params;
-  if (
-    (await requirePage("/docs/[...slug]", `/docs/${slug.map(encodeURIComponent).join("/")}`)) === "forbidden"
-  )
-    return <Forbidden needed="viewer" />;
+  await requirePage("/docs/[...slug]", `/docs/${slug.map(encodeURIComponent).join("/")}`);
   const doc = load(slug);
   if (!doc) notFound();
   return (

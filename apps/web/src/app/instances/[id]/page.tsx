@@ -7,7 +7,6 @@ import { GateBadge, VerdictBadge } from "../../../components/badges.js";
 import { ChartsSection } from "../../../components/charts-section.js";
 import { FactsSection } from "../../../components/facts-section.js";
 import { FindingCard } from "../../../components/finding-card.js";
-import { Forbidden } from "../../../components/forbidden.js";
 import { GateSection } from "../../../components/gate-section.js";
 import { MetadataForm, type MetadataValues } from "../../../components/metadata-form.js";
 import { ProfileSection } from "../../../components/profile-section.js";
@@ -83,7 +82,6 @@ export default async function InstancePage({
 }) {
   const segment = (await params).id;
   const who = await requirePage("/instances/[id]", `/instances/${encodeURIComponent(segment)}`);
-  if (who === "forbidden") return <Forbidden needed="viewer" />;
   const id = parseInstanceId(segment);
   if (!id.ok)
     return (

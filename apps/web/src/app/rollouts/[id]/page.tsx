@@ -4,7 +4,6 @@ import Link from "next/link";
 import { notFound } from "next/navigation";
 import { Suspense } from "react";
 import { RolloutControls } from "@/components/rollout/controls";
-import { Forbidden } from "../../../components/forbidden.js";
 import { OutcomeBadge, RolloutStatusBadge } from "../../../components/rollout/badges.js";
 import { RolloutChartsSection } from "../../../components/rollout/charts-section.js";
 import { ComparisonTable, OutcomeLegend } from "../../../components/rollout/comparison.js";
@@ -54,7 +53,6 @@ const WAVE_KIND = {
 export default async function RolloutPage({ params }: { params: Params }) {
   const { id: raw } = await params;
   const who = await requirePage("/rollouts/[id]", `/rollouts/${encodeURIComponent(raw)}`);
-  if (who === "forbidden") return <Forbidden needed="viewer" />;
   const id = rolloutIdSchema.safeParse(raw);
   if (!id.success) notFound();
   let r: RolloutLookup;

@@ -1,7 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { Metadata } from "next";
 import Link from "next/link";
-import { Forbidden } from "../../../components/forbidden.js";
 import { type Candidate, PlanEditor } from "../../../components/rollout/plan-editor.js";
 import { pct, pctRange, utc } from "../../../lib/format.js";
 import { instanceHref } from "../../../lib/paths.js";
@@ -62,7 +61,7 @@ export default async function NewRolloutPage({ searchParams }: { searchParams: S
   const q = await searchParams;
   const entries = entriesOf(q);
   const here = `/rollouts/new?${new URLSearchParams(entries)}`;
-  if ((await requirePage("/rollouts/new", here)) === "forbidden") return <Forbidden needed="operator" />;
+  await requirePage("/rollouts/new", here);
 
   const form = parsePlanForm(entries);
   const edited = q.edited !== undefined;

@@ -3,7 +3,6 @@ import type { Metadata } from "next";
 import Link from "next/link";
 import { notFound } from "next/navigation";
 import { CheckTable } from "../../../../components/check-table.js";
-import { Forbidden } from "../../../../components/forbidden.js";
 import { OutcomeBadge, RolloutStatusBadge } from "../../../../components/rollout/badges.js";
 import { RolloutStoreProblem } from "../../../../components/rollout/store-problem.js";
 import { pctRange, utc } from "../../../../lib/format.js";
@@ -33,8 +32,7 @@ const LANG: Record<string, string> = { ini: "my.cnf", sql: "SQL", shell: "shell"
 /** The change report (@untorn/rollout's buildReport) as a printable page, with its Markdown and JSON. */
 export default async function ReportPage({ params }: { params: Params }) {
   const { id: raw } = await params;
-  const who = await requirePage("/rollouts/[id]/report", `/rollouts/${encodeURIComponent(raw)}/report`);
-  if (who === "forbidden") return <Forbidden needed="viewer" />;
+  await requirePage("/rollouts/[id]/report", `/rollouts/${encodeURIComponent(raw)}/report`);
   const id = rolloutIdSchema.safeParse(raw);
   if (!id.success) notFound();
   let r: RolloutLookup;
