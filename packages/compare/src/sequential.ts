@@ -310,7 +310,9 @@ export function sequentialLook(input: SequentialInput): SequentialOutcome {
     ...(controlsDropped ? { controlsDropped } : {}),
   });
   if (!noise || before.d.length < 8)
-    return refuse(`${before.d.length} usable baseline samples; at least 8 needed to read its noise`);
+    return refuse(
+      `${before.d.length} usable baseline samples${alone.dropped > 0 ? ` (${alone.dropped} at 0 or below left out: no logarithm)` : ""}; at least 8 needed to read its noise`,
+    );
   if (noise.effective < MIN_BASELINE_EFFECTIVE)
     return refuse(
       `the baseline holds ${noise.effective.toFixed(1)} effective samples (${before.d.length} samples at lag-1 autocorrelation ${noise.phi.toFixed(2)}); at least ${MIN_BASELINE_EFFECTIVE} needed: a longer baseline from history decides`,
