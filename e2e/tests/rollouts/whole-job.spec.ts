@@ -108,6 +108,10 @@ test("from the fleet to the critical finding, a plan to turn doublewrite back ON
   const dry = page.getByRole("table", { name: "Dry run" }).locator(`tr[data-instance="${TARGET}"]`);
   await expect(dry).toContainText("OFF → ON");
   await expect(dry).toContainText("restart");
+  // The dry run's time to a verdict: nothing to estimate for doublewrite back ON, said in words.
+  await expect(
+    page.getByRole("region", { name: "Time to a verdict" }).locator('li[data-wave="0"]'),
+  ).toContainText("Wave 0: the advisor puts no figure on the effect here");
   await noRawPromql(page);
 
   // Create, with a backup attested on the recording's clock.

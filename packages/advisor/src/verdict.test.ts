@@ -93,6 +93,37 @@ describe("judgeWriteBound", () => {
     expect(v.confidence).toBeGreaterThanOrEqual(0.6);
   });
 
+  it("a rate-limited server at low utilisation is not write-bound on latency alone (the demo's 40 tx/s at 27%)", () => {
+    const demoFacts = (storage: typeof atomicNvme, util: number) =>
+      facts(
+        "demo",
+        mariadb1011,
+        storage,
+        load({
+          flushed: 150,
+          doublewrite: true,
+          txn: 40,
+          pendingFsyncs: 1,
+          device: { util, writeLatency: 0.012, flushLatency: 0.03 },
+        }),
+      );
+    const demo = (storage: typeof atomicNvme, util: number) => judge(demoFacts(storage, util));
+    const local = demo(atomicNvme, 0.27);
+    expect(sig(demoFacts(atomicNvme, 0.27), "device-write-latency")?.state).toBe("strong");
+    expect(local.verdict).toBe("not-write-bound");
+    expect(local.context.join(" ")).toMatch(
+      /device utilisation \d+% with every saturation signal clear: device write latency, device flush \(fsync\) latency, pending fsyncs alone come from flush bursts/,
+    );
+    // The same latencies with the device busy 95% of the time: still at least likely.
+    expect(demo(atomicNvme, 0.95).verdict).not.toBe("not-write-bound");
+    // A volume whose limits are unknown: a cap could be the saturation, so unknown, saying what settles it.
+    const unknownCaps = judge(without(demoFacts(ebsTwp, 0.27), "storage.limits"));
+    expect(unknownCaps.verdict).toBe("unknown");
+    expect(unknownCaps.context.join(" ")).toMatch(
+      /IOPS and bandwidth limits are unknown, and would settle it/,
+    );
+  });
+
   it("caps device utilisation at partial when reads dominate the device", () => {
     const f = facts(
       "e",

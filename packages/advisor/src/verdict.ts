@@ -383,6 +383,8 @@ export function judgeWriteBound(facts: InstanceFacts, caps: Capabilities, profil
   else if (coverage < 0.25) verdict = "unknown";
   else verdict = "not-write-bound";
 
+  verdict = latencyWithoutSaturation(verdict, evidence, context);
+
   let confidence = coverage * quality.factor;
   // A clear "idle" observation is itself good evidence of not being write-bound.
   if (idle && verdict === "not-write-bound") confidence = Math.max(confidence, 0.6 * quality.factor);
@@ -433,4 +435,33 @@ export function judgeWriteBound(facts: InstanceFacts, caps: Capabilities, profil
     toSettle,
     summary,
   };
+}
+
+/**
+ * "Likely" from latency alone is not write-bound: with every saturation signal clear and the device
+ * busy under the utilisation's partial threshold (70%), slow writes and flushes come from flush
+ * bursts, a device shared with other writers or a rate-limited (demand-driven) load, not from a write
+ * path at its limit, and dropping doublewrite would not raise the throughput. A volume cap (IOPS,
+ * bandwidth) is a saturation signal of its own: where it is unknown (missing), the verdict is
+ * unknown rather than not write-bound, and the note says what would settle it.
+ */
+function latencyWithoutSaturation(
+  verdict: VerdictKind,
+  evidence: readonly Evidence[],
+  context: string[],
+): VerdictKind {
+  if (verdict !== "likely") return verdict;
+  const present = evidence.filter((e) => e.state !== "missing" && e.state !== "not-applicable");
+  const util = present.find((e) => e.signal === "device-utilisation");
+  if (util?.state !== "clear") return verdict;
+  if (present.some((e) => SATURATION_SIGNALS.has(e.signal) && e.state !== "clear")) return verdict;
+  const firing = present.filter((e) => e.state !== "clear").map((e) => e.label.toLowerCase());
+  // Read (clear) or not applicable (an unmetered local disk): known either way.
+  const capsKnown = ["iops-limit", "bandwidth-limit"].every((id) =>
+    evidence.some((e) => e.signal === id && e.state !== "missing"),
+  );
+  context.push(
+    `device utilisation ${pct(util.value ?? 0)} with every saturation signal clear: ${firing.join(", ")} alone ${firing.length === 1 ? "comes" : "come"} from flush bursts, a shared device or a rate-limited load, not a saturated write path${capsKnown ? "" : "; the volume's IOPS and bandwidth limits are unknown, and would settle it"}`,
+  );
+  return capsKnown ? "not-write-bound" : "unknown";
 }

@@ -77,10 +77,13 @@ export function analyseSeries(input: SeriesAnalysisInput): SeriesResult {
   }
   if (options.sequential && metric.kind !== "workload") return sequentialResult(input, base, none, flags);
   if (treated.before.v.length < options.minSamples || treated.after.v.length < options.minSamples) {
+    const why = `${treated.before.v.length} before / ${treated.after.v.length} after usable samples; at least ${options.minSamples} needed in each for a block test`;
+    const derived = metric.kind !== "workload" ? baselineNoiseResult(input, base, none, flags, why) : null;
+    if (derived) return derived;
     flags.push({
       code: "too_little_data",
       severity: "warning",
-      message: `${treated.before.v.length} before / ${treated.after.v.length} after usable samples; at least ${options.minSamples} needed in each`,
+      message: why.replace(" for a block test", ""),
     });
     return { ...base, ...none, verdict: "inconclusive", flags };
   }
@@ -131,6 +134,18 @@ export function analyseSeries(input: SeriesAnalysisInput): SeriesResult {
   const blocksAfter = strata.reduce((n, s) => n + s.after.x.length, 0);
   const shape = { design, controls: usedControls, blocksBefore, blocksAfter, blockSeconds };
   if (blocksBefore < options.minBlocks || blocksAfter < options.minBlocks) {
+    const why = `${blocksBefore} before / ${blocksAfter} after usable ${blockSeconds} s blocks; at least ${options.minBlocks} needed in each for a block test`;
+    const derived =
+      metric.kind !== "workload"
+        ? baselineNoiseResult(
+            input,
+            base,
+            none,
+            flags.filter((f) => f.code !== "control_missing" && !f.code.startsWith("seasonality_")),
+            why,
+          )
+        : null;
+    if (derived) return derived;
     flags.push({
       code: "too_little_data",
       severity: "warning",
@@ -383,3 +398,73 @@ type NoneShape = {
   blockSeconds: null;
   autocorrelation: null;
 };
+
+/**
+ * A comparison the block test refuses for too few blocks (a short window beside a long one, e.g. an
+ * hour before and 5 minutes after), judged instead the way a bake is (sequential.ts) with a single
+ * look: the longer window's own noise (its lag-1 autocorrelation φ and SD, of the log contrast against
+ * the controls) stands for the shorter one's, so what is required is derived from how autocorrelated
+ * the series is, effective samples n/κ, not a fixed count of fixed-length blocks. One look at level
+ * alpha: the false-positive rate is the test's own. null when the longer window holds too few
+ * effective samples either; the caller then keeps its refusal, and its reason says both.
+ */
+function baselineNoiseResult(
+  input: SeriesAnalysisInput,
+  base: Omit<SeriesResult, keyof NoneShape | "verdict" | "flags">,
+  none: NoneShape,
+  flags: Flag[],
+  why: string,
+): SeriesResult | null {
+  const { treated, options } = input;
+  const step = Math.max(finiteOr(treated.before.step, 1), finiteOr(treated.after.step, 1));
+  // The longer window carries the noise; swapped, the effect is the inverse.
+  const swap = treated.after.v.length > treated.before.v.length;
+  const long = swap ? "after" : "before";
+  const short = swap ? "before" : "after";
+  const seconds = Math.max(treated[short].v.length * step, step);
+  const r = sequentialLook({
+    treated: { before: treated[long], after: treated[short] },
+    controls: input.controls.map((c) => ({ id: c.id, before: c[long], after: c[short] })),
+    step,
+    alpha: options.alpha,
+    schedule: { lookEverySeconds: seconds, maxSeconds: seconds },
+  });
+  if (!r.ok) return null;
+  const out = [...flags];
+  if (r.controlsDropped)
+    out.push({ code: "control_missing", severity: "warning", message: r.controlsDropped });
+  const e = r.estimate;
+  for (const note of e.notes) out.push({ code: "zero_values", severity: "info", message: note });
+  const logRatio = swap ? -e.logRatio : e.logRatio;
+  const ciLow = swap ? -e.ciHigh : e.ciLow;
+  const ciHigh = swap ? -e.ciLow : e.ciHigh;
+  const verdict = judge({
+    logRatio,
+    ciLow,
+    ciHigh,
+    significant: ciLow > 0 || ciHigh < 0,
+    direction: input.direction,
+    margin: options.equivalenceMargin,
+  });
+  out.push({
+    code: "baseline_noise",
+    severity: "info",
+    message: `${why}: judged against the ${long} window's own noise instead: ${e.nBefore} samples there (${e.effectiveBefore.toFixed(1)} effective at lag-1 autocorrelation ${e.phi.toFixed(2)}), ${e.nAfter} in the ${short} window (${e.effectiveAfter.toFixed(1)} effective); interval ±${e.critical.toFixed(2)} standard errors`,
+  });
+  return {
+    ...base,
+    ...none,
+    design: e.controls.length > 0 ? "difference-in-differences" : "before-after",
+    controls: e.controls,
+    verdict,
+    ratio: ratioFromLog(logRatio),
+    ciLow: lowerFromLog(ciLow),
+    ciHigh: upperFromLog(ciHigh),
+    pValue: e.pValue,
+    logSe: (e.logSe * e.critical) / normalQuantile(1 - options.alpha / 2),
+    estimand: "geometric-mean-ratio",
+    method: "baseline-noise",
+    autocorrelation: e.phi,
+    flags: out,
+  };
+}

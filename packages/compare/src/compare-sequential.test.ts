@@ -65,3 +65,35 @@ describe("compare with options.sequential (a bake against a baseline from histor
     );
   });
 });
+
+describe("a metric at 0 throughout the baseline", () => {
+  it("33 samples whose mean is 0 are not 'no data': inconclusive, saying the zeros were left out", () => {
+    const t = Array.from({ length: 33 }, (_, i) => changeAt - 33 * 15 + i * 15);
+    const ta = Array.from({ length: 20 }, (_, i) => changeAt + i * 15);
+    const r = compare(
+      ComparisonInput.parse({
+        metrics: [{ id: "write_bytes_per_transaction", kind: "efficiency" }],
+        instances: [
+          {
+            id: "db",
+            role: "treated",
+            series: {
+              write_bytes_per_transaction: {
+                before: { t, v: t.map(() => 0) },
+                after: { t: ta, v: ta.map(() => 0) },
+              },
+            },
+          },
+        ],
+        options: { sequential: { lookEverySeconds: 60, maxSeconds: 1800 } },
+      }),
+    );
+    const row = r.results[0]!;
+    expect(row.nBefore).toBe(33);
+    expect(row.verdict).toBe("inconclusive");
+    expect(row.flags.map((f) => f.code)).not.toContain("no_data");
+    expect(row.flags.find((f) => f.code === "too_little_data")?.message).toBe(
+      "0 usable baseline samples (33 at 0 or below left out: no logarithm); at least 8 needed to read its noise",
+    );
+  });
+});

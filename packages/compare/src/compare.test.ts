@@ -256,13 +256,22 @@ describe("compare: data-quality guards", () => {
     expect(codes(find(gappy, "db", "tps"))).toContain("gaps");
     expect(find(gappy, "db", "tps").blocksBefore).toBeLessThan(12);
 
+    // 45 s before (3 samples): too few even against the hour after's own noise.
     const short = compare(
       buildInput(6, metrics, [
-        { id: "db", role: "treated", series: { tps: { before: at(0, 10, 120), after: at(1, 10, HOUR) } } },
+        { id: "db", role: "treated", series: { tps: { before: at(0, 10, 45), after: at(1, 10, HOUR) } } },
       ]),
     );
     expect(find(short, "db", "tps").verdict).toBe("inconclusive");
     expect(codes(find(short, "db", "tps"))).toContain("too_little_data");
+    // 2 minutes before beside an hour after: too few blocks, judged against the hour's own noise.
+    const two = compare(
+      buildInput(6, metrics, [
+        { id: "db", role: "treated", series: { tps: { before: at(0, 10, 120), after: at(1, 10, HOUR) } } },
+      ]),
+    );
+    expect(find(two, "db", "tps").method).toBe("baseline-noise");
+    expect(codes(find(two, "db", "tps"))).toContain("baseline_noise");
   });
 
   it("reports no data per metric and overall", () => {

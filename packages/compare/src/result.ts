@@ -32,6 +32,7 @@ export const FLAG_CODES = [
   "interval_widened",
   "method_fallback",
   "sequential",
+  "baseline_noise",
 ] as const;
 export type FlagCode = (typeof FLAG_CODES)[number];
 
@@ -45,7 +46,14 @@ export type Flag = z.infer<typeof Flag>;
 
 export const DESIGNS = ["before-after", "matched-hours", "difference-in-differences", "none"] as const;
 export type Design = (typeof DESIGNS)[number];
-export const RESULT_METHODS = ["block-t", "block-bootstrap", "hodges-lehmann", "sequential", "none"] as const;
+export const RESULT_METHODS = [
+  "block-t",
+  "block-bootstrap",
+  "hodges-lehmann",
+  "sequential",
+  "baseline-noise",
+  "none",
+] as const;
 export type ResultMethod = (typeof RESULT_METHODS)[number];
 
 const Ratio = z.number().nullable();

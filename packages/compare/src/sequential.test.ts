@@ -2,7 +2,13 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { bakeScenarios, runBakeScenario } from "./bake-simulation.js";
 import { createRng } from "./prng.js";
-import { bakeSecondsNeeded, contiguousDesignEffect, pocockCritical, sequentialLook } from "./sequential.js";
+import {
+  bakeSecondsNeeded,
+  baselineNoiseOf,
+  contiguousDesignEffect,
+  pocockCritical,
+  sequentialLook,
+} from "./sequential.js";
 import { simulateSeries } from "./simulate.js";
 import { normalQuantile } from "./stats/normal-quantile.js";
 
@@ -118,5 +124,55 @@ describe("sequential bake judgement", () => {
   it("design effect of consecutive AR(1) samples: 1 when independent, (1+φ)/(1−φ) in the limit", () => {
     expect(contiguousDesignEffect(100, 0)).toBe(1);
     expect(contiguousDesignEffect(1e6, 0.9)).toBeCloseTo(19, 3);
+  });
+});
+
+describe("baselineNoiseOf (the noise a power calculation reads)", () => {
+  const rng = createRng(21);
+  const t = Array.from({ length: 240 }, (_, i) => 1_800_000_000 + i * 15);
+  const series = (sd: number, phi: number) =>
+    simulateSeries({ start: 1_800_000_000, seconds: 3600, step: 15, level: 100, noise: { sd, phi } }, rng)
+      .v as number[];
+
+  it("reads φ and σ close to the simulated ones, with the control kept, and feeds bakeSecondsNeeded", () => {
+    const n = baselineNoiseOf({
+      treated: { t, v: series(0.1, 0.9) },
+      controls: [{ id: "c", before: { t, v: series(0.1, 0.9) } }],
+      step: 15,
+    });
+    expect(n.ok).toBe(true);
+    if (!n.ok) return;
+    expect(n.controls).toEqual(["c"]);
+    expect(n.phi).toBeGreaterThan(0.75);
+    expect(n.phi).toBeLessThan(0.99);
+    // The contrast of two independent 10% series: about 14%.
+    expect(n.sigma).toBeGreaterThan(0.08);
+    expect(n.sigma).toBeLessThan(0.25);
+    const need = bakeSecondsNeeded({
+      sigma: n.sigma,
+      phi: n.phi,
+      baselineSamples: n.samples,
+      step: 15,
+      effect: 0.55,
+      alpha: 0.05,
+      schedule,
+    });
+    expect(need.seconds).not.toBeNull();
+  });
+
+  it("refuses a baseline too short or constant, with the reason in words", () => {
+    const short = baselineNoiseOf({
+      treated: { t: t.slice(0, 6), v: series(0.1, 0.9).slice(0, 6) },
+      controls: [],
+      step: 15,
+    });
+    expect(short).toEqual({
+      ok: false,
+      reason: "6 usable baseline samples; at least 8 needed to read its noise",
+      samples: 6,
+    });
+    const flat = baselineNoiseOf({ treated: { t, v: t.map(() => 5) }, controls: [], step: 15 });
+    expect(flat.ok).toBe(false);
+    if (!flat.ok) expect(flat.reason).toMatch(/no noise|effective samples/);
   });
 });

@@ -203,6 +203,72 @@ function baselineNoise(t: Float64Array, d: Float64Array, step: number) {
   return { mean: m, phi, sigma, kappa, effective: d.length / kappa };
 }
 
+/** The baseline's noise as the sequential judgement reads it, or why it cannot be read. */
+export type BaselineNoise =
+  | {
+      readonly ok: true;
+      /** Lag-1 autocorrelation and marginal SD of the log contrast at the scrape step. */
+      readonly phi: number;
+      readonly sigma: number;
+      readonly samples: number;
+      readonly effective: number;
+      /** Controls the contrast was formed with ([] = the treated series alone). */
+      readonly controls: string[];
+    }
+  | { readonly ok: false; readonly reason: string; readonly samples: number };
+
+/**
+ * The noise of a baseline before any bake: what `sequentialLook` would read from it (the log contrast
+ * against the controls when they share enough effective samples, else the treated series alone), for
+ * a power calculation (`bakeSecondsNeeded`). Refuses, with the reason in words, where the baseline is
+ * too short or shows no noise, as the judgement itself would.
+ */
+export function baselineNoiseOf(input: {
+  readonly treated: TimedValues;
+  readonly controls: readonly { readonly id: string; readonly before: TimedValues }[];
+  readonly step: number;
+}): BaselineNoise {
+  const { step } = input;
+  if (!(step > 0)) return { ok: false, reason: "no valid scrape step", samples: 0 };
+  const kept = input.controls.filter((c) => Number.isFinite(meanLog(c.before)));
+  const read = (controls: typeof kept) => {
+    const d = logContrast(
+      input.treated,
+      controls.map((c) => ({ level: meanLog(c.before), w: c.before })),
+    );
+    return { d, noise: d.d.length >= 8 ? baselineNoise(d.t, d.d, step) : null };
+  };
+  let used = kept;
+  let r = read(kept);
+  if (kept.length > 0 && !(r.noise && r.noise.effective >= MIN_BASELINE_EFFECTIVE)) {
+    used = [];
+    r = read([]);
+  }
+  const n = r.d.d.length;
+  if (!r.noise)
+    return {
+      ok: false,
+      reason: `${n} usable baseline samples; at least 8 needed to read its noise`,
+      samples: n,
+    };
+  if (r.noise.effective < MIN_BASELINE_EFFECTIVE)
+    return {
+      ok: false,
+      reason: `the baseline holds ${r.noise.effective.toFixed(1)} effective samples (${n} samples at lag-1 autocorrelation ${r.noise.phi.toFixed(2)}); at least ${MIN_BASELINE_EFFECTIVE} needed`,
+      samples: n,
+    };
+  if (!(r.noise.sigma > 0) || !Number.isFinite(r.noise.sigma))
+    return { ok: false, reason: "the baseline shows no noise at all (a constant series)", samples: n };
+  return {
+    ok: true,
+    phi: r.noise.phi,
+    sigma: r.noise.sigma,
+    samples: n,
+    effective: r.noise.effective,
+    controls: used.map((c) => c.id),
+  };
+}
+
 /**
  * One look of the sequential bake judgement. Refuses (ok: false, with the reason in words) when the
  * baseline holds too few effective samples or the after window too few samples; controls that share
@@ -244,7 +310,9 @@ export function sequentialLook(input: SequentialInput): SequentialOutcome {
     ...(controlsDropped ? { controlsDropped } : {}),
   });
   if (!noise || before.d.length < 8)
-    return refuse(`${before.d.length} usable baseline samples; at least 8 needed to read its noise`);
+    return refuse(
+      `${before.d.length} usable baseline samples${alone.dropped > 0 ? ` (${alone.dropped} at 0 or below left out: no logarithm)` : ""}; at least 8 needed to read its noise`,
+    );
   if (noise.effective < MIN_BASELINE_EFFECTIVE)
     return refuse(
       `the baseline holds ${noise.effective.toFixed(1)} effective samples (${before.d.length} samples at lag-1 autocorrelation ${noise.phi.toFixed(2)}); at least ${MIN_BASELINE_EFFECTIVE} needed: a longer baseline from history decides`,

@@ -131,6 +131,10 @@ describe("judgeMetric", () => {
       "no change (interval 5% lower to 5% higher), no significant change",
     );
     expect(describeFinding(summary("no_data", null))).toBe("no data");
+    // Samples there were (33 at a mean of 0, say), but no ratio: that is not "no data".
+    expect(describeFinding(summary("inconclusive", null))).toBe(
+      "no estimate, not significant (inconclusive)",
+    );
   });
 
   it("combineOutcomes: the worst wins, nothing is no-data", () => {

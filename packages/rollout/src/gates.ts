@@ -372,7 +372,9 @@ const SIGNIFICANCE: Record<string, string> = {
 export function describeFinding(
   s: { ratio: number | null; ciLow: number | null; ciHigh: number | null; verdict: string } | undefined,
 ): string {
-  if (!s || s.ratio === null || s.verdict === "no_data") return "no data";
+  if (!s || s.verdict === "no_data") return "no data";
+  // Samples there were, but no ratio could be formed (too few, or a level of 0 before): not "no data".
+  if (s.ratio === null) return `no estimate, ${SIGNIFICANCE[s.verdict] ?? s.verdict}`;
   const interval =
     s.ciLow !== null
       ? ` (interval ${change(s.ciLow)} to ${s.ciHigh === null ? "unbounded" : change(s.ciHigh)})`
@@ -532,7 +534,7 @@ export function judgeBake(input: JudgeInput): GateResult {
       j.outcome,
       j.criterion,
       j.ratio === null
-        ? "no data"
+        ? describeFinding(j)
         : `${describeFinding(j)}: ratio ${formatNumber(j.ratio)} [${j.ciLow === null ? "?" : formatNumber(j.ciLow)}, ${j.ciHigh === null ? "unbounded" : formatNumber(j.ciHigh)}] (${j.verdict})`,
       `${j.metric} (${j.role}): ${j.outcome}`,
       { metric: j.metric },

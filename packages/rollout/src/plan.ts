@@ -10,6 +10,7 @@ import { type InstanceFacts, instanceFactsSchema } from "@untorn/advisor/facts";
 import type { Finding } from "@untorn/advisor/rule";
 import { REPLICATION_ROLES } from "@untorn/vocabulary/words";
 import { z } from "zod";
+import { bakeEstimateSchema } from "./bake-estimate.js";
 import {
   type Change,
   changeSchema,
@@ -139,6 +140,12 @@ export const planSchema = z
       ),
       summary: z.string(),
     }),
+    bakeEstimates: z
+      .array(bakeEstimateSchema)
+      .optional()
+      .describe(
+        "Per wave, the bake its judgement needs for the advisor's expected effect from the baseline's own noise (bake-estimate.ts); added by the dry run of `untorn rollout plan` and the console, which read the baselines.",
+      ),
   })
   .meta({ id: "RolloutPlan", description: "Waves, per-instance steps, exclusions and dry run." });
 export type Plan = z.infer<typeof planSchema>;

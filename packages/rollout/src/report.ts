@@ -122,7 +122,13 @@ function verdictOf(s: RolloutState): { verdict: Report["verdict"]; reason: strin
 const FINISHED: readonly string[] = ["completed", "reverted", "aborted"];
 
 /** What still waits for a person, before the steps that remain: a paused or halted rollout's decision. */
-export function decisionOf(r: Pick<Report, "status" | "verdictReason">): string | null {
+export function decisionOf(r: Pick<Report, "status" | "verdictReason" | "plan">): string | null {
+  if (r.status === "reverted" || r.status === "aborted") {
+    const unrun = r.plan.waves.filter((w) => w.phase === "pending");
+    if (unrun.length === 0) return null;
+    const names = unrun.map((w) => `wave ${w.index} (${w.instances.join(", ")})`).join(", ");
+    return `Nothing: the rollout was ${r.status}, so ${names} will not run.`;
+  }
   if (r.status === "paused") return `A person's decision: ${r.verdictReason}`;
   if (r.status === "halted") return `A person's decision: revert (proposed) or abort. ${r.verdictReason}`;
   if (r.status === "reverting") return "Carry out each instance's revert step (see the revert plan).";

@@ -192,9 +192,13 @@ describe("a whole rollout", () => {
     expect(r.status).toBe("reverted");
     const rep = buildReport(r, T0 + 2e5);
     expect(rep.verdict).toBe("reverted");
-    // A reverted rollout leaves nothing to do: its later waves never start.
+    // A reverted rollout leaves nothing to do: its later waves never start, and the report says so.
     expect(rep.remaining).toEqual([]);
-    expect(renderReportMarkdown(rep)).toMatch(/## What remains\n\nNothing\./);
+    const md = renderReportMarkdown(rep);
+    expect(md).toMatch(
+      /## What remains\n\nNothing: the rollout was reverted, so wave 1 \([^)]+\)(, wave \d \([^)]+\))* will not run\.\n/,
+    );
+    expect(md.slice(md.indexOf("## What remains"))).not.toMatch(/: pending/);
     // Halted, it waits for a person's decision, which "What remains" says.
     const halted = buildReport(s, T0 + 1e5);
     expect(renderReportMarkdown(halted)).toMatch(/## What remains\n\nA person's decision: revert/);
@@ -238,6 +242,12 @@ describe("a whole rollout", () => {
     expect(s.waves[0]!.phase).toBe("inconclusive");
     const g = s.events.findLast((e) => e.gate?.gate === "bake")!.gate!;
     expect(g.judgement!.find((j) => j.metric === "transactions_per_second")!.outcome).toBe("no-data");
+    // Paused inconclusive: "What remains" is a person's decision and the waves still to run, never "Nothing."
+    const paused = renderReportMarkdown(buildReport(s, T0 + 1e6));
+    const remains = paused.slice(paused.indexOf("## What remains"), paused.indexOf("## Revert plan"));
+    expect(remains).toMatch(/A person's decision: /);
+    expect(remains).toMatch(/\(wave 1\): pending/);
+    expect(remains).not.toMatch(/Nothing/);
     // A human accepts it: the next wave becomes current.
     const t = applyCommand(s, cmd({ type: "approve", wave: 0 }), T0 + 1e6);
     expect(t.ok && t.state.currentWave).toBe(1);

@@ -66,6 +66,35 @@ describe("untorn rollout on the lab recording", () => {
     expect(plan.steps[0]).toMatchObject({ target: "ON", restart: true });
   }, 120_000);
 
+  it("plan: the dry run says per wave how long its bake needs, or plainly why it cannot say (text and --json)", async () => {
+    const text = await cli(["plan", ...source, "--change", "doublewrite-off"]);
+    noRawPromql(text);
+    expect(text.code).toBe(EXIT.ok);
+    // The recording holds bytes per transaction, not the write bytes/s the bake sums: no baseline to read.
+    expect(text.out).toMatch(
+      /Time to a verdict:\n {2}Wave 0: no time to a verdict for the expected [\d.]+% lower write bytes per transaction: the metrics history holds no samples of write bytes per transaction for db-shop-replica-2 .*up to its maximum of 30 min/,
+    );
+    const json = await cli(["plan", ...source, "--change", "doublewrite-off", "--json"]);
+    const plan = JSON.parse(json.out) as {
+      bakeEstimates: { wave: number; outcome: string; maxBakeSeconds: number }[];
+    };
+    expect(plan.bakeEstimates).toEqual([
+      expect.objectContaining({ wave: 0, outcome: "baseline-unusable", maxBakeSeconds: 1800 }),
+    ]);
+    // doublewrite back ON: the advisor puts no figure on it, and the plan says so.
+    const on = await cli([
+      "plan",
+      ...source,
+      "--change",
+      "doublewrite-on",
+      "--targets",
+      TARGET,
+      "--policy",
+      policy,
+    ]);
+    expect(on.out).toMatch(/Wave 0: the advisor puts no figure on the effect here/);
+  }, 120_000);
+
   it("create, attest a backup on the recording's clock, approve, reconcile: the pre-wave gate decides from the recording", async () => {
     const created = await cli([
       "create",

@@ -6,6 +6,7 @@ import { randomUUID } from "node:crypto";
 import { readFile, writeFile } from "node:fs/promises";
 import type { InstanceFacts } from "@untorn/advisor/facts";
 import { parseDuration } from "@untorn/prom/duration";
+import { type BakeEstimate, estimateBakes } from "@untorn/rollout/bake-estimate";
 import { type Change, changeSchema } from "@untorn/rollout/change";
 import type { CommandInput } from "@untorn/rollout/commands";
 import { type PlanInputJson, planInputSchema, planRollout } from "@untorn/rollout/plan";
@@ -13,6 +14,7 @@ import { policySchema } from "@untorn/rollout/policy";
 import { buildReport, renderReportMarkdown } from "@untorn/rollout/report";
 import { nextActions, ROLLOUT_STATUSES, type RolloutState } from "@untorn/rollout/state";
 import { createAnnotator } from "@untorn/rollout-runner/annotations";
+import { planBakeEstimates } from "@untorn/rollout-runner/bake-estimate";
 import { loadRunnerEnv, RunnerEnvError } from "@untorn/rollout-runner/env";
 import { type LoopPass, startReconcilerLoop } from "@untorn/rollout-runner/loop";
 import { candidateFacts } from "@untorn/rollout-runner/observe";
@@ -46,7 +48,7 @@ import { z } from "zod";
 import { CliError, describeIssues, EXIT } from "../errors.js";
 import { type Io, readJsonFile } from "../io.js";
 import { metadataOption, readMetadata } from "../metadata.js";
-import { explain, openSource, parseAt, type SourceFlags, sourceOptions } from "../source.js";
+import { explain, openSource, parseAt, type Source, type SourceFlags, sourceOptions } from "../source.js";
 import { DESCRIPTIONS } from "./descriptions.js";
 
 interface StoreFlags {
@@ -375,7 +377,7 @@ interface PlanFlags extends SourceFlags {
 async function planInput(
   flags: PlanFlags,
   io: Io,
-): Promise<{ input: PlanInputJson; at: number; warnings: string[] }> {
+): Promise<{ input: PlanInputJson; at: number; warnings: string[]; source: Source | null }> {
   if (flags.input !== undefined) {
     if (flags.change !== undefined || flags.targets !== undefined || flags.policy !== undefined)
       throw new CliError("give either --input <file> or --change/--targets/--policy, not both", EXIT.usage);
@@ -384,7 +386,7 @@ async function planInput(
       planInputSchema,
       "rollout plan input (rollout-plan-input.schema.json)",
     );
-    return { input: input as PlanInputJson, at: Date.now() / 1000, warnings: [] };
+    return { input: input as PlanInputJson, at: Date.now() / 1000, warnings: [], source: null };
   }
   if (flags.change === undefined)
     throw new CliError(
@@ -428,10 +430,11 @@ async function planInput(
     input: { change, instances: facts.facts, ...(targets ? { targets } : {}), policy },
     at,
     warnings: facts.warnings,
+    source,
   };
 }
 
-function planText(plan: ReturnType<typeof planRollout>): string {
+function planText(plan: ReturnType<typeof planRollout>, estimates: readonly BakeEstimate[]): string {
   const lines: string[] = [];
   lines.push(
     `Change: ${JSON.stringify(plan.change)}${plan.removesTornPageProtection ? " (removes torn-page protection: needs a verified safety gate)" : ""}`,
@@ -449,6 +452,11 @@ function planText(plan: ReturnType<typeof planRollout>): string {
     lines.push(
       `${r.instance}\t${r.current ?? "?"} → ${r.target ?? "?"}\t${r.restart === null ? "?" : r.restart ? "yes" : "no"}\t${r.gate}\t${r.excluded ? `excluded: ${r.excluded}` : gain}`,
     );
+  }
+  if (estimates.length) {
+    lines.push("");
+    lines.push("Time to a verdict:");
+    for (const e of estimates) lines.push(`  ${e.message}`);
   }
   if (plan.exclusions.length) {
     lines.push("");
@@ -578,15 +586,30 @@ export function registerRollout(program: Command, io: Io): void {
     .option("--json", "print the plan as JSON (rollout-plan.schema.json)")
     .action(async (flags: PlanFlags, cmd: Command) => {
       const all = { ...cmd.optsWithGlobals(), ...flags } as PlanFlags;
-      const { input, warnings } = await planInput(all, io);
+      const { input, at, warnings, source } = await planInput(all, io);
       let plan: ReturnType<typeof planRollout>;
+      let parsed: ReturnType<typeof planInputSchema.parse>;
       try {
-        plan = planRollout(planInputSchema.parse(input));
+        parsed = planInputSchema.parse(input);
+        plan = planRollout(parsed);
       } catch (e) {
         throw rolloutError(e);
       }
-      io.out(all.json ? `${JSON.stringify(plan, null, 2)}\n` : planText(plan));
-      for (const w of warnings) io.err(`warning: ${w}\n`);
+      // Time to a verdict per wave, from the baseline the bake would be judged against (none from --input).
+      const replayed = source?.replay ? replayReconcileOptions(source.api, source.replay) : null;
+      const estimated = source
+        ? await planBakeEstimates(replayed?.api ?? source.api, plan, parsed.policy, {
+            now: at,
+            ...(replayed ? { rateWindow: replayed.rateWindow } : {}),
+            ...(replayed?.bakeStepSeconds ? { bakeStepSeconds: replayed.bakeStepSeconds } : {}),
+          })
+        : { estimates: estimateBakes(plan, parsed.policy, []), warnings: [] };
+      io.out(
+        all.json
+          ? `${JSON.stringify({ ...plan, bakeEstimates: estimated.estimates }, null, 2)}\n`
+          : planText(plan, estimated.estimates),
+      );
+      for (const w of [...warnings, ...estimated.warnings]) io.err(`warning: ${w}\n`);
     });
 
   commonOptions(

@@ -72,7 +72,11 @@ export function renderComparison(result: ComparisonResult, ctx: RenderContext): 
           interval(m.ciLow, m.ciHigh),
           pValue(m.pValueAdjusted ?? m.pValue),
           means(first),
-          first ? `${first.blocksBefore}/${first.blocksAfter} × ${first.blockSeconds ?? "-"}s` : "-",
+          !first
+            ? "-"
+            : first.blockSeconds === null && first.method !== "none"
+              ? `${first.nBefore}/${first.nAfter} samples`
+              : `${first.blocksBefore}/${first.blocksAfter} × ${first.blockSeconds ?? "-"}s`,
           first ? `${first.method}, ${first.design}` : "-",
         ];
       }),
@@ -82,7 +86,8 @@ export function renderComparison(result: ComparisonResult, ctx: RenderContext): 
   if (notes.length) out.push("", "Notes:", ...notes);
   const flagged = result.results.flatMap((r) =>
     r.flags
-      .filter((f) => f.severity !== "info")
+      // The derived judgement of a short window says how it was judged: shown with the warnings.
+      .filter((f) => f.severity !== "info" || f.code === "baseline_noise")
       .map(
         (f) =>
           `  [${f.severity}] ${r.role === "control" ? "control " : ""}${r.instance} ${r.metric}${f.window ? ` (${f.window})` : ""}: ${f.message}`,

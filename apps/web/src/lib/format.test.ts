@@ -6,6 +6,7 @@ describe("format", () => {
   it("numbers, percentages, bytes and durations", () => {
     expect([num(12345.6), num(0.012345), num(null), num(Number.NaN)]).toEqual(["12,346", "0.012", "–", "–"]);
     expect([pct(0.4567), pct(0.004), pct(1)]).toEqual(["46%", "0.4%", "100%"]);
+    expect(pct(6.684166647284321e74)).toBe("more than 100,000%");
     expect(pctRange(0.1, 0.4)).toBe("+10% to +40%");
     expect(bytes(16384)).toBe("16 KiB");
     expect([seconds(0.0042), seconds(90), seconds(0)]).toEqual(["4.2 ms", "1.5 min", "0 s"]);

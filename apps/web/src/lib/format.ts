@@ -17,6 +17,8 @@ export function num(x: number | null | undefined): string {
 /** Ratio as a percentage: 0.4567 → "46%", 0.004 → "0.4%". */
 export function pct(ratio: number | null | undefined): string {
   if (ratio == null || !Number.isFinite(ratio)) return "–";
+  // A share past ×1000 says only that it is huge: never a number like 6.68e+76%.
+  if (Math.abs(ratio) > 1000) return "more than 100,000%";
   const p = ratio * 100;
   if (p !== 0 && Math.abs(p) < 1) return `${trim(p.toFixed(1))}%`;
   return `${Math.round(p)}%`;

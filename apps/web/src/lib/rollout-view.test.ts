@@ -39,6 +39,9 @@ describe("wording", () => {
     expect(signedPct(1)).toBe("0.0%");
     expect(signedPct(null)).toBe("–");
     expect(signedPct(Number.NaN)).toBe("–");
+    // Bounded: never a raw float like 6.684166647284321e+76%.
+    expect(signedPct(6.684166647284321e74)).toBe("more than ×1000");
+    expect(signedPct(12.5)).toBe("+1150%");
   });
 
   it("says what an effect is relative to", () => {

@@ -3,6 +3,7 @@
  * effect of a judged metric in the words a DBA reads right (what is compared with what, what
  * "inconclusive" and "no data" mean). Pure: the pages, the read API and the tests share it.
  */
+import { formatChange } from "@untorn/compare/format";
 import type { GateOutcome, GateResult, MetricJudgement, RolloutEvent } from "@untorn/rollout/events";
 import type { RolloutState, RolloutStatus } from "@untorn/rollout/state";
 
@@ -133,10 +134,12 @@ export function lastGateOf(events: readonly RolloutEvent[]): LastGate | null {
 
 /** A relative change (ratio 1.0 = unchanged) as a signed percentage: 0.62 → "−38.0%". */
 export function signedPct(ratio: number | null): string {
-  if (ratio === null || !Number.isFinite(ratio)) return "–";
+  if (ratio === null || !Number.isFinite(ratio) || ratio < 0) return "–";
+  // Bounded (compare's format: "more than ×1000" past ×1000), never an exponent.
+  if (ratio > 1000) return formatChange(ratio);
   const p = (ratio - 1) * 100;
-  const s = Math.abs(p).toFixed(1);
-  return p > 0.05 ? `+${s}%` : p < -0.05 ? `−${s}%` : "0.0%";
+  if (Math.abs(p) < 0.05) return "0.0%";
+  return formatChange(ratio).replace(/^-/, "−");
 }
 
 /**

@@ -9,9 +9,12 @@ import "server-only";
  */
 import type { DeclaredMetadata } from "@untorn/fleet/metadata";
 import type { MetadataByInstance } from "@untorn/fleet/profile";
+import { type BakeEstimate, estimateBakes } from "@untorn/rollout/bake-estimate";
 import type { Change } from "@untorn/rollout/change";
 import { type Plan, planInputSchema, planRollout } from "@untorn/rollout/plan";
-import type { PolicyInput } from "@untorn/rollout/policy";
+import type { Policy, PolicyInput } from "@untorn/rollout/policy";
+import { planBakeEstimates } from "@untorn/rollout-runner/bake-estimate";
+import { replayReconcileOptions } from "@untorn/rollout-runner/replay";
 import {
   activeRollouts,
   getRollout,
@@ -100,15 +103,40 @@ export async function planFor(
   const activeOn = new Map<string, string[]>();
   for (const r of active)
     for (const i of r.instances) activeOn.set(i, [...(activeOn.get(i) ?? []), r.rolloutId]);
+  const plan = planRollout(parsed);
+  const clock = await rolloutClock(e);
   return {
     kind: "planned",
-    plan: planRollout(parsed),
+    plan: { ...plan, bakeEstimates: await bakeEstimatesFor(plan, parsed.policy, clock.now(), e) },
     activeOn,
     source: fleet.source,
-    frozenAt: (await rolloutClock(e)).frozenAt,
+    frozenAt: clock.frozenAt,
     known,
     unknownTargets,
   };
+}
+
+/**
+ * The dry run's time to a verdict per wave: each wave's baseline read from the source as the
+ * reconciler would read it at a bake starting now (on a recording, with its own query texts). A
+ * source that cannot answer leaves every estimate saying there is no baseline; the plan never fails on it.
+ */
+async function bakeEstimatesFor(plan: Plan, policy: Policy, now: number, e: Env): Promise<BakeEstimate[]> {
+  const src = await readSource(e);
+  if (!src.api) return estimateBakes(plan, policy, []);
+  const replayed = src.replay ? replayReconcileOptions(src.api, src.replay) : null;
+  try {
+    const r = await planBakeEstimates(replayed?.api ?? src.api, plan, policy, {
+      now,
+      ...(replayed ? { rateWindow: replayed.rateWindow } : {}),
+      ...(replayed?.bakeStepSeconds ? { bakeStepSeconds: replayed.bakeStepSeconds } : {}),
+    });
+    for (const w of r.warnings) log(`plan estimate: ${w}`);
+    return r.estimates;
+  } catch (err) {
+    log(`plan estimate: ${(err as Error).message}`);
+    return estimateBakes(plan, policy, []);
+  }
 }
 
 /** The stored rollout, or null when there is none with that id. */

@@ -178,6 +178,23 @@ export default async function NewRolloutPage({ searchParams }: { searchParams: S
                 </ol>
               )}
             </section>
+            {plan.waves.length > 0 && (
+              <section className="section" aria-labelledby="verdict-time-title">
+                <h2 id="verdict-time-title">Time to a verdict</h2>
+                <p className="subtle">
+                  How long each wave&apos;s bake needs to decide the advisor&apos;s expected effect, from the
+                  noise of the baseline it will be judged against (90% power; the bake ends at the first
+                  decided look).
+                </p>
+                <ul data-testid="bake-estimates">
+                  {(plan.bakeEstimates ?? []).map((b) => (
+                    <li key={b.wave} data-wave={b.wave} data-outcome={b.outcome}>
+                      {b.message}
+                    </li>
+                  ))}
+                </ul>
+              </section>
+            )}
             <section className="section" aria-labelledby="dry-run-title">
               <h2 id="dry-run-title">Dry run</h2>
               <div className="table-scroll">

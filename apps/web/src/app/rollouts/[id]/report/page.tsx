@@ -5,7 +5,7 @@ import { notFound } from "next/navigation";
 import { CheckTable } from "../../../../components/check-table.js";
 import { OutcomeBadge, RolloutStatusBadge } from "../../../../components/rollout/badges.js";
 import { RolloutStoreProblem } from "../../../../components/rollout/store-problem.js";
-import { pctRange, utc } from "../../../../lib/format.js";
+import { num, pctRange, utc } from "../../../../lib/format.js";
 import { actorText, intervalText, signedPct } from "../../../../lib/rollout-view.js";
 import { requirePage } from "../../../../server/access.js";
 import { getSourceInfo } from "../../../../server/data.js";
@@ -20,7 +20,7 @@ import {
 type Lag = Report["catchUp"][number]["lag"][number]["before"];
 const lagged = (l: Lag) =>
   l.samples === 0 ? "no data" : `${Math.round(l.laggingSeconds)} s (max ${l.maxSeconds ?? "–"} s)`;
-const perSecond = (x: number | null) => (x === null ? "–" : x.toFixed(0));
+const perSecond = (x: number | null) => (x === null ? "–" : num(x));
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Change report" };
