@@ -276,6 +276,15 @@ const Controls = memo(function Controls({
       >
         Reset
       </button>
+      <a
+        className="button"
+        href={csvHref(query)}
+        download
+        data-testid="fleet-csv"
+        title="The matching instances, sorted as shown, over this time range"
+      >
+        Download CSV
+      </a>
     </search>
   );
 });
@@ -311,6 +320,12 @@ const Head = memo(function Head({ query, setQuery }: { query: FleetQuery; setQue
     </thead>
   );
 });
+
+/** GET /api/v1/fleet.csv with the table's filters, sort and range. */
+const csvHref = (q: FleetQuery) => {
+  const p = fleetQueryToParams(q).toString();
+  return `/api/v1/fleet.csv${p ? `?${p}` : ""}`;
+};
 
 /** Milliseconds of quiet typing before the search asks the server. */
 const SEARCH_DEBOUNCE_MS = 250;
