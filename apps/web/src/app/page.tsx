@@ -5,6 +5,7 @@ import { FleetReading } from "../components/fleet-reading.js";
 import { FleetTable } from "../components/fleet-table.js";
 import { Forbidden } from "../components/forbidden.js";
 import { ParamProblems } from "../components/param-problems.js";
+import { SavedFilters } from "../components/saved-filters.js";
 import { CardsSkeleton, TableSkeleton } from "../components/skeletons.js";
 import { StatusBanner } from "../components/status-banner.js";
 import { SummaryCards } from "../components/summary-cards.js";
@@ -41,6 +42,9 @@ export default async function FleetPage({ searchParams }: { searchParams: Search
       </div>
       {problems.length > 0 && <ParamProblems problems={problems} resetHref="/" />}
       <TimeRangePicker path="/" params={withoutRange(query)} current={query.range} defaultKey={null} />
+      <Suspense fallback={null}>
+        <SavedFilters />
+      </Suspense>
       <Suspense fallback={null}>
         <RangeNote range={query.range} />
       </Suspense>

@@ -23,8 +23,8 @@ export async function ChartsSection({ instance, range }: { instance: string; ran
         <TimeRangePicker
           path={instanceHref(instance)}
           params={new URLSearchParams()}
-          current={range}
-          defaultKey={view.range?.key ?? null}
+          current={view.range?.key ?? range}
+          defaultKey={null}
           extra={view.ranges.some((r) => r.key === "all") ? ["all"] : []}
           hash="#charts-title"
         />
