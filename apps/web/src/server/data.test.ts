@@ -190,6 +190,20 @@ describe("getFleetView over a time range", () => {
     );
     expect((await getFleetView(e, "1h")).range?.note).toBeNull();
   });
+
+  it("counts a recording as long as its window at least, in seconds under two minutes", async () => {
+    const tiny = path.join(dir, "tiny.json.gz");
+    fs.writeFileSync(
+      tiny,
+      encodeReplay(
+        fakeReplay(SMALL_FLEET, { window: "30s", times: [END], chart: { start: END, end: END, step: 15 } }),
+      ),
+    );
+    const v = await getFleetView(env({ UNTORN_REPLAY: tiny }), "2m");
+    expect(v.range?.note).toBe(
+      "2m is longer than the recording, which covers 30 seconds: the figures are over its recorded window of 30s.",
+    );
+  });
 });
 
 describe("getInstance", () => {

@@ -557,7 +557,8 @@ function rangeNote(e: Env, view: FleetView, range: string | null): string | null
   if (range === null || !s || view.source.kind !== "recorded" || range === s.window) return null;
   const src = resolveSource(e);
   const c = src.replay?.charts;
-  const spanS = c ? c.end - c.start : timeRangeSeconds(s.window);
+  // A recording covers at least its window, even when its chart series span less (or none).
+  const spanS = Math.max(c ? c.end - c.start : 0, timeRangeSeconds(s.window));
   const span = spanText(spanS);
   if (timeRangeSeconds(range) > spanS)
     return `${range} is longer than the recording, which covers ${span}: the figures are over its recorded window of ${s.window}.`;
@@ -565,11 +566,13 @@ function rangeNote(e: Env, view: FleetView, range: string | null): string | null
 }
 
 const spanText = (s: number) =>
-  s >= 86_400 * 2
+  s >= 2 * 86_400
     ? `${(s / 86_400).toFixed(1)} days`
     : s >= 7200
       ? `${(s / 3600).toFixed(1)} hours`
-      : `${Math.round(s / 60)} minutes`;
+      : s >= 120
+        ? `${Math.round(s / 60)} minutes`
+        : `${Math.round(s)} seconds`;
 
 async function defaultFleetView(e: Env): Promise<FleetView> {
   await keptLoaded(e);
