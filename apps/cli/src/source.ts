@@ -16,7 +16,7 @@ import {
   replayFactsOptions,
 } from "@untorn/fleet/replay";
 import { PromClient } from "@untorn/prom/client";
-import { WindowDuration } from "@untorn/prom/duration";
+import { TIME_RANGE_PRESETS, TimeRange, WindowDuration } from "@untorn/prom/duration";
 import { PromError, PromUnreachableError } from "@untorn/prom/errors";
 import type { Command } from "commander";
 import { loadEnv, PrometheusUrl } from "./env.js";
@@ -49,7 +49,7 @@ export function sourceOptions(cmd: Command, opts: { window?: string } = {}): Com
     .option("--prometheus <url>", "Prometheus base URL (default: $PROMETHEUS_URL)")
     .option(
       "--window <duration>",
-      `PromQL duration the workload statistics cover (default: ${opts.window ?? DEFAULT_WINDOW}, or the replay's)`,
+      `time range the workload statistics cover: ${TIME_RANGE_PRESETS.join(", ")} or a PromQL duration from 30s to 30d, as the console's ?range= (default: ${opts.window ?? DEFAULT_WINDOW}, or the replay's)`,
     )
     .option(
       "--at <time>",
@@ -62,8 +62,9 @@ export function sourceOptions(cmd: Command, opts: { window?: string } = {}): Com
     );
 }
 
+/** --window takes the console's time ranges (TimeRange); --span and --every any PromQL duration. */
 export function parseWindow(text: string, flag = "--window"): string {
-  const r = WindowDuration.safeParse(text);
+  const r = (flag === "--window" ? TimeRange : WindowDuration).safeParse(text);
   if (!r.success)
     throw new CliError(`${flag} ${JSON.stringify(text)}: ${r.error.issues[0]?.message}`, EXIT.usage);
   return r.data;

@@ -70,7 +70,7 @@ test.describe("instance page", () => {
     ).toBeVisible();
   });
 
-  test("charts the write path and changes range through the URL", async ({ instancePage, page }) => {
+  test("charts the write path and changes range through the URL", async ({ instancePage, page, target }) => {
     await instancePage.goto("db-on");
     for (const id of [
       "write-path",
@@ -83,9 +83,9 @@ test.describe("instance page", () => {
       await expect(instancePage.chart(id)).toBeVisible();
     await expect(instancePage.chart("write-path").locator("canvas")).toBeVisible();
     await expect(instancePage.chart("transactions").locator("canvas")).toBeVisible();
-    const picker = page.getByRole("navigation", { name: "Chart range" });
-    // The shortest range: the throwaway fleet is only minutes old.
-    const first = picker.getByRole("link").first();
+    const picker = page.getByRole("navigation", { name: "Time range" });
+    // The shortest range live; on the recording (minutes long) the whole of it.
+    const first = picker.getByRole("link", { name: target === "live" ? "15 minutes" : "whole recording" });
     await first.click();
     await expect(page).toHaveURL(/[?&]range=/);
     await expect(first).toHaveAttribute("aria-current", "true");

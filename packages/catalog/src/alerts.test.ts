@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { alertNames, alertRuleGroups, alertRules, prometheusAlertingRule, runbookUrl } from "./alerts.js";
+import { consoleMetrics } from "./console-metrics.js";
 import { fallbackMetricList } from "./fallback-metrics.js";
 import { metricList } from "./metrics.js";
 import { isWindow } from "./promql.js";
@@ -8,7 +9,9 @@ import { recordingRuleNames, recordingRules } from "./rules.js";
 import { signals } from "./signals.js";
 
 const known = new Set(
-  [...metricList, ...fallbackMetricList].map((m) => m.name).concat(recordingRuleNames, ["up"]),
+  [...metricList, ...fallbackMetricList, ...Object.values(consoleMetrics)]
+    .map((m) => m.name)
+    .concat(recordingRuleNames, ["up"]),
 );
 
 describe("alert rules", () => {
@@ -84,6 +87,11 @@ describe("alert rules", () => {
     expect(off).toContain('managed=~"rds|aurora"');
     expect(off).toContain('fstype="zfs"');
     expect(off).toContain('untorn_atomic_storage="verified"');
+  });
+
+  it("flags a rollout paused past four hours, from the console's own metric", () => {
+    const waiting = alertRules.find((a) => a.name === "UntornRolloutWaitingTooLong");
+    expect(waiting?.expr).toBe("time() - untorn_console_rollout_waiting_since_timestamp_seconds > 14400");
   });
 
   it("ships as one Prometheus rule group", () => {

@@ -5,6 +5,7 @@
  * Every expression returns only firing series, with values >= 0 (Grafana's condition relies on it).
  */
 
+import { consoleMetrics as C } from "./console-metrics.js";
 import { type FileClass, metrics as M } from "./metrics.js";
 import { binary, compare, INSTANCE, onlyWhere, scale, unlessWhere, type Vec, vec, where } from "./promql.js";
 import {
@@ -152,6 +153,14 @@ export const thresholds = {
         "A switchover or restart drops connections for under a minute; the share of failures over 10 min tells that from an outage, and the last attempt must have failed too.",
     },
   },
+  rolloutWaiting: {
+    limit: {
+      value: 14_400,
+      unit: "s waiting for a person",
+      reason:
+        "Four hours: past a working half-day, a paused rollout (an operator's pause, a bake that could not tell, a failed hook) holds its canary in a changed state beside a control that has drifted, and its judgement grows stale; an inconclusive bake is meant to be decided the day it pauses.",
+    },
+  },
 } as const satisfies Record<string, Record<string, Threshold>>;
 
 const T = thresholds;
@@ -226,6 +235,11 @@ function collectorFailingExpr(): string {
   );
   const unreachable = where(signals.mysql_up.vec({ source: "untorn" }), "==", 0);
   return unlessWhere(where(success, "<", T.collector.successRatio.value), unreachable).q;
+}
+
+function rolloutWaitingExpr(): string {
+  // Seconds since the paused rollout began waiting (the console's own /metrics).
+  return `time() - ${C.waitingSince.name} > ${T.rolloutWaiting.limit.value}`;
 }
 
 export const alertRules: readonly AlertRule[] = [
@@ -316,6 +330,20 @@ export const alertRules: readonly AlertRule[] = [
     runbook: "untorncollectorfailing",
     thresholds: T.collector,
     signals: ["collector_success", "mysql_up"],
+    recordingRules: [],
+  },
+  {
+    name: "UntornRolloutWaitingTooLong",
+    severity: "warning",
+    expr: rolloutWaitingExpr(),
+    for: "10m",
+    forReason:
+      "The value is already a duration past four hours; 10 min more rides out a console restart or a missed scrape of its /metrics.",
+    summary: "Rollout {{ $labels.title }} has waited for a person too long (console {{ $labels.instance }})",
+    description: `Rollout {{ $labels.title }} ({{ $labels.rollout }}) is paused ({{ $labels.reason }}) and has waited {{ $value | humanizeDuration }} for a person, more than ${T.rolloutWaiting.limit.value / 3600} h: resume, accept the inconclusive wave, or abort it.`,
+    runbook: "untornrolloutwaitingtoolong",
+    thresholds: T.rolloutWaiting,
+    signals: [],
     recordingRules: [],
   },
 ];

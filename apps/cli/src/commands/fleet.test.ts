@@ -149,9 +149,10 @@ describe("untorn fleet", () => {
       [
         ["fleet", "--prometheus", prom.url, "--window", "5 minutes"],
         {},
-        /--window "5 minutes": not a PromQL duration/,
+        /--window "5 minutes": must be one of 15m, 1h, 6h, 24h, 7d or a PromQL duration/,
       ],
-      [["fleet", "--prometheus", prom.url, "--window", "0s"], {}, /longer than 0/],
+      [["fleet", "--prometheus", prom.url, "--window", "0s"], {}, /--window "0s": must be from 30s to 30d/],
+      [["fleet", "--prometheus", prom.url, "--window", "90d"], {}, /--window "90d": must be from 30s to 30d/],
       [
         ["fleet", "--prometheus", prom.url, "--at", "yesterday"],
         {},

@@ -4,10 +4,12 @@ import { EmptyState } from "../components/empty-state.js";
 import { FleetReading } from "../components/fleet-reading.js";
 import { FleetTable } from "../components/fleet-table.js";
 import { ParamProblems } from "../components/param-problems.js";
+import { SavedFilters } from "../components/saved-filters.js";
 import { CardsSkeleton, TableSkeleton } from "../components/skeletons.js";
 import { StatusBanner } from "../components/status-banner.js";
 import { SummaryCards } from "../components/summary-cards.js";
-import { type FleetQuery, parseFleetQuery, parsePageNumber } from "../lib/fleet-query.js";
+import { TimeRangePicker } from "../components/time-range-picker.js";
+import { type FleetQuery, fleetQueryToParams, parseFleetQuery, parsePageNumber } from "../lib/fleet-query.js";
 import { num, seconds, utc } from "../lib/format.js";
 import { requirePage } from "../server/access.js";
 import { clustersOf, fleetView, tablePage } from "../server/views.js";
@@ -33,11 +35,18 @@ export default async function FleetPage({ searchParams }: { searchParams: Search
             doublewrite is safe.
           </p>
           <Suspense fallback={null}>
-            <FleetMeta />
+            <FleetMeta range={query.range} />
           </Suspense>
         </div>
       </div>
       {problems.length > 0 && <ParamProblems problems={problems} resetHref="/" />}
+      <TimeRangePicker path="/" params={withoutRange(query)} current={query.range} defaultKey={null} />
+      <Suspense fallback={null}>
+        <SavedFilters />
+      </Suspense>
+      <Suspense fallback={null}>
+        <RangeNote range={query.range} />
+      </Suspense>
       <Suspense
         fallback={
           <>
@@ -46,7 +55,7 @@ export default async function FleetPage({ searchParams }: { searchParams: Search
           </>
         }
       >
-        <SummarySection />
+        <SummarySection range={query.range} />
       </Suspense>
       <Suspense fallback={<TableSkeleton />}>
         <TableSection query={query} page={paging.page} />
@@ -55,8 +64,26 @@ export default async function FleetPage({ searchParams }: { searchParams: Search
   );
 }
 
-async function FleetMeta() {
-  const v = await fleetView();
+/** The fleet page's other parameters, for the range picker's links and form. */
+function withoutRange(query: FleetQuery): URLSearchParams {
+  const p = fleetQueryToParams(query);
+  p.delete("range");
+  return p;
+}
+
+/** Why the figures do not cover the range asked for (a recording holds one window). */
+async function RangeNote({ range }: { range: string | null }) {
+  const note = (await fleetView(range)).range?.note;
+  if (!note) return null;
+  return (
+    <div className="banner banner-warn" role="status" data-testid="range-note">
+      <strong>Range not in the recording.</strong> {note}
+    </div>
+  );
+}
+
+async function FleetMeta({ range }: { range: string | null }) {
+  const v = await fleetView(range);
   const s = v.snapshot;
   if (!s) return null;
   return (
@@ -92,8 +119,8 @@ async function FleetMeta() {
   );
 }
 
-async function SummarySection() {
-  const v = await fleetView();
+async function SummarySection({ range }: { range: string | null }) {
+  const v = await fleetView(range);
   const s = v.snapshot;
   return (
     <>
@@ -104,7 +131,9 @@ async function SummarySection() {
         storeProblem={s?.storeProblem}
         declaredProblem={s?.declared?.problem}
       />
-      {s && s.rows.length > 0 && <SummaryCards summary={s.summary} stale={v.status.state === "stale"} />}
+      {s && s.rows.length > 0 && (
+        <SummaryCards summary={s.summary} stale={v.status.state === "stale"} range={range} />
+      )}
       {(!s || s.rows.length === 0) && v.status.state !== "unavailable" && (
         <EmptyState source={v.source} skipped={s?.skipped.length ?? 0} />
       )}
@@ -126,7 +155,7 @@ async function SummarySection() {
 }
 
 async function TableSection({ query, page }: { query: FleetQuery; page: number }) {
-  const v = await fleetView();
+  const v = await fleetView(query.range);
   if (v.rows.length === 0) return null;
   const clusters = clustersOf(v.rows);
   const shown = tablePage(v.rows, query, page);

@@ -1,12 +1,11 @@
-import Link from "next/link";
 import { utc } from "../lib/format.js";
 import { instanceHref } from "../lib/paths.js";
-import { RANGE_LABELS, type RangeKey } from "../lib/ranges.js";
 import { getInstanceCharts } from "../server/data.js";
 import { type ChartData, Charts } from "./charts.js";
+import { TimeRangePicker } from "./time-range-picker.js";
 
 /** The write path over the chosen range; the range picker is plain links (URL state, no script needed). */
-export async function ChartsSection({ instance, range }: { instance: string; range: RangeKey | null }) {
+export async function ChartsSection({ instance, range }: { instance: string; range: string | null }) {
   const view = await getInstanceCharts(instance, range);
   const data: ChartData[] =
     view.charts?.charts.map((c) => ({
@@ -21,18 +20,19 @@ export async function ChartsSection({ instance, range }: { instance: string; ran
   return (
     <>
       {view.ranges.length > 0 && (
-        <nav aria-label="Chart range" className="range-picker" style={{ marginBottom: "0.75rem" }}>
-          {view.ranges.map((r) => (
-            <Link
-              key={r.key}
-              href={`${instanceHref(instance)}?range=${r.key}#charts-title`}
-              aria-current={view.range?.key === r.key ? "true" : undefined}
-              scroll={false}
-            >
-              {RANGE_LABELS[r.key]}
-            </Link>
-          ))}
-        </nav>
+        <TimeRangePicker
+          path={instanceHref(instance)}
+          params={new URLSearchParams()}
+          current={view.range?.key ?? range}
+          defaultKey={null}
+          extra={view.ranges.some((r) => r.key === "all") ? ["all"] : []}
+          hash="#charts-title"
+        />
+      )}
+      {view.note && (
+        <div className="banner banner-warn" role="status" data-testid="range-note">
+          <strong>Range not in the recording.</strong> {view.note}
+        </div>
       )}
       {view.error && (
         <div className={`banner ${view.stale ? "banner-bad" : "banner-warn"}`} role="alert">

@@ -4,7 +4,7 @@
  * the state: sorting, a filter or the search asks the server for the new first page), so the browser
  * parses and hydrates PAGE_SIZE rows however large the fleet; only the visible rows are in the DOM.
  */
-import { useVirtualizer } from "@tanstack/react-virtual";
+import { useVirtualizer, type Virtualizer } from "@tanstack/react-virtual";
 import { FLAVORS, GATE_STATUSES as GATES, VERDICTS } from "@untorn/vocabulary/words";
 import Link from "next/link";
 import { usePathname, useRouter } from "next/navigation";
@@ -12,6 +12,7 @@ import {
   type Dispatch,
   type KeyboardEvent,
   memo,
+  type RefObject,
   type SetStateAction,
   useEffect,
   useMemo,
@@ -270,11 +271,20 @@ const Controls = memo(function Controls({
       </div>
       <button
         type="button"
-        onClick={() => setQuery(DEFAULT_QUERY)}
+        onClick={() => setQuery({ ...DEFAULT_QUERY, range: query.range })}
         disabled={!filtered && query.sort === "rank"}
       >
         Reset
       </button>
+      <a
+        className="button"
+        href={csvHref(query)}
+        download
+        data-testid="fleet-csv"
+        title="The matching instances, sorted as shown, over this time range"
+      >
+        Download CSV
+      </a>
     </search>
   );
 });
@@ -311,6 +321,12 @@ const Head = memo(function Head({ query, setQuery }: { query: FleetQuery; setQue
   );
 });
 
+/** GET /api/v1/fleet.csv with the table's filters, sort and range. */
+const csvHref = (q: FleetQuery) => {
+  const p = fleetQueryToParams(q).toString();
+  return `/api/v1/fleet.csv${p ? `?${p}` : ""}`;
+};
+
 /** Milliseconds of quiet typing before the search asks the server. */
 const SEARCH_DEBOUNCE_MS = 250;
 
@@ -320,6 +336,112 @@ const hrefOf = (pathname: string, q: FleetQuery, page: number) => {
   const s = p.toString();
   return s ? `?${s}` : pathname;
 };
+
+/** Arrow keys, Page Up / Down and Ctrl+Home / End on a row's link move the focus between rows. */
+function rowKeyHandler(
+  length: number,
+  scrollRef: RefObject<HTMLDivElement | null>,
+  virtualizer: Virtualizer<HTMLDivElement, Element>,
+): (e: KeyboardEvent<HTMLDivElement>) => void {
+  const focusRow = (index: number) => {
+    const i = Math.max(0, Math.min(length - 1, index));
+    virtualizer.scrollToIndex(i, { align: "auto" });
+    const tryFocus = (attempt: number) => {
+      const link = scrollRef.current?.querySelector<HTMLAnchorElement>(
+        `[data-row-index="${i}"] a[data-instance-link]`,
+      );
+      if (link) link.focus();
+      else if (attempt < 5) requestAnimationFrame(() => tryFocus(attempt + 1));
+    };
+    requestAnimationFrame(() => tryFocus(0));
+  };
+
+  return (e: KeyboardEvent<HTMLDivElement>) => {
+    const rowEl = (e.target as HTMLElement).closest<HTMLElement>("tr[data-row-index]");
+    if (!rowEl) return;
+    const index = Number(rowEl.dataset.rowIndex);
+    const page = Math.max(1, Math.floor((scrollRef.current?.clientHeight ?? 400) / ROW_HEIGHT) - 1);
+    const target =
+      e.key === "ArrowDown"
+        ? index + 1
+        : e.key === "ArrowUp"
+          ? index - 1
+          : e.key === "PageDown"
+            ? index + page
+            : e.key === "PageUp"
+              ? index - page
+              : e.key === "Home" && e.ctrlKey
+                ? 0
+                : e.key === "End" && e.ctrlKey
+                  ? length - 1
+                  : null;
+    if (target === null) return;
+    e.preventDefault();
+    focusRow(target);
+  };
+}
+
+/** The row count, the pager and the "no match" note under the table. */
+function TableFoot({
+  count,
+  total,
+  shown,
+  offset,
+  page,
+  pages,
+  pending,
+  goPage,
+  clear,
+}: {
+  count: number;
+  total: number;
+  shown: number;
+  offset: number;
+  page: number;
+  pages: number;
+  pending: boolean;
+  goPage: (n: number) => void;
+  clear: () => void;
+}) {
+  return (
+    <>
+      <div className="table-foot">
+        <output aria-live="polite" data-testid="fleet-count">
+          {pages > 1
+            ? `Showing ${num(offset + 1)}–${num(offset + shown)} of ${num(count)}${count === total ? "" : ` matching (${num(total)})`} instances`
+            : count === total
+              ? `${num(total)} instances`
+              : `Showing ${num(count)} of ${num(total)} instances`}
+        </output>
+        <span>
+          Arrow keys move between rows · * share of InnoDB's writes (no device data)
+          {pending ? " · updating…" : ""}
+        </span>
+      </div>
+      {pages > 1 && (
+        <nav className="pager" aria-label="Pages of instances">
+          <button type="button" onClick={() => goPage(page - 1)} disabled={page <= 1}>
+            Previous
+          </button>
+          <span data-testid="fleet-page">
+            Page {num(page)} of {num(pages)}
+          </span>
+          <button type="button" onClick={() => goPage(page + 1)} disabled={page >= pages}>
+            Next
+          </button>
+        </nav>
+      )}
+      {count === 0 && (
+        <p className="empty" role="status">
+          No instance matches these filters.{" "}
+          <button type="button" onClick={clear}>
+            Clear filters
+          </button>
+        </p>
+      )}
+    </>
+  );
+}
 
 export function FleetTable({
   encoded,
@@ -403,42 +525,7 @@ export function FleetTable({
     initialRect: { width: 1400, height: 24 * ROW_HEIGHT },
   });
 
-  const focusRow = (index: number) => {
-    const i = Math.max(0, Math.min(visible.length - 1, index));
-    virtualizer.scrollToIndex(i, { align: "auto" });
-    const tryFocus = (attempt: number) => {
-      const link = scrollRef.current?.querySelector<HTMLAnchorElement>(
-        `[data-row-index="${i}"] a[data-instance-link]`,
-      );
-      if (link) link.focus();
-      else if (attempt < 5) requestAnimationFrame(() => tryFocus(attempt + 1));
-    };
-    requestAnimationFrame(() => tryFocus(0));
-  };
-
-  const onRowKey = (e: KeyboardEvent<HTMLDivElement>) => {
-    const rowEl = (e.target as HTMLElement).closest<HTMLElement>("tr[data-row-index]");
-    if (!rowEl) return;
-    const index = Number(rowEl.dataset.rowIndex);
-    const page = Math.max(1, Math.floor((scrollRef.current?.clientHeight ?? 400) / ROW_HEIGHT) - 1);
-    const target =
-      e.key === "ArrowDown"
-        ? index + 1
-        : e.key === "ArrowUp"
-          ? index - 1
-          : e.key === "PageDown"
-            ? index + page
-            : e.key === "PageUp"
-              ? index - page
-              : e.key === "Home" && e.ctrlKey
-                ? 0
-                : e.key === "End" && e.ctrlKey
-                  ? visible.length - 1
-                  : null;
-    if (target === null) return;
-    e.preventDefault();
-    focusRow(target);
-  };
+  const onRowKey = rowKeyHandler(visible.length, scrollRef, virtualizer);
 
   return (
     <section aria-labelledby="fleet-table-title">
@@ -472,40 +559,17 @@ export function FleetTable({
           </tbody>
         </table>
       </div>
-      <div className="table-foot">
-        <output aria-live="polite" data-testid="fleet-count">
-          {pages > 1
-            ? `Showing ${num(offset + 1)}–${num(offset + visible.length)} of ${num(count)}${count === total ? "" : ` matching (${num(total)})`} instances`
-            : count === total
-              ? `${num(total)} instances`
-              : `Showing ${num(count)} of ${num(total)} instances`}
-        </output>
-        <span>
-          Arrow keys move between rows · * share of InnoDB's writes (no device data)
-          {pending ? " · updating…" : ""}
-        </span>
-      </div>
-      {pages > 1 && (
-        <nav className="pager" aria-label="Pages of instances">
-          <button type="button" onClick={() => goPage(page - 1)} disabled={page <= 1}>
-            Previous
-          </button>
-          <span data-testid="fleet-page">
-            Page {num(page)} of {num(pages)}
-          </span>
-          <button type="button" onClick={() => goPage(page + 1)} disabled={page >= pages}>
-            Next
-          </button>
-        </nav>
-      )}
-      {count === 0 && (
-        <p className="empty" role="status">
-          No instance matches these filters.{" "}
-          <button type="button" onClick={() => setQuery(DEFAULT_QUERY)}>
-            Clear filters
-          </button>
-        </p>
-      )}
+      <TableFoot
+        count={count}
+        total={total}
+        shown={visible.length}
+        offset={offset}
+        page={page}
+        pages={pages}
+        pending={pending}
+        goPage={goPage}
+        clear={() => setQuery({ ...DEFAULT_QUERY, range: query.range })}
+      />
     </section>
   );
 }

@@ -3,9 +3,12 @@ import { DEFAULT_QUERY, type FleetQuery, fleetQueryToParams } from "../lib/fleet
 import type { FleetSummary } from "../lib/fleet-row.js";
 import { bytes, num, pct } from "../lib/format.js";
 
-/** The fleet page filtered to the rows a card counts (the count equals the rows that filter keeps). */
-function filterHref(patch: Partial<FleetQuery>): string {
-  const p = fleetQueryToParams({ ...DEFAULT_QUERY, ...patch }).toString();
+/**
+ * The fleet page filtered to the rows a card counts (the count equals the rows that filter keeps), over
+ * the same time range.
+ */
+function filterHref(range: string | null, patch: Partial<FleetQuery>): string {
+  const p = fleetQueryToParams({ ...DEFAULT_QUERY, range, ...patch }).toString();
   return p ? `/?${p}` : "/";
 }
 
@@ -35,32 +38,40 @@ function Card({
  * The fleet at a glance: write-bound count, safe doublewrite removals, the write I/O they save. Each
  * count links to the table filtered to the rows it counts.
  */
-export function SummaryCards({ summary, stale }: { summary: FleetSummary; stale: boolean }) {
+export function SummaryCards({
+  summary,
+  stale,
+  range = null,
+}: {
+  summary: FleetSummary;
+  stale: boolean;
+  range?: string | null;
+}) {
   const wb = summary.verdicts["write-bound"];
   return (
     <section aria-label="Fleet summary">
       <dl className="cards">
         <Card
           title="Instances"
-          href={filterHref({})}
+          href={filterHref(range, {})}
           value={num(summary.instances)}
           note={`${summary.skipped > 0 ? `${num(summary.skipped)} seen without usable facts` : "all with facts"}${stale ? " · stale" : ""}`}
         />
         <Card
           title="Write-bound"
-          href={filterHref({ verdict: "write-bound" })}
+          href={filterHref(range, { verdict: "write-bound" })}
           value={num(wb)}
           note={`${num(summary.verdicts.likely)} more likely write-bound`}
         />
         <Card
           title="Could safely drop doublewrite"
-          href={filterHref({ only: "can-drop" })}
+          href={filterHref(range, { only: "can-drop" })}
           value={num(summary.canDropDoublewrite)}
           note="safety gate verified, doublewrite still on"
         />
         <Card
           title="Waiting for the safety gate"
-          href={filterHref({ only: "waiting-for-gate" })}
+          href={filterHref(range, { only: "waiting-for-gate" })}
           value={num(summary.blockedByGate)}
           note="a gain needs storage verified atomic first"
         />
@@ -76,7 +87,7 @@ export function SummaryCards({ summary, stale }: { summary: FleetSummary; stale:
         />
         <Card
           title="At risk"
-          href={filterHref({ only: "at-risk" })}
+          href={filterHref(range, { only: "at-risk" })}
           value={num(summary.atRisk)}
           note="critical or error findings"
         />

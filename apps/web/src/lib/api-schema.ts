@@ -103,6 +103,12 @@ export const fleetResponseSchema = z
     status: statusSchema,
     at: iso.describe("Evaluation time: the end of the window."),
     window: z.string().describe("PromQL duration the workload statistics cover."),
+    rangeNote: z
+      .string()
+      .nullable()
+      .describe(
+        "Why `window` is not the `range` asked for (a recording holds the window it was recorded with), or null.",
+      ),
     query: fleetQuerySchema.describe("The query as applied, defaults filled in."),
     summary: fleetSummarySchema,
     total: z.number().int().nonnegative().describe("Instances in the fleet."),

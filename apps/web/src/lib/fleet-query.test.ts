@@ -82,7 +82,25 @@ describe("parseFleetQuery", () => {
       only: null,
       sort: "share",
       dir: "desc",
+      range: null,
     });
+  });
+
+  it("takes a time range: a preset or a custom duration; a bad one is named and dropped", () => {
+    expect(parseFleetQuery({ range: "6h" }).query.range).toBe("6h");
+    expect(parseFleetQuery({ range: "90m" }).query.range).toBe("90m");
+    const bad = parseFleetQuery({ range: "forever", gate: "unsafe" });
+    expect(bad.query.range).toBeNull();
+    expect(bad.query.gate).toBe("unsafe");
+    expect(bad.problems).toEqual([
+      {
+        param: "range",
+        value: "forever",
+        message: expect.stringMatching(/^must be one of 15m, 1h, 6h, 24h, 7d/),
+      },
+    ]);
+    expect(parseFleetQuery({ range: "45d" }).problems[0]?.message).toBe("must be from 30s to 30d");
+    expect(fleetQueryToParams({ ...DEFAULT_QUERY, range: "24h" }).toString()).toBe("range=24h");
   });
 
   it("reports bad, unknown and repeated parameters and keeps the good ones", () => {

@@ -6,6 +6,7 @@
  * the browser one page of the matching rows).
  */
 
+import { TimeRange } from "@untorn/prom/duration";
 import { FLAVORS, GATE_STATUSES as GATES, VERDICTS } from "@untorn/vocabulary/words";
 import { z } from "zod";
 import type { TableRow } from "./fleet-row.js";
@@ -69,6 +70,7 @@ export const fleetParamSchemas = {
     ),
   sort: z.enum(SORT_KEYS),
   dir: z.enum(["asc", "desc"]),
+  range: TimeRange,
 } as const;
 
 export type FleetParam = keyof typeof fleetParamSchemas;
@@ -85,6 +87,11 @@ export const fleetQuerySchema = z
     only: fleetParamSchemas.only.optional(),
     sort: fleetParamSchemas.sort.optional().describe("Column to sort by; default rank (most to gain first)."),
     dir: fleetParamSchemas.dir.optional().describe("Sort direction; default depends on the column."),
+    range: fleetParamSchemas.range
+      .optional()
+      .describe(
+        "Window the workload statistics cover: 15m, 1h, 6h, 24h, 7d or a PromQL duration from 30s to 30d; default UNTORN_WINDOW (live) or the recording's window.",
+      ),
   })
   .strict()
   .meta({ title: "Fleet query", description: "Search parameters of the fleet page and GET /api/v1/fleet." });
@@ -98,6 +105,8 @@ export interface FleetQuery {
   readonly only: Only | null;
   readonly sort: SortKey;
   readonly dir: SortDir;
+  /** The time range asked for (`?range=`), or null for the source's default window. */
+  readonly range: string | null;
 }
 
 export const DEFAULT_QUERY: FleetQuery = {
@@ -109,6 +118,7 @@ export const DEFAULT_QUERY: FleetQuery = {
   only: null,
   sort: "rank",
   dir: "asc",
+  range: null,
 };
 
 export interface ParamProblem {
@@ -286,6 +296,7 @@ export function fleetQueryToParams(q: FleetQuery): URLSearchParams {
   if (q.only) p.set("only", q.only);
   if (q.sort !== DEFAULT_QUERY.sort) p.set("sort", q.sort);
   if (q.dir !== DEFAULT_DIR[q.sort]) p.set("dir", q.dir);
+  if (q.range) p.set("range", q.range);
   return p;
 }
 

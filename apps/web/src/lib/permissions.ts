@@ -41,6 +41,9 @@ export type ActionName = keyof typeof ACTIONS;
 export const ROUTES = {
   "GET /api/v1/health": "viewer",
   "GET /api/v1/fleet": "viewer",
+  "GET /api/v1/fleet.csv": "viewer",
+  "GET /api/v1/recommendations.csv": "viewer",
+  "GET /metrics": "viewer",
   "GET /api/v1/instances/[id]": "viewer",
   "GET /api/v1/rollouts": "viewer",
   "GET /api/v1/rollouts/[id]": "viewer",
@@ -76,6 +79,9 @@ export type PageName = keyof typeof PAGES;
 export const TOKEN_ROUTES: readonly RouteName[] = [
   "GET /api/v1/health",
   "GET /api/v1/fleet",
+  "GET /api/v1/fleet.csv",
+  "GET /api/v1/recommendations.csv",
+  "GET /metrics",
   "GET /api/v1/instances/[id]",
   "GET /api/v1/rollouts",
   "GET /api/v1/rollouts/[id]",

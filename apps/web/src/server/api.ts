@@ -17,6 +17,7 @@ function appliedQuery(q: FleetQuery): FleetResponse["query"] {
     ...(q.only ? { only: q.only } : {}),
     sort: q.sort,
     dir: q.dir,
+    ...(q.range ? { range: q.range } : {}),
   };
 }
 
@@ -36,6 +37,7 @@ export function fleetResponse(
     status: view.status,
     at: isoOf(s.at),
     window: s.window,
+    rangeNote: view.range?.note ?? null,
     query: appliedQuery(query),
     summary: s.summary,
     total: view.rows.length,

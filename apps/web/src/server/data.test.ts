@@ -3,11 +3,13 @@ import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import type { PromQueryApi } from "@untorn/fleet/api";
-import { encodeReplay, ReplayApi } from "@untorn/fleet/replay";
+import { encodeReplay, ReplayApi, ReplayMissError } from "@untorn/fleet/replay";
+import { fakeReplay } from "@untorn/fleet/testing/fake-api";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { parseEnv } from "../env.js";
+import { SMALL_FLEET } from "../testing/fake-fleet.js";
 import { type FakePrometheus, startFakePrometheus } from "../testing/fake-prometheus.js";
-import { smallReplay } from "../testing/fleet-facts.js";
+import { END, smallReplay } from "../testing/fleet-facts.js";
 import {
   fleetReading,
   getFleetView,
@@ -131,6 +133,76 @@ describe("getFleetView", () => {
     const v = await getFleetView(env({ UNTORN_RECORDINGS_DIR: path.join(dir, "empty-recordings") }));
     expect(v.status.state).toBe("no-source");
     expect(v.source.kind).toBe("none");
+  });
+});
+
+describe("getFleetView over a time range", () => {
+  /** The first api that holds the query answers it: one recording per window. */
+  function anyOf(...apis: ReplayApi[]): PromQueryApi {
+    const first = async <T>(f: (a: ReplayApi) => Promise<T>): Promise<T> => {
+      for (const a of apis.slice(0, -1))
+        try {
+          return await f(a);
+        } catch (err) {
+          if (!(err instanceof ReplayMissError)) throw err;
+        }
+      return f(apis.at(-1)!);
+    };
+    return {
+      queryVector: (expr) => first((a) => a.queryVector(expr, { time: a.meta.end })),
+      queryRange: (expr, opts) => first((a) => a.queryRange(expr, opts)),
+    };
+  }
+
+  it("reads a live Prometheus over the range asked for, each range cached beside the default", async () => {
+    const short = new ReplayApi(fakeReplay(SMALL_FLEET, { window: "15m", times: [END - 300, END] }));
+    const fake = await startFakePrometheus(anyOf(new ReplayApi(smallReplay()), short));
+    try {
+      const e = env({ PROMETHEUS_URL: fake.url });
+      const def = await getFleetView(e);
+      expect(def.snapshot?.window).toBe("1h");
+      expect(def.range).toEqual({ asked: null, note: null });
+      const ranged = await getFleetView(e, "15m");
+      expect(ranged.status.state).toBe("ok");
+      expect(ranged.snapshot?.window).toBe("15m");
+      expect(ranged.range).toEqual({ asked: "15m", note: null });
+      expect(ranged.rows).toHaveLength(5);
+      const asked = fake.requests();
+      expect((await getFleetView(e)).snapshot).toBe(def.snapshot);
+      expect((await getFleetView(e, "15m")).snapshot).toBe(ranged.snapshot);
+      expect(fake.requests()).toBe(asked);
+      // UNTORN_WINDOW asked for by name is the default read.
+      expect((await getFleetView(e, "1h")).snapshot).toBe(def.snapshot);
+    } finally {
+      await fake.stop();
+    }
+  });
+
+  it("on a recording, says plainly that a longer or another range is not what it holds", async () => {
+    const e = env({ UNTORN_REPLAY: replayFile });
+    const long = await getFleetView(e, "6h");
+    expect(long.snapshot?.window).toBe("1h");
+    expect(long.range?.note).toBe(
+      "6h is longer than the recording, which covers 3.0 hours: the figures are over its recorded window of 1h.",
+    );
+    expect((await getFleetView(e, "15m")).range?.note).toMatch(
+      /^A recording holds the fleet over the window it was recorded with only: the figures are over 1h, not 15m/,
+    );
+    expect((await getFleetView(e, "1h")).range?.note).toBeNull();
+  });
+
+  it("counts a recording as long as its window at least, in seconds under two minutes", async () => {
+    const tiny = path.join(dir, "tiny.json.gz");
+    fs.writeFileSync(
+      tiny,
+      encodeReplay(
+        fakeReplay(SMALL_FLEET, { window: "30s", times: [END], chart: { start: END, end: END, step: 15 } }),
+      ),
+    );
+    const v = await getFleetView(env({ UNTORN_REPLAY: tiny }), "2m");
+    expect(v.range?.note).toBe(
+      "2m is longer than the recording, which covers 30 seconds: the figures are over its recorded window of 30s.",
+    );
   });
 });
 
@@ -282,9 +354,22 @@ describe("getInstanceCharts", () => {
     expect(hour.charts?.charts[0]?.series[0]?.points).toHaveLength(61);
   });
 
-  it("falls back to the longest range a recording has for a range it cannot serve", async () => {
+  it("falls back to the whole recording for a longer range, and says so", async () => {
     const r = await getInstanceCharts("db-heavy-plain:9105", "7d", env({ UNTORN_REPLAY: replayFile }));
     expect(r.range?.key).toBe("all");
+    expect(r.note).toBe(
+      "7d is longer than the recording's chart series (3.0 hours): showing the whole recording.",
+    );
+    expect(
+      (await getInstanceCharts("db-heavy-plain:9105", "all", env({ UNTORN_REPLAY: replayFile }))).note,
+    ).toBeNull();
+  });
+
+  it("serves a custom range within a recording at its recorded step", async () => {
+    const r = await getInstanceCharts("db-heavy-plain:9105", "90m", env({ UNTORN_REPLAY: replayFile }));
+    expect(r.note).toBeNull();
+    expect(r.range).toMatchObject({ key: "90m", step: 60 });
+    expect(r.charts?.charts[0]?.series[0]?.points).toHaveLength(91);
   });
 });
 

@@ -20,10 +20,11 @@ import { type InstanceCharts, instanceCharts } from "@untorn/fleet/charts";
 import { buildFleetFacts, type ExporterPresence, type FleetFacts } from "@untorn/fleet/facts";
 import type { DeclaredMetadata } from "@untorn/fleet/metadata";
 import { applyMetadata } from "@untorn/fleet/profile";
+import { TIME_RANGE_PRESETS, timeRangeSeconds } from "@untorn/prom/duration";
 import type { InstanceMetadata, Store } from "@untorn/store/store";
 import { type Env, env } from "../env.js";
 import type { FleetRow } from "../lib/fleet-row.js";
-import { RANGE_KEYS, RANGE_SECONDS, type RangeKey } from "../lib/ranges.js";
+import { type RangeKey, rangeSeconds } from "../lib/ranges.js";
 import { redactForReaders } from "../lib/redact.js";
 import { largeWork, largeWorkBegins, largeWorkEnds } from "./collect.js";
 import { readDeclaredFile } from "./declared.js";
@@ -88,6 +89,16 @@ export interface FleetView {
   readonly snapshot: Snapshot | null;
   /** The snapshot's rows, marked stale when the snapshot is the last good one. */
   readonly rows: readonly FleetRow[];
+  /** The time range asked for and what the view covers (set by getFleetView). */
+  readonly range?: RangeInfo;
+}
+
+/** The time range a view was asked for (`?range=`) and the window its statistics cover. */
+export interface RangeInfo {
+  /** The range asked for, or null for the source's default window. */
+  readonly asked: string | null;
+  /** Why the window shown is not the one asked for (a recording holds one window), or null. */
+  readonly note: string | null;
 }
 
 interface CacheEntry {
@@ -225,7 +236,10 @@ function yielding(api: PromQueryApi): PromQueryApi {
 
 /** What a kept read of `src` is keyed by: a live source's URL and window, a replay file's identity. */
 function keptIdentity(e: Env, src: ResolvedSource, replay: ReplayIdentity | null): KeptSourceIdentity | null {
-  if (src.info.kind === "live") return { kind: "live", url: src.info.url, window: e.UNTORN_WINDOW };
+  if (src.info.kind === "live")
+    return src.factsOptions?.window === e.UNTORN_WINDOW
+      ? { kind: "live", url: src.info.url, window: e.UNTORN_WINDOW }
+      : null;
   // The file as stat'ed now is the file read only when its key is the read's.
   if (src.info.kind === "recorded" && replay && replay.key === src.key)
     return { kind: "replay", file: replay.file, size: replay.size, mtimeMs: replay.mtimeMs };
@@ -484,8 +498,18 @@ function install(e: Env, src: ResolvedSource, snapshot: Snapshot): void {
       expiresAt: Date.now() + ttlMs(e, src),
       ...(src.info.kind === "recorded" ? { source: src.info } : {}),
     });
-  if (src.info.kind === "live") for (const k of state.cache.keys()) if (k !== src.key) state.cache.delete(k);
+  if (src.info.kind !== "live") return;
+  const base = src.key.split(WINDOW_KEY)[0]!;
+  const others = [...state.cache.keys()].filter((k) => k !== src.key);
+  for (const k of others) if (!k.startsWith(`${base}${WINDOW_KEY}`) && k !== base) state.cache.delete(k);
+  // The same Prometheus over other ranges: the newest few are kept (one per preset and a custom one).
+  const ranged = [...state.cache.keys()].filter((k) => k.includes(WINDOW_KEY));
+  for (const k of ranged.slice(0, Math.max(0, ranged.length - MAX_RANGED))) state.cache.delete(k);
 }
+
+/** Cache keys of a live source read over another window than UNTORN_WINDOW: `<key>|window:<range>`. */
+const WINDOW_KEY = "|window:";
+const MAX_RANGED = 6;
 
 /** A replay's cached snapshot, served without reading (or waiting for) the file; null when none. */
 async function cachedReplayView(e: Env): Promise<FleetView | null> {
@@ -506,8 +530,51 @@ async function cachedReplayView(e: Env): Promise<FleetView | null> {
   return { source: entry.source, status, snapshot: entry.snapshot, rows: entry.snapshot.rows };
 }
 
-/** The fleet: fresh, cached, or the last good snapshot marked stale. Never throws for source failures. */
-export async function getFleetView(e: Env = env()): Promise<FleetView> {
+/**
+ * The fleet over `range` (null: the source's default window): fresh, cached, or the last good snapshot
+ * marked stale. A live source reads the range asked for; a recording holds one window, and the view
+ * says so when another is asked for. Never throws for source failures.
+ */
+export async function getFleetView(e: Env = env(), range: string | null = null): Promise<FleetView> {
+  if (range !== null && e.PROMETHEUS_URL && range !== e.UNTORN_WINDOW) {
+    const base = await readSource(e);
+    if (base.info.kind === "live" && base.api && base.factsOptions) {
+      const src: ResolvedSource = {
+        ...base,
+        key: `${base.key}${WINDOW_KEY}${range}`,
+        factsOptions: { ...base.factsOptions, window: range },
+      };
+      return { ...(await sourceView(e, src, false)), range: { asked: range, note: null } };
+    }
+  }
+  const view = await defaultFleetView(e);
+  return { ...view, range: { asked: range, note: rangeNote(e, view, range) } };
+}
+
+/** Why a recording's view does not cover `range`, or null when it does (or nothing was asked). */
+function rangeNote(e: Env, view: FleetView, range: string | null): string | null {
+  const s = view.snapshot;
+  if (range === null || !s || view.source.kind !== "recorded" || range === s.window) return null;
+  const src = resolveSource(e);
+  const c = src.replay?.charts;
+  // A recording covers at least its window, even when its chart series span less (or none).
+  const spanS = Math.max(c ? c.end - c.start : 0, timeRangeSeconds(s.window));
+  const span = spanText(spanS);
+  if (timeRangeSeconds(range) > spanS)
+    return `${range} is longer than the recording, which covers ${span}: the figures are over its recorded window of ${s.window}.`;
+  return `A recording holds the fleet over the window it was recorded with only: the figures are over ${s.window}, not ${range} (the charts of an instance offer shorter ranges).`;
+}
+
+const spanText = (s: number) =>
+  s >= 2 * 86_400
+    ? `${(s / 86_400).toFixed(1)} days`
+    : s >= 7200
+      ? `${(s / 3600).toFixed(1)} hours`
+      : s >= 120
+        ? `${Math.round(s / 60)} minutes`
+        : `${Math.round(s)} seconds`;
+
+async function defaultFleetView(e: Env): Promise<FleetView> {
   await keptLoaded(e);
   const fromCache = await cachedReplayView(e);
   if (fromCache) return fromCache;
@@ -521,6 +588,11 @@ export async function getFleetView(e: Env = env()): Promise<FleetView> {
       rows: [],
     };
   }
+  return sourceView(e, src, true);
+}
+
+/** The view of a read source: its cached snapshot, the kept read (`kept`), a fresh read, or stale. */
+async function sourceView(e: Env, src: ResolvedSource, kept: boolean): Promise<FleetView> {
   const cached = state.cache.get(src.key);
   if (cached) await refreshMetadata(e, cached);
   if (cached && cached.expiresAt > Date.now())
@@ -530,9 +602,9 @@ export async function getFleetView(e: Env = env()): Promise<FleetView> {
       snapshot: cached.snapshot,
       rows: cached.snapshot.rows,
     };
-  if (!cached) {
-    const kept = await keptLiveView(e, src);
-    if (kept) return kept;
+  if (!cached && kept) {
+    const keptView = await keptLiveView(e, src);
+    if (keptView) return keptView;
   }
   try {
     const snapshot = await singleFlight(e, src);
@@ -612,8 +684,12 @@ function declaredEntry(snap: Snapshot, instance: string): InstanceView["declared
   return entry && snap.declared ? { file: snap.declared.file, entry } : null;
 }
 
-export async function getInstance(instance: string, e: Env = env()): Promise<InstanceLookup> {
-  const fleet = await getFleetView(e);
+export async function getInstance(
+  instance: string,
+  e: Env = env(),
+  range: string | null = null,
+): Promise<InstanceLookup> {
+  const fleet = await getFleetView(e, range);
   const snap = fleet.snapshot;
   if (!snap) return { kind: "unavailable", source: fleet.source, status: fleet.status };
   const merged = snap.merged.get(instance);
@@ -656,31 +732,37 @@ export async function getInstance(instance: string, e: Env = env()): Promise<Ins
 // ---- charts ----
 
 export interface ChartWindow {
-  readonly key: RangeKey;
+  /** A preset, `all`, or the custom duration asked for. */
+  readonly key: string;
   readonly start: number;
   readonly end: number;
   readonly step: number;
 }
 
-/** Ranges the source can serve: a recording only within its chart span, at its recorded step. */
+/** About 240 points per chart; the end on a 15 s boundary so views within one scrape interval agree. */
+function liveWindow(key: string, now: number): ChartWindow {
+  const seconds = rangeSeconds(key);
+  const step = Math.max(2, Math.round(seconds / 240));
+  const end = Math.floor(now / 15) * 15;
+  return { key, start: end - seconds, end, step };
+}
+
+/** Preset ranges the source can serve: a recording only within its chart span, at its recorded step. */
 export function chartRanges(src: ResolvedSource, now: number = Date.now() / 1000): ChartWindow[] {
   if (src.replay) {
     const c = src.replay.charts;
     if (!c) return [];
     const span = c.end - c.start;
-    const out: ChartWindow[] = RANGE_KEYS.filter((k): k is Exclude<RangeKey, "all"> => k !== "all")
-      .filter((k) => RANGE_SECONDS[k] < span)
-      .map((k) => ({ key: k, start: c.end - RANGE_SECONDS[k], end: c.end, step: c.step }));
+    const out: ChartWindow[] = TIME_RANGE_PRESETS.filter((k) => rangeSeconds(k) < span).map((k) => ({
+      key: k,
+      start: c.end - rangeSeconds(k),
+      end: c.end,
+      step: c.step,
+    }));
     out.push({ key: "all", start: c.start, end: c.end, step: c.step });
     return out;
   }
-  return RANGE_KEYS.filter((k): k is Exclude<RangeKey, "all"> => k !== "all").map((k) => {
-    const seconds = RANGE_SECONDS[k];
-    // About 240 points per chart; the end on a 15 s boundary so views within one scrape interval agree.
-    const step = Math.max(2, Math.round(seconds / 240));
-    const end = Math.floor(now / 15) * 15;
-    return { key: k, start: end - seconds, end, step };
-  });
+  return TIME_RANGE_PRESETS.map((k) => liveWindow(k, now));
 }
 
 export interface ChartsView {
@@ -689,20 +771,54 @@ export interface ChartsView {
   readonly charts: InstanceCharts | null;
   readonly error: string | null;
   readonly stale: boolean;
+  /** Why the range shown is not the one asked for (longer than the recording), or null. */
+  readonly note: string | null;
 }
 
 export function defaultRange(src: ResolvedSource): RangeKey {
   return src.replay ? "all" : "1h";
 }
 
+/**
+ * The chart window for `key` (null: the default): a preset the source serves, a custom duration (on a
+ * recording, within its span), or on a recording the whole of it with a note when the range is longer.
+ */
+export function chartWindow(
+  src: ResolvedSource,
+  key: string | null,
+  now: number = Date.now() / 1000,
+): { range: ChartWindow | null; note: string | null } {
+  const ranges = chartRanges(src, now);
+  const wanted = key ?? defaultRange(src);
+  const preset = ranges.find((r) => r.key === wanted);
+  if (preset) return { range: preset, note: null };
+  const c = src.replay?.charts;
+  if (src.replay && !c) return { range: null, note: null };
+  if (!c) return { range: wanted === "all" ? null : liveWindow(wanted, now), note: null };
+  const all = ranges.at(-1)!;
+  if (wanted !== "all" && rangeSeconds(wanted) < c.end - c.start)
+    return {
+      range: { key: wanted, start: c.end - rangeSeconds(wanted), end: c.end, step: c.step },
+      note: null,
+    };
+  const hours = ((c.end - c.start) / 3600).toFixed(1);
+  return {
+    range: all,
+    note:
+      wanted === "all"
+        ? null
+        : `${wanted} is longer than the recording's chart series (${hours} hours): showing the whole recording.`,
+  };
+}
+
 export async function getInstanceCharts(
   instance: string,
-  key: RangeKey | null,
+  key: string | null,
   e: Env = env(),
 ): Promise<ChartsView> {
   const src = await readSource(e);
   const ranges = chartRanges(src);
-  const range = ranges.find((r) => r.key === (key ?? defaultRange(src))) ?? ranges.at(-1) ?? null;
+  const { range, note } = chartWindow(src, key);
   if (!src.api || !range)
     return {
       ranges,
@@ -710,6 +826,7 @@ export async function getInstanceCharts(
       charts: null,
       error: src.replay ? "this recording has no chart series" : null,
       stale: false,
+      note,
     };
   const cacheKey = `${src.key}|${instance}|${range.key}`;
   try {
@@ -717,10 +834,10 @@ export async function getInstanceCharts(
     state.charts.delete(cacheKey);
     state.charts.set(cacheKey, charts);
     while (state.charts.size > 200) state.charts.delete(state.charts.keys().next().value!);
-    return { ranges, range, charts, error: null, stale: false };
+    return { ranges, range, charts, error: null, stale: false, note };
   } catch (err) {
     const last = state.charts.get(cacheKey) ?? null;
-    return { ranges, range, charts: last, error: message(err), stale: last !== null };
+    return { ranges, range, charts: last, error: message(err), stale: last !== null, note };
   }
 }
 

@@ -91,6 +91,10 @@ const PROBES: Record<keyof typeof ROUTES, () => Request> = {
   "GET /api/v1/health": () => new Request("http://localhost/api/v1/health"),
   "GET /repo-files/[...path]": () => new Request("http://localhost/repo-files/package.json"),
   "GET /api/v1/fleet": () => new Request("http://localhost/api/v1/fleet?limit=1e3"),
+  "GET /api/v1/fleet.csv": () => new Request("http://localhost/api/v1/fleet.csv?range=forever"),
+  "GET /api/v1/recommendations.csv": () =>
+    new Request("http://localhost/api/v1/recommendations.csv?severity=fatal"),
+  "GET /metrics": () => new Request("http://localhost/metrics?x=1"),
   "GET /api/v1/instances/[id]": () => new Request(`http://localhost/api/v1/instances/${"x".repeat(600)}`),
   "GET /api/v1/rollouts": () => new Request("http://localhost/api/v1/rollouts?limit=0x10"),
   "GET /api/v1/rollouts/[id]": () => new Request("http://localhost/api/v1/rollouts/not-a-uuid"),

@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { factsOf } from "../testing/fleet-facts.js";
-import { groupFindings, type RuleGroup } from "./recommendations.js";
+import { RECOMMENDATIONS_CSV_HEADER, recommendationsCsv } from "./exports.js";
+import { filterGroups, groupFindings, type RuleGroup, waitingInstances } from "./recommendations.js";
 import { buildSnapshot } from "./snapshot.js";
 
 let groups: RuleGroup[];
@@ -42,5 +43,53 @@ describe("groupFindings", () => {
     // Monitoring advice changes no setting: information, not an action.
     const gaps = groups.find((x) => x.ruleId === "observability-gaps");
     expect(gaps?.instances.every((i) => !i.actionable)).toBe(true);
+  });
+});
+
+describe("filterGroups", () => {
+  it("keeps everything for no filter", () => {
+    expect(filterGroups(groups, { q: "", severity: null, gate: null })).toEqual(groups);
+  });
+
+  it("keeps a matching rule whole, or the matching instances of the others, with counts recomputed", () => {
+    const byRule = filterGroups(groups, { q: "ATOMIC-STORAGE", severity: null, gate: null });
+    expect(byRule.map((g) => g.ruleId)).toContain("atomic-storage-doublewrite-on");
+    const byInstance = filterGroups(groups, { q: "db-heavy-atomic", severity: null, gate: null });
+    for (const g of byInstance) {
+      expect(g.instances.every((i) => i.instance === "db-heavy-atomic:9105")).toBe(true);
+      expect(g.count).toBe(g.instances.length);
+      expect(g.blocked).toBe(g.instances.filter((i) => i.blocked).length);
+    }
+    expect(byInstance.length).toBeGreaterThan(0);
+    expect(filterGroups(groups, { q: "no-such-thing", severity: null, gate: null })).toEqual([]);
+  });
+
+  it("filters by severity and by waiting for the gate or actionable", () => {
+    const waiting = filterGroups(groups, { q: "", severity: null, gate: "waiting" });
+    expect(waiting.flatMap((g) => g.instances).every((i) => i.blocked)).toBe(true);
+    expect(waitingInstances(waiting)).toEqual(waitingInstances(groups));
+    const actionable = filterGroups(groups, { q: "", severity: null, gate: "actionable" });
+    expect(actionable.flatMap((g) => g.instances).every((i) => i.actionable && !i.blocked)).toBe(true);
+    for (const sev of ["critical", "error", "warning", "notice"] as const) {
+      const kept = filterGroups(groups, { q: "", severity: sev, gate: null });
+      expect(kept.every((g) => g.severity === sev && g.instances.every((i) => i.severity === sev))).toBe(
+        true,
+      );
+      expect(kept.reduce((n, g) => n + g.count, 0)).toBe(
+        groups.flatMap((g) => g.instances).filter((i) => i.severity === sev).length,
+      );
+    }
+  });
+});
+
+describe("recommendationsCsv", () => {
+  it("has one line per finding under the header, in the page's order", () => {
+    const lines = recommendationsCsv(groups).split("\r\n");
+    expect(lines[0]).toBe(RECOMMENDATIONS_CSV_HEADER.join(","));
+    expect(lines.at(-1)).toBe("");
+    expect(lines).toHaveLength(findings + 2);
+    const first = groups[0]!;
+    expect(lines[1]?.startsWith(`${first.ruleId},`)).toBe(true);
+    expect(lines[1]).toContain(first.instances[0]!.instance);
   });
 });

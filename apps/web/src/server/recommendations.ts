@@ -91,3 +91,49 @@ export function groupFindings(advice: Iterable<KeptAdvice>): RuleGroup[] {
       (x.ruleId < y.ruleId ? -1 : 1),
   );
 }
+
+/** What the Recommendations page's filters keep (lib/recommendations-query.ts). */
+export interface GroupFilter {
+  readonly q: string;
+  readonly severity: Severity | null;
+  readonly gate: "waiting" | "actionable" | null;
+}
+
+/**
+ * The groups with only the affected instances the filter keeps (a rule whose id or title matches `q`
+ * keeps its instances; otherwise an instance or cluster must match), counts and ranges recomputed over
+ * them; a group left with none is dropped. The order stays groupFindings'.
+ */
+export function filterGroups(groups: readonly RuleGroup[], f: GroupFilter): RuleGroup[] {
+  const needle = f.q.toLowerCase();
+  const out: RuleGroup[] = [];
+  for (const g of groups) {
+    const ruleMatches =
+      !needle || g.ruleId.toLowerCase().includes(needle) || g.title.toLowerCase().includes(needle);
+    const items = g.instances.filter(
+      (i) =>
+        (ruleMatches ||
+          i.instance.toLowerCase().includes(needle) ||
+          (i.cluster?.toLowerCase().includes(needle) ?? false)) &&
+        (f.severity === null || i.severity === f.severity) &&
+        (f.gate === null || (f.gate === "waiting" ? i.blocked : i.actionable)),
+    );
+    if (items.length === 0) continue;
+    if (items.length === g.instances.length) {
+      out.push(g);
+      continue;
+    }
+    const gains = items.map((i) => i.gain?.throughput).filter((t): t is { low: number; high: number } => !!t);
+    out.push({
+      ...g,
+      severity: ORDER.find((s) => items.some((i) => i.severity === s)) ?? "notice",
+      count: items.length,
+      blocked: items.filter((i) => i.blocked).length,
+      throughput: gains.length
+        ? { low: Math.min(...gains.map((t) => t.low)), high: Math.max(...gains.map((t) => t.high)) }
+        : null,
+      instances: items,
+    });
+  }
+  return out;
+}

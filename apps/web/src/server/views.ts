@@ -1,13 +1,17 @@
 /** Per-request memoised reads, so sibling Suspense sections share one fleet read. */
 import "server-only";
 import { cache } from "react";
+import { env } from "../env.js";
 import { applyFleetQuery, type FleetQuery, fleetQueryToParams, pageBounds } from "../lib/fleet-query.js";
 import type { FleetRow } from "../lib/fleet-row.js";
 import { type EncodedRow, encodeRows } from "../lib/table-rows.js";
 import { getFleetView, getInstance } from "./data.js";
 
-export const fleetView = cache(getFleetView);
-export const instanceLookup = cache(getInstance);
+/** The fleet over `range` (null: the source's default window), once per request. */
+export const fleetView = cache((range: string | null = null) => getFleetView(env(), range));
+export const instanceLookup = cache((instance: string, range: string | null = null) =>
+  getInstance(instance, env(), range),
+);
 
 /** One page of the fleet table: the browser gets these rows only, however large the fleet. */
 export interface TablePage {

@@ -3,15 +3,28 @@ import Link from "next/link";
 import { Suspense } from "react";
 import { SeverityBadge } from "../../components/badges.js";
 import { EmptyState } from "../../components/empty-state.js";
+import { ParamProblems } from "../../components/param-problems.js";
+import { RecommendationsFilters } from "../../components/recommendations-filters.js";
 import { SectionSkeleton } from "../../components/skeletons.js";
 import { StatusBanner } from "../../components/status-banner.js";
+import { TimeRangePicker } from "../../components/time-range-picker.js";
 import { num, pct, pctRange } from "../../lib/format.js";
 import { gainText } from "../../lib/gain.js";
 import { instanceHref, ruleDocsHref } from "../../lib/paths.js";
 import { ACTIONS, allows } from "../../lib/permissions.js";
+import {
+  parseRecommendationsQuery,
+  type RecommendationsQuery,
+  recommendationsQueryToParams,
+} from "../../lib/recommendations-query.js";
 import { changeFieldsOf, planHref } from "../../lib/rollout-link.js";
 import { requirePage } from "../../server/access.js";
-import { groupFindings, type RuleGroup, waitingInstances } from "../../server/recommendations.js";
+import {
+  filterGroups,
+  groupFindings,
+  type RuleGroup,
+  waitingInstances,
+} from "../../server/recommendations.js";
 import { fleetView } from "../../server/views.js";
 
 export const dynamic = "force-dynamic";
@@ -21,9 +34,14 @@ const SHOWN = 25;
 /** Beyond this the page would carry thousands of rows: the fleet table is the place to browse them. */
 const MAX_LISTED = 500;
 
-export default async function RecommendationsPage() {
+type SearchParams = Promise<Record<string, string | string[] | undefined>>;
+
+export default async function RecommendationsPage({ searchParams }: { searchParams: SearchParams }) {
   const who = await requirePage("/recommendations", "/recommendations");
   const canPlan = allows(who.role, ACTIONS.createRollout);
+  const { query, problems } = parseRecommendationsQuery(await searchParams);
+  const others = recommendationsQueryToParams(query);
+  others.delete("range");
   return (
     <>
       <div className="page-head">
@@ -34,17 +52,22 @@ export default async function RecommendationsPage() {
           </p>
         </div>
       </div>
+      {problems.length > 0 && <ParamProblems problems={problems} resetHref="/recommendations" />}
+      <RecommendationsFilters query={query} />
+      <TimeRangePicker path="/recommendations" params={others} current={query.range} defaultKey={null} />
       <Suspense fallback={<SectionSkeleton label="Loading recommendations" lines={8} />}>
-        <Groups canPlan={canPlan} />
+        <Groups canPlan={canPlan} query={query} />
       </Suspense>
     </>
   );
 }
 
-async function Groups({ canPlan }: { canPlan: boolean }) {
-  const v = await fleetView();
+async function Groups({ canPlan, query }: { canPlan: boolean; query: RecommendationsQuery }) {
+  const v = await fleetView(query.range);
   const s = v.snapshot;
-  const groups = s ? groupFindings(s.advice.values()) : [];
+  const all = s ? groupFindings(s.advice.values()) : [];
+  const groups = filterGroups(all, query);
+  const filtered = groups.length !== all.length || groups.some((g, i) => g !== all[i]);
   // "Plan a rollout" per rule: the change its actionable findings carry, on their instances.
   const plans = new Map<string, string>();
   if (canPlan && s) {
@@ -68,10 +91,25 @@ async function Groups({ canPlan }: { canPlan: boolean }) {
         fetchedAt={s?.fetchedAt}
         storeProblem={s?.storeProblem}
       />
+      {v.range?.note && (
+        <div className="banner banner-warn" role="status" data-testid="range-note">
+          <strong>Range not in the recording.</strong> {v.range.note}
+        </div>
+      )}
+      {filtered && (
+        <p data-testid="recommendations-count">
+          {num(groups.reduce((n, g) => n + g.count, 0))} of {num(all.reduce((n, g) => n + g.count, 0))}{" "}
+          findings match the filters.
+        </p>
+      )}
       {!s || s.rows.length === 0 ? (
         v.status.state !== "unavailable" && <EmptyState source={v.source} skipped={s?.skipped.length ?? 0} />
-      ) : groups.length === 0 ? (
+      ) : all.length === 0 ? (
         <p className="empty">No rule fired anywhere in the fleet: nothing to change.</p>
+      ) : groups.length === 0 ? (
+        <p className="empty" role="status">
+          No finding matches these filters. <Link href="/recommendations">Clear the filters</Link>
+        </p>
       ) : (
         <>
           <nav aria-label="Rules" className="section">
@@ -106,7 +144,7 @@ async function Groups({ canPlan }: { canPlan: boolean }) {
                 ))}
               </tbody>
             </table>
-            <WaitingTotal count={waitingInstances(groups).length} />
+            <WaitingTotal count={waitingInstances(all).length} />
           </nav>
           {groups.map((g) => (
             <Group key={g.ruleId} group={g} plan={plans.get(g.ruleId) ?? null} />

@@ -1,20 +1,26 @@
+import { ROLLOUT_STATUSES } from "@untorn/rollout/state";
 import type { Metadata } from "next";
 import Link from "next/link";
 import { Suspense } from "react";
+import { ParamProblems } from "../../components/param-problems.js";
 import { OutcomeBadge, RolloutStatusBadge } from "../../components/rollout/badges.js";
 import { RolloutStoreProblem } from "../../components/rollout/store-problem.js";
 import { SectionSkeleton } from "../../components/skeletons.js";
 import { utc } from "../../lib/format.js";
 import { allows } from "../../lib/permissions.js";
 import { GATE_TEXT, isActiveStatus } from "../../lib/rollout-view.js";
+import { filterRollouts, parseRolloutsQuery, type RolloutsQuery } from "../../lib/rollouts-query.js";
 import { requirePage } from "../../server/access.js";
 import { listRolloutSummaries, RolloutStoreError, type RolloutSummary } from "../../server/rollouts.js";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Rollouts" };
 
-export default async function RolloutsPage() {
+type SearchParams = Promise<Record<string, string | string[] | undefined>>;
+
+export default async function RolloutsPage({ searchParams }: { searchParams: SearchParams }) {
   const who = await requirePage("/rollouts", "/rollouts");
+  const { query, problems } = parseRolloutsQuery(await searchParams);
   return (
     <>
       <div className="page-head">
@@ -32,21 +38,64 @@ export default async function RolloutsPage() {
           </div>
         )}
       </div>
+      {problems.length > 0 && <ParamProblems problems={problems} resetHref="/rollouts" />}
+      <RolloutFilters query={query} />
       <Suspense fallback={<SectionSkeleton label="Loading rollouts" lines={6} />}>
-        <List />
+        <List query={query} />
       </Suspense>
     </>
   );
 }
 
-async function List() {
-  let list: RolloutSummary[];
+/** Search and status filter as a plain GET form: the URL is the state. */
+function RolloutFilters({ query }: { query: RolloutsQuery }) {
+  return (
+    <search aria-label="Filter the rollouts">
+      <form method="get" action="/rollouts" className="controls-form controls">
+        <label>
+          Search{" "}
+          <input
+            type="search"
+            name="q"
+            defaultValue={query.q}
+            placeholder="title, change, who, id"
+            maxLength={200}
+          />
+        </label>
+        <label>
+          State{" "}
+          <select name="status" defaultValue={query.status ?? ""}>
+            <option value="">Any</option>
+            {ROLLOUT_STATUSES.map((st) => (
+              <option key={st} value={st}>
+                {st}
+              </option>
+            ))}
+          </select>
+        </label>
+        <button type="submit">Apply</button>
+        <a href="/rollouts">Reset</a>
+      </form>
+    </search>
+  );
+}
+
+async function List({ query }: { query: RolloutsQuery }) {
+  let all: RolloutSummary[];
   try {
-    list = await listRolloutSummaries({ limit: 500 });
+    all = await listRolloutSummaries({ limit: 500 });
   } catch (err) {
     if (err instanceof RolloutStoreError) return <RolloutStoreProblem error={err.message} />;
     throw err;
   }
+  const list = filterRollouts(all, query);
+  if (all.length > 0 && list.length === 0)
+    return (
+      <p className="empty" role="status" data-testid="rollouts-none-match">
+        No rollout matches these filters ({all.length} stored).{" "}
+        <Link href="/rollouts">Clear the filters</Link>
+      </p>
+    );
   if (list.length === 0)
     return (
       <div className="empty" data-testid="rollouts-empty">
@@ -70,6 +119,7 @@ async function List() {
         Rollouts
       </h2>
       <p className="subtle">
+        {list.length < all.length ? `${list.length} of ${all.length} rollouts match the filters: ` : ""}
         {active} active, {list.length - active} finished. Active rollouts come first.
       </p>
       <div className="table-scroll">

@@ -19,7 +19,7 @@ import { gainText } from "../../../lib/gain.js";
 import { parseInstanceId } from "../../../lib/instance-id.js";
 import { grafanaInstanceHref } from "../../../lib/paths.js";
 import { ACTIONS, allows } from "../../../lib/permissions.js";
-import { RANGE_KEYS, type RangeKey, rangeParamSchema } from "../../../lib/ranges.js";
+import { parseRangeParam } from "../../../lib/ranges.js";
 import { changeFieldsOf, planHref } from "../../../lib/rollout-link.js";
 import { requirePage } from "../../../server/access.js";
 import { saveInstanceMetadata } from "../../../server/actions.js";
@@ -91,11 +91,11 @@ export default async function InstancePage({
       </div>
     );
   const instance = id.id;
-  const rawRange = (await searchParams).range;
-  const parsedRange = rawRange === undefined ? null : rangeParamSchema.safeParse(rawRange);
-  const range: RangeKey | null = parsedRange?.success ? parsedRange.data : null;
+  const parsedRange = parseRangeParam((await searchParams).range, true);
+  const range = parsedRange.ok ? parsedRange.range : null;
 
-  const lookup = await instanceLookup(instance);
+  // The profile covers the range too (`all`, the charts' whole recording, is the source's window).
+  const lookup = await instanceLookup(instance, range === "all" ? null : range);
   if (lookup.kind !== "found") {
     return (
       <>
@@ -172,11 +172,10 @@ export default async function InstancePage({
           </a>
         </div>
       </div>
-      {parsedRange && !parsedRange.success && (
+      {!parsedRange.ok && (
         <div className="banner banner-warn" role="alert" data-testid="param-problems">
           <strong>Some URL parameters were ignored:</strong>
-          <code>range={String(rawRange).slice(0, 60)}</code>: must be one of {RANGE_KEYS.join(", ")}. Showing
-          the default range.
+          <code>range={parsedRange.value}</code>: {parsedRange.message}. Showing the default range.
         </div>
       )}
       <StatusBanner source={v.source} status={v.status} storeProblem={v.storeProblem} />

@@ -1,3 +1,4 @@
+import { env } from "../../../../env.js";
 import type { ErrorResponse } from "../../../../lib/api-schema.js";
 import { parseFleetQuery, parsePageQuery } from "../../../../lib/fleet-query.js";
 import { route } from "../../../../server/access.js";
@@ -21,7 +22,7 @@ export const GET = route("GET /api/v1/fleet", async (req) => {
       error: `bad query parameters: ${problems.map((p) => `${p.param} ${p.message}`).join("; ")}`,
       issues: problems,
     } satisfies ErrorResponse);
-  const view = await getFleetView();
+  const view = await getFleetView(env(), query.range);
   const body = fleetResponseJson(view, query, paging.page);
   if (body === null) {
     const u = unavailable(view.source, view.status);

@@ -1,5 +1,7 @@
+import { env } from "../../../../../env.js";
 import type { ErrorResponse } from "../../../../../lib/api-schema.js";
 import { lastSegment, parseInstanceId } from "../../../../../lib/instance-id.js";
+import { parseRangeParam } from "../../../../../lib/ranges.js";
 import { route } from "../../../../../server/access.js";
 import { instanceResponse, unavailable } from "../../../../../server/api.js";
 import { getInstance } from "../../../../../server/data.js";
@@ -19,7 +21,14 @@ export const GET = route<{ params: Promise<{ id: string }> }>("GET /api/v1/insta
       error: `bad instance id: it ${id.message}`,
       issues: [{ param: "id", value: segment.slice(0, 60), message: id.message }],
     } satisfies ErrorResponse);
-  const r = await getInstance(id.id);
+  const given = new URL(req.url).searchParams.getAll("range");
+  const range = parseRangeParam(given.length > 1 ? given : given[0]);
+  if (!range.ok)
+    return json(400, {
+      error: `bad query parameters: range ${range.message}`,
+      issues: [{ param: "range", value: range.value, message: range.message }],
+    } satisfies ErrorResponse);
+  const r = await getInstance(id.id, env(), range.range);
   switch (r.kind) {
     case "found":
       return json(200, instanceResponse(r.view));
