@@ -543,6 +543,11 @@ function ineligible(reason: IneligibleReason, detail: string): StepResult {
   return { ok: false, ineligible: { reason, detail } };
 }
 
+const READ_ONLY = ineligible(
+  "read-only-server",
+  "innodb_read_only=ON: the doublewrite buffer is not used, the change has no effect (MDEV-34455).",
+);
+
 /**
  * innodb_doublewrite back to ON. It restores torn-page protection, so no safety gate is asked for. The
  * advisor's builder decides how: MySQL / Percona SET GLOBAL between the enabled modes from 8.0.30 (so
@@ -557,15 +562,21 @@ function doublewriteOnStep(facts: InstanceFacts, caps: Capabilities): StepResult
       "provider-managed",
       `${managed} manages innodb_doublewrite itself: turn its atomic-write feature off in the provider's console instead.`,
     );
-  if (facts.config.readOnly === true)
-    return ineligible(
-      "read-only-server",
-      "innodb_read_only=ON: the doublewrite buffer is not used, the change has no effect (MDEV-34455).",
-    );
+  if (facts.config.readOnly === true) return READ_ONLY;
   const cur = facts.config.doublewrite ?? null;
   if (cur === "on" || cur === "detect_and_recover")
     return ineligible("already-at-target", `innodb_doublewrite already reads ${currentDoublewrite(facts)}.`);
-  const action = doublewriteActions(facts, caps, "ON")[0]!;
+  return doublewriteModeStep(facts, caps, "ON", {});
+}
+
+/** The step that sets innodb_doublewrite to `to`, read back as that mode (plus `expect`). */
+function doublewriteModeStep(
+  facts: InstanceFacts,
+  caps: Capabilities,
+  to: "ON" | "OFF" | "DETECT_ONLY",
+  expect: { doublewriteFlat?: true },
+): StepResult {
+  const action = doublewriteActions(facts, caps, to)[0]!;
   const current = currentDoublewrite(facts);
   return {
     ok: true,
@@ -573,8 +584,8 @@ function doublewriteOnStep(facts: InstanceFacts, caps: Capabilities): StepResult
       facts,
       caps,
       action,
-      { variable: "innodb_doublewrite", target: "ON", current, method: methodOf(action) },
-      { restart: action.restart, doublewriteMode: "on" },
+      { variable: "innodb_doublewrite", target: to, current, method: methodOf(action) },
+      { restart: action.restart, doublewriteMode: parseDoublewriteMode(to)!, ...expect },
       variableRevert(facts, caps, "innodb_doublewrite", current, !action.restart),
       caps.flavor === "mariadb" ? [SRC_MARIADB_DBLWR] : [SRC_MYSQL_DBLWR],
     ),
@@ -607,33 +618,12 @@ function doublewriteOffStep(
       "version-without-setting",
       `${name} has no DETECT_ONLY: it needs MySQL or Percona Server 8.0.30+ (${SRC_MYSQL_DBLWR}).`,
     );
-  if (facts.config.readOnly === true)
-    return ineligible(
-      "read-only-server",
-      "innodb_read_only=ON: the doublewrite buffer is not used, the change has no effect (MDEV-34455).",
-    );
+  if (facts.config.readOnly === true) return READ_ONLY;
   const cur = facts.config.doublewrite ?? null;
   if ((to === "OFF" && cur === "off") || (to === "DETECT_ONLY" && cur === "detect_only"))
     return ineligible("already-at-target", `innodb_doublewrite already reads ${currentDoublewrite(facts)}.`);
-  const action = doublewriteActions(facts, caps, to)[0]!;
-  const current = currentDoublewrite(facts);
-  return {
-    ok: true,
-    step: fromAction(
-      facts,
-      caps,
-      action,
-      { variable: "innodb_doublewrite", target: to, current, method: methodOf(action) },
-      {
-        restart: action.restart,
-        doublewriteMode: to === "OFF" ? "off" : "detect_only",
-        // DETECT_ONLY still writes page metadata to the doublewrite files, so the page rate need not be 0.
-        ...(to === "OFF" ? { doublewriteFlat: true } : {}),
-      },
-      variableRevert(facts, caps, "innodb_doublewrite", current, !action.restart),
-      caps.flavor === "mariadb" ? [SRC_MARIADB_DBLWR] : [SRC_MYSQL_DBLWR],
-    ),
-  };
+  // DETECT_ONLY still writes page metadata to the doublewrite files, so the page rate need not be 0.
+  return doublewriteModeStep(facts, caps, to, to === "OFF" ? { doublewriteFlat: true } : {});
 }
 
 function doublewritePagesStep(
