@@ -1,7 +1,7 @@
 /** The read API's response bodies from the data layer's views (pure; shapes in lib/api-schema.ts). */
 import type { InstanceMetadata } from "@untorn/store/store";
 import type { ErrorResponse, FleetResponse, InstanceResponse } from "../lib/api-schema.js";
-import { applyFleetQuery, type FleetQuery, type PageQuery } from "../lib/fleet-query.js";
+import { applyFleetQuery, type FleetQuery, type PageQuery, type ParamProblem } from "../lib/fleet-query.js";
 import type { FleetView, InstanceView, SourceInfo, Status } from "./data.js";
 
 const isoOf = (unixSeconds: number) => new Date(unixSeconds * 1000).toISOString();
@@ -103,6 +103,25 @@ export function unavailable(source: SourceInfo, status: Status): { code: 503; bo
       ? `no data source: ${source.kind === "none" ? source.reason : "none configured"} (set PROMETHEUS_URL or UNTORN_REPLAY)`
       : `the data source is unavailable: ${status.error ?? "unknown error"}`;
   return { code: 503, body: { error, source, status } };
+}
+
+/** A JSON answer no cache keeps. */
+export const noStoreJson = (status: number, body: unknown): Response =>
+  Response.json(body, { status, headers: { "cache-control": "no-store" } });
+
+/** 400 naming every bad query parameter, or null when there is none. */
+export function badQuery(problems: readonly ParamProblem[]): Response | null {
+  if (problems.length === 0) return null;
+  return noStoreJson(400, {
+    error: `bad query parameters: ${problems.map((p) => `${p.param} ${p.message}`).join("; ")}`,
+    issues: [...problems],
+  } satisfies ErrorResponse);
+}
+
+/** The 503 of a view with nothing to serve. */
+export function unavailableResponse(view: Pick<FleetView, "source" | "status">): Response {
+  const u = unavailable(view.source, view.status);
+  return noStoreJson(u.code, u.body);
 }
 
 const bodies = new WeakMap<readonly unknown[], Map<string, string>>();

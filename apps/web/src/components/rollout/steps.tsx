@@ -49,18 +49,15 @@ function expectText(e: RolloutState["plan"]["steps"][number]["expect"]): string 
  * The current wave: per instance the exact steps for its platform, "Mark step done" for an operator
  * while the step is to do, and what the exporter read back.
  */
-export function CurrentWaveSteps({
-  state: s,
-  version,
-  canOperate,
-  now,
-}: {
+interface StepsProps {
   state: RolloutState;
   version: number;
   canOperate: boolean;
   /** The data source's "now" (Unix seconds). */
   now: number;
-}) {
+}
+
+export function CurrentWaveSteps({ state: s, version, canOperate, now }: StepsProps) {
   const may = permittedCommands(s, now);
   const wave = s.currentWave;
   const w = wave === null ? undefined : s.waves[wave];
@@ -132,17 +129,7 @@ export function CurrentWaveSteps({
  * While the rollout reverts: per changed instance its revert steps, "Mark revert done" for an operator
  * while the engine takes it (permittedCommands), and the read-back once it is done.
  */
-export function RevertSteps({
-  state: s,
-  version,
-  canOperate,
-  now,
-}: {
-  state: RolloutState;
-  version: number;
-  canOperate: boolean;
-  now: number;
-}) {
+export function RevertSteps({ state: s, version, canOperate, now }: StepsProps) {
   const may = permittedCommands(s, now);
   const changed = s.instances.filter((i) => i.status === "reverting" || i.status === "revert-applied");
   if (changed.length === 0) return <p className="subtle">No instance is being reverted.</p>;

@@ -1,15 +1,11 @@
 import { env } from "../../../../env.js";
-import type { ErrorResponse } from "../../../../lib/api-schema.js";
 import { parseFleetQuery, parsePageQuery } from "../../../../lib/fleet-query.js";
 import { route } from "../../../../server/access.js";
-import { fleetResponseJson, unavailable } from "../../../../server/api.js";
+import { badQuery, fleetResponseJson, unavailableResponse } from "../../../../server/api.js";
 import { getFleetView } from "../../../../server/data.js";
 import { methodNotAllowed } from "../../../../server/http.js";
 
 export const dynamic = "force-dynamic";
-
-const json = (status: number, body: unknown) =>
-  Response.json(body, { status, headers: { "cache-control": "no-store" } });
 
 /** GET /api/v1/fleet: every instance, filtered and sorted by the fleet page's parameters, paged. */
 export const GET = route("GET /api/v1/fleet", async (req) => {
@@ -17,16 +13,12 @@ export const GET = route("GET /api/v1/fleet", async (req) => {
   const parsed = parseFleetQuery(paging.rest);
   const { query } = parsed;
   const problems = [...paging.problems, ...parsed.problems];
-  if (problems.length > 0)
-    return json(400, {
-      error: `bad query parameters: ${problems.map((p) => `${p.param} ${p.message}`).join("; ")}`,
-      issues: problems,
-    } satisfies ErrorResponse);
+  const bad = badQuery(problems);
+  if (bad) return bad;
   const view = await getFleetView(env(), query.range);
   const body = fleetResponseJson(view, query, paging.page);
   if (body === null) {
-    const u = unavailable(view.source, view.status);
-    return json(u.code, u.body);
+    return unavailableResponse(view);
   }
   return new Response(body, {
     status: 200,

@@ -1,9 +1,8 @@
 import { env } from "../../../../env.js";
-import type { ErrorResponse } from "../../../../lib/api-schema.js";
 import { csvResponse } from "../../../../lib/csv.js";
 import { parseRecommendationsQuery } from "../../../../lib/recommendations-query.js";
 import { route } from "../../../../server/access.js";
-import { unavailable } from "../../../../server/api.js";
+import { badQuery, unavailableResponse } from "../../../../server/api.js";
 import { getFleetView } from "../../../../server/data.js";
 import { recommendationsCsv } from "../../../../server/exports.js";
 import { methodNotAllowed } from "../../../../server/http.js";
@@ -11,21 +10,14 @@ import { filterGroups, groupFindings } from "../../../../server/recommendations.
 
 export const dynamic = "force-dynamic";
 
-const json = (status: number, body: unknown) =>
-  Response.json(body, { status, headers: { "cache-control": "no-store" } });
-
 /** GET /api/v1/recommendations.csv: one line per finding, with the Recommendations page's filters. */
 export const GET = route("GET /api/v1/recommendations.csv", async (req) => {
   const { query, problems } = parseRecommendationsQuery(new URL(req.url).searchParams);
-  if (problems.length > 0)
-    return json(400, {
-      error: `bad query parameters: ${problems.map((p) => `${p.param} ${p.message}`).join("; ")}`,
-      issues: problems,
-    } satisfies ErrorResponse);
+  const bad = badQuery(problems);
+  if (bad) return bad;
   const view = await getFleetView(env(), query.range);
   if (!view.snapshot) {
-    const u = unavailable(view.source, view.status);
-    return json(u.code, u.body);
+    return unavailableResponse(view);
   }
   const groups = filterGroups(groupFindings(view.snapshot.advice.values()), query);
   return csvResponse(recommendationsCsv(groups), `untorn-recommendations-${view.snapshot.window}.csv`);
