@@ -561,9 +561,8 @@ const noteOf = (flags: Record<string, string | boolean | undefined>) => {
   return { note: n };
 };
 
-export function registerRollout(program: Command, io: Io): void {
-  const rollout = program.command("rollout").description(DESCRIPTIONS.rollout);
-
+/** `rollout plan`: the dry run, with each wave's time to a verdict. */
+function registerPlan(rollout: Command, io: Io): void {
   metadataOption(
     sourceOptions(
       rollout
@@ -611,7 +610,10 @@ export function registerRollout(program: Command, io: Io): void {
       );
       for (const w of [...warnings, ...estimated.warnings]) io.err(`warning: ${w}\n`);
     });
+}
 
+/** `rollout create`: plan and store a rollout. */
+function registerCreate(rollout: Command, io: Io): void {
   commonOptions(
     metadataOption(
       sourceOptions(
@@ -659,7 +661,10 @@ export function registerRollout(program: Command, io: Io): void {
       });
       for (const w of warnings) io.err(`warning: ${w}\n`);
     });
+}
 
+/** `rollout list`. */
+function registerList(rollout: Command, io: Io): void {
   commonOptions(rollout.command("list").description("Rollouts, newest first."), false)
     .option("--status <list>", `comma-separated statuses: ${ROLLOUT_STATUSES.join(", ")}`)
     .option("--limit <n>", "at most this many (1-1000, default 100)")
@@ -697,7 +702,10 @@ export function registerRollout(program: Command, io: Io): void {
           );
       });
     });
+}
 
+/** `rollout show <id>`. */
+function registerShow(rollout: Command, io: Io): void {
   commonOptions(
     rollout.command("show <id>").description("One rollout: waves, instances, what happens next."),
     false,
@@ -723,7 +731,10 @@ export function registerRollout(program: Command, io: Io): void {
             );
       });
     });
+}
 
+/** The operator's verbs: approve, step-done, pause, resume, abort, revert, revert-done. */
+function registerVerbs(rollout: Command, io: Io): void {
   commandVerb(
     rollout,
     io,
@@ -805,7 +816,10 @@ export function registerRollout(program: Command, io: Io): void {
     (c) => c.option("--reason <text>", "why (required)"),
     (f, key, actor) => ({ type: "revert", key, actor, reason: reasonOf(f, "revert") }),
   );
+}
 
+/** `rollout command <id>`: one command as JSON. */
+function registerCommand(rollout: Command, io: Io): void {
   commonOptions(
     rollout
       .command("command <id>")
@@ -839,7 +853,10 @@ export function registerRollout(program: Command, io: Io): void {
         printOutcome(io, flags.json, o, id);
       });
     });
+}
 
+/** `rollout reconcile`: one reconciler pass, or a loop. */
+function registerReconcile(rollout: Command, io: Io): void {
   commonOptions(
     metadataOption(
       sourceOptions(
@@ -911,7 +928,10 @@ export function registerRollout(program: Command, io: Io): void {
           );
       });
     });
+}
 
+/** `rollout report <id>`. */
+function registerReport(rollout: Command, io: Io): void {
   commonOptions(
     rollout
       .command("report <id>")
@@ -943,4 +963,16 @@ export function registerRollout(program: Command, io: Io): void {
         }
       });
     });
+}
+
+export function registerRollout(program: Command, io: Io): void {
+  const rollout = program.command("rollout").description(DESCRIPTIONS.rollout);
+  registerPlan(rollout, io);
+  registerCreate(rollout, io);
+  registerList(rollout, io);
+  registerShow(rollout, io);
+  registerVerbs(rollout, io);
+  registerCommand(rollout, io);
+  registerReconcile(rollout, io);
+  registerReport(rollout, io);
 }
