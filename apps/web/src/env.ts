@@ -221,6 +221,11 @@ export const envSchema = z.object({
   UNTORN_CACHE_SECONDS: optional(positiveInt(0, 86_400)).transform((v) => v ?? 30),
   /** Seconds between two passes of the rollout reconciler the console runs; 0 turns it off. */
   UNTORN_RECONCILE_SECONDS: optional(positiveInt(0, 86_400)).transform((v) => v ?? 30),
+  /**
+   * Step hooks the console's reconciler may run (docs/schemas/rollout-hooks.schema.json, the file
+   * `untorn rollout reconcile --hooks` takes); unset = none, a rollout naming a hook then pauses.
+   */
+  UNTORN_HOOKS_FILE: optional(z.string().min(1)),
 });
 
 export type Env = z.infer<typeof envSchema>;

@@ -3,7 +3,8 @@
  * its rule); a non-loopback address with nobody's password configured is refused; the store is opened
  * (its migrations run) and the first-run admin created, its password printed once when it was generated;
  * in replay mode the recording's rollouts are loaded into the store (idempotent, recorded-rollouts.ts);
- * the rollout reconciler starts (server/reconciler.ts); and the first fleet view starts in the
+ * the rollout reconciler starts (server/reconciler.ts) with the step hooks of UNTORN_HOOKS_FILE (a
+ * broken file stops the server); and the first fleet view starts in the
  * background, so the first visitor does not wait for a read begun by their request: it serves the kept
  * fleet read of the last start when there is one for this build and source (server/kept-read.ts), and
  * reads the source otherwise (a live source also when there is one).
@@ -101,8 +102,15 @@ async function startUp(): Promise<void> {
     );
   }
   if (!storeError) {
-    const { startReconciler } = await import("./server/reconciler.js");
-    const off = startReconciler(e);
+    const { loadHooks, startReconciler } = await import("./server/reconciler.js");
+    let hooks: Awaited<ReturnType<typeof loadHooks>>;
+    try {
+      hooks = await loadHooks(e);
+    } catch (err) {
+      console.error(`untorn: refusing to start, ${(err as Error).message}`);
+      process.exit(1);
+    }
+    const off = startReconciler(e, hooks);
     if (off) console.log(`untorn: rollout reconciler off: ${off}`);
   } else console.error("untorn: rollout reconciler off: the store cannot be opened");
   const { keptDir, keptOff } = await import("./server/kept-read.js");

@@ -5,10 +5,18 @@ import "server-only";
  * soon after a command; the runner's pass holds the store's single-writer lock (tryExclusive), so
  * several consoles and `untorn rollout reconcile` can run side by side and only one acts at a time.
  * Off without a data source (nothing to observe). In replay mode it reads the recording at its end, with
- * the recording's own query texts (replayReconcileOptions).
+ * the recording's own query texts (replayReconcileOptions). Step hooks come from UNTORN_HOOKS_FILE, read
+ * once at start (loadHooks): a rollout whose policy names a hook has its steps run by this process.
  */
+import { readFile } from "node:fs/promises";
+import path from "node:path";
 import { replayReconcileOptions } from "@untorn/rollout-runner/replay";
-import { ACTIVE_STATUSES, reconcileRollouts } from "@untorn/rollout-runner/runner";
+import {
+  ACTIVE_STATUSES,
+  type HooksFile,
+  hooksFileSchema,
+  reconcileRollouts,
+} from "@untorn/rollout-runner/runner";
 import { type Env, env } from "../env.js";
 import { declarations, runnerDeps } from "./rollout-deps.js";
 import { readSource, replayFile } from "./source.js";
@@ -18,6 +26,7 @@ interface Loop {
   timer: NodeJS.Timeout | null;
   running: Promise<void> | null;
   intervalMs: number;
+  hooks: HooksFile["hooks"] | undefined;
 }
 
 /** What the reconciler's last pass did with one rollout, for its page. */
@@ -55,7 +64,10 @@ export function lastPassOf(id: string): PassNote | null {
 const log = (m: string) => console.log(`untorn: reconciler: ${m}`);
 
 /** One pass over every active rollout; logs what moved and what failed, never throws. */
-export async function reconcileOnce(e: Env = env()): Promise<void> {
+export async function reconcileOnce(
+  e: Env = env(),
+  hooks: HooksFile["hooks"] | undefined = shared.__untornReconciler?.hooks,
+): Promise<void> {
   // A pass with no rollout under way reads nothing: a replay file the fleet pages serve from the kept
   // fleet read is then not read at all.
   const any = await getStore(e)
@@ -72,6 +84,7 @@ export async function reconcileOnce(e: Env = env()): Promise<void> {
       api: src.api,
       ...replayed,
       metadata: await declarations(e),
+      ...(hooks ? { hooks } : {}),
     });
     if (!r.acquired) return;
     const n = notes();
@@ -100,19 +113,46 @@ function schedule(loop: Loop, ms: number): void {
   loop.timer.unref();
 }
 
-/** Starts the loop once per process (instrumentation.ts); returns why it is off, or null when on. */
-export function startReconciler(e: Env = env()): string | null {
+/**
+ * The step hooks of UNTORN_HOOKS_FILE (relative to the working directory), validated; undefined when
+ * unset. Throws naming the file and every problem: the server does not start with a broken one.
+ */
+export async function loadHooks(e: Env = env()): Promise<HooksFile["hooks"] | undefined> {
+  if (!e.UNTORN_HOOKS_FILE) return undefined;
+  const file = path.resolve(e.UNTORN_HOOKS_FILE);
+  let data: unknown;
+  try {
+    data = JSON.parse(await readFile(file, "utf8"));
+  } catch (err) {
+    throw new Error(`UNTORN_HOOKS_FILE=${file} cannot be read as JSON: ${(err as Error).message}`);
+  }
+  const parsed = hooksFileSchema.safeParse(data);
+  if (!parsed.success)
+    throw new Error(
+      `UNTORN_HOOKS_FILE=${file} is not a hooks file (rollout-hooks.schema.json): ${parsed.error.issues
+        .map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`)
+        .join("; ")}`,
+    );
+  return parsed.data.hooks;
+}
+
+/**
+ * Starts the loop once per process (instrumentation.ts) with the hooks loadHooks read; returns why it
+ * is off, or null when on.
+ */
+export function startReconciler(e: Env = env(), hooks?: HooksFile["hooks"]): string | null {
   if (e.UNTORN_RECONCILE_SECONDS === 0) return "UNTORN_RECONCILE_SECONDS=0";
   // Nothing is read here: the first fleet view (instrumentation.ts) reads the source, or serves the
   // kept fleet read without reading a replay file.
   const source = e.PROMETHEUS_URL ?? replayFile(e);
   if (!source) return "no data source to observe (none)";
   if (shared.__untornReconciler) return null;
-  const loop: Loop = { timer: null, running: null, intervalMs: e.UNTORN_RECONCILE_SECONDS * 1000 };
+  const loop: Loop = { timer: null, running: null, intervalMs: e.UNTORN_RECONCILE_SECONDS * 1000, hooks };
   shared.__untornReconciler = loop;
   schedule(loop, Math.min(loop.intervalMs, 5000));
+  const named = hooks ? Object.keys(hooks) : [];
   log(
-    `every ${e.UNTORN_RECONCILE_SECONDS} s against ${e.PROMETHEUS_URL ? e.PROMETHEUS_URL : "the recording, at its end time"}`,
+    `every ${e.UNTORN_RECONCILE_SECONDS} s against ${e.PROMETHEUS_URL ? e.PROMETHEUS_URL : "the recording, at its end time"}, ${named.length ? `step hooks ${named.join(", ")}` : "no step hooks"}`,
   );
   return null;
 }

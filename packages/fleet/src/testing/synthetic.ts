@@ -36,6 +36,11 @@ export interface SyntheticInstance {
   readonly doublewriteOffAt?: number;
   /** [from, to) Unix seconds with no samples at all (exporter unreachable). */
   readonly gap?: readonly [number, number];
+  /**
+   * A replica's replication collector: both threads running, this lag (seconds). Unset = no replication
+   * series at all, which the pre-wave gate reads as no data.
+   */
+  readonly replication?: { readonly lagSeconds: number };
 }
 
 export interface HistoryOptions {
@@ -212,6 +217,12 @@ const FAMILIES: readonly Family[] = [
   { key: "bufferPoolPagesTotal", slow: true, series: (x) => one(K(x.bufferPoolBytes / PAGE)) },
   { key: "dataPendingFsyncs", series: () => one(K(0)) },
   { key: "storageIoInProgress", series: (x) => one(K(x.utilisation > 0.6 ? 4 : 0)) },
+  { key: "replicationIoThreadRunning", series: (x) => (x.replication ? one(K(1)) : []) },
+  { key: "replicationSqlThreadRunning", series: (x) => (x.replication ? one(K(1)) : []) },
+  {
+    key: "replicationLagSeconds",
+    series: (x) => (x.replication ? one(K(x.replication.lagSeconds)) : []),
+  },
 
   // ---- configuration and storage (constant) ----
   {

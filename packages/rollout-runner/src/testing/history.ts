@@ -1,8 +1,8 @@
 /**
  * The runner against synthetic history (`@untorn/rollout-runner/testing`): MariaDB replicas of the
  * synthetic fleet whose safety gate verifies, their untorn-exporter history backfilled with promtool into
- * a real Prometheus, replication injected as healthy (the synthetic history has no replication series),
- * the tests' policy, and an injected clock that walks through that history. For this package's tests, the
+ * a real Prometheus, replication injected as healthy (the synthetic history has replication series
+ * only for instances given `replication`), the tests' policy, and an injected clock that walks through that history. For this package's tests, the
  * CLI's and the e2e seed.
  */
 import { join } from "node:path";
