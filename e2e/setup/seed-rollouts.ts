@@ -50,7 +50,9 @@ export async function seedRollouts(
   const END = historyEnd();
   const START = END - 120 * 60;
   const STEP_A = END - 90 * 60;
-  const STEP_B = END - 40 * 60;
+  // Late enough that the baking rollout's bake (testPolicy: 20 min) still runs at the recording's end, where
+  // the recorded console's reconciler stands: it must stay "not judged yet".
+  const STEP_B = END - 10 * 60;
   const fleet: SyntheticInstance[] = [
     syntheticReplica("orders-r1:9105", { doublewriteOffAt: STEP_A, restartAt: STEP_A }),
     syntheticReplica("orders-r2:9105"),
