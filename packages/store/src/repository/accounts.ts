@@ -20,30 +20,10 @@ import {
 } from "../validation.js";
 import { AUTH_LOCK_SPACE, type InTx, writeAudit } from "./shared.js";
 
-export type AccountOps = Pick<
-  StoreOps,
-  | "createUser"
-  | "getUserByName"
-  | "getUser"
-  | "listUsers"
-  | "countUsers"
-  | "updateUser"
-  | "createSession"
-  | "getSessionUser"
-  | "deleteSession"
-  | "deleteExpiredSessions"
-  | "recordAuthFailure"
-  | "authFailureWait"
-  | "clearAuthFailures"
-  | "reserveAuthAttempt"
-  | "releaseAuthAttempt"
->;
+export type AccountOps = UserOps & ThrottleOps;
 
 /** Local accounts and their sessions. */
-function userOps(
-  db: Db,
-  inTx: InTx,
-): Pick<
+type UserOps = Pick<
   StoreOps,
   | "createUser"
   | "getUserByName"
@@ -55,7 +35,9 @@ function userOps(
   | "getSessionUser"
   | "deleteSession"
   | "deleteExpiredSessions"
-> {
+>;
+
+function userOps(db: Db, inTx: InTx): UserOps {
   return {
     async createUser(input) {
       const v = parseInput("createUser", createUserInput, input);
@@ -164,13 +146,12 @@ function userOps(
 }
 
 /** The sign-in throttle: failures per key, counted atomically before a credential is checked. */
-function throttleOps(
-  db: Db,
-  inTx: InTx,
-): Pick<
+type ThrottleOps = Pick<
   StoreOps,
   "recordAuthFailure" | "authFailureWait" | "clearAuthFailures" | "reserveAuthAttempt" | "releaseAuthAttempt"
-> {
+>;
+
+function throttleOps(db: Db, inTx: InTx): ThrottleOps {
   return {
     async recordAuthFailure(keys, windowSeconds) {
       const v = parseInput("recordAuthFailure", recordAuthFailureInput, { keys: [...keys], windowSeconds });

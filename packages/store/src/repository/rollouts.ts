@@ -28,26 +28,12 @@ import {
   writeAudit,
 } from "./shared.js";
 
-export type RolloutOps = Pick<
-  StoreOps,
-  | "createRollout"
-  | "getRollout"
-  | "listRollouts"
-  | "commitRollout"
-  | "getRolloutCommand"
-  | "appendRolloutEvent"
-  | "listRolloutEvents"
-  | "deleteRollout"
-  | "saveComparison"
-  | "getComparison"
-  | "listComparisons"
->;
+export type RolloutOps = RolloutDocumentOps & RolloutCommandOps & ComparisonOps;
 
 /** A rollout's document: created with its plan and first events, read, listed, deleted. */
-function rolloutDocuments(
-  db: Db,
-  inTx: InTx,
-): Pick<StoreOps, "createRollout" | "getRollout" | "listRollouts" | "deleteRollout"> {
+type RolloutDocumentOps = Pick<StoreOps, "createRollout" | "getRollout" | "listRollouts" | "deleteRollout">;
+
+function rolloutDocuments(db: Db, inTx: InTx): RolloutDocumentOps {
   return {
     async createRollout(input) {
       const v = parseInput("createRollout", createRolloutInput, input);
@@ -160,10 +146,12 @@ function rolloutDocuments(
 }
 
 /** Commands on a rollout (idempotent, versioned) and its event log. */
-function rolloutCommandOps(
-  db: Db,
-  inTx: InTx,
-): Pick<StoreOps, "commitRollout" | "getRolloutCommand" | "appendRolloutEvent" | "listRolloutEvents"> {
+type RolloutCommandOps = Pick<
+  StoreOps,
+  "commitRollout" | "getRolloutCommand" | "appendRolloutEvent" | "listRolloutEvents"
+>;
+
+function rolloutCommandOps(db: Db, inTx: InTx): RolloutCommandOps {
   return {
     async commitRollout(input) {
       const v = parseInput("commitRollout", commitRolloutInput, input);
@@ -294,10 +282,9 @@ function rolloutCommandOps(
 }
 
 /** Saved before/after comparisons. */
-function comparisonOps(
-  db: Db,
-  inTx: InTx,
-): Pick<StoreOps, "saveComparison" | "getComparison" | "listComparisons"> {
+type ComparisonOps = Pick<StoreOps, "saveComparison" | "getComparison" | "listComparisons">;
+
+function comparisonOps(db: Db, inTx: InTx): ComparisonOps {
   return {
     async saveComparison(input) {
       const v = parseInput("saveComparison", saveComparisonInput, input);
