@@ -212,3 +212,15 @@ export function route<C>(
 
 const authenticate = (bearer: boolean): Record<string, string> =>
   bearer ? { "www-authenticate": 'Bearer realm="untorn"' } : {};
+
+/**
+ * True when the request is signed in with a role that may open `page` (an unknown or expired sign-in is
+ * false, not an error): the not-found layouts answer 404 only to those who may know what exists.
+ */
+export async function mayOpen(page: PageName): Promise<boolean> {
+  const who = await currentPrincipal().catch((err: unknown) => {
+    if (err instanceof AccessError) return null;
+    throw err;
+  });
+  return who !== null && allows(who.role, PAGES[page]);
+}

@@ -1,8 +1,7 @@
 import { notFound } from "next/navigation";
 import type { ReactNode } from "react";
 import { parseInstanceId } from "../../../lib/instance-id.js";
-import { allows, PAGES } from "../../../lib/permissions.js";
-import { AccessError, currentPrincipal } from "../../../server/access.js";
+import { mayOpen } from "../../../server/access.js";
 import { instanceLookup } from "../../../server/views.js";
 
 /**
@@ -20,11 +19,7 @@ export default async function InstanceLayout({
   params: Promise<{ id: string }>;
 }) {
   const { id: raw } = await params;
-  const who = await currentPrincipal().catch((err: unknown) => {
-    if (err instanceof AccessError) return null;
-    throw err;
-  });
-  if (!who || !allows(who.role, PAGES["/instances/[id]"])) return children;
+  if (!(await mayOpen("/instances/[id]"))) return children;
   const id = parseInstanceId(raw);
   if (!id.ok || (await instanceLookup(id.id)).kind === "not-found") notFound();
   return children;

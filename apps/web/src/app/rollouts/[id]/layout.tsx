@@ -1,7 +1,6 @@
 import { notFound } from "next/navigation";
 import type { ReactNode } from "react";
-import { allows, PAGES } from "../../../lib/permissions.js";
-import { AccessError, currentPrincipal } from "../../../server/access.js";
+import { mayOpen } from "../../../server/access.js";
 import { getRolloutView, RolloutStoreError, rolloutIdSchema } from "../../../server/rollouts.js";
 
 /**
@@ -18,11 +17,7 @@ export default async function RolloutLayout({
   params: Promise<{ id: string }>;
 }) {
   const { id: raw } = await params;
-  const who = await currentPrincipal().catch((err: unknown) => {
-    if (err instanceof AccessError) return null;
-    throw err;
-  });
-  if (!who || !allows(who.role, PAGES["/rollouts/[id]"])) return children;
+  if (!(await mayOpen("/rollouts/[id]"))) return children;
   const id = rolloutIdSchema.safeParse(raw);
   if (!id.success) notFound();
   const found = await getRolloutView(id.data).catch((err: unknown) => {
