@@ -132,6 +132,9 @@ test.describe("the admin's users page", () => {
     browser,
     baseURL,
   }) => {
+    // Four sign-ins (each a deliberate scrypt), three user changes and two audit reads: over a minute
+    // on a loaded 2-core CI machine, so this one flow gets three times the default.
+    test.slow();
     const name = await createUser(page, "operator");
     user = await userBrowser(browser, baseURL!, name, PASSWORD);
     const theirs = await user.newPage();
