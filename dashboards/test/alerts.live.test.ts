@@ -505,7 +505,11 @@ describe.skipIf(Boolean(skipReason))("alerts on real faults, through a real Aler
     expect(guarded).not.toBe(shipped);
     const uptime = (await value(`untorn_mysql_uptime_seconds{instance="spike"}`))!;
     expect(uptime).toBeLessThan(thresholds.waitSpike.minUptime.value);
-    expect((await prom.query(scaleExpr(shipped), at)).map((s) => s.metric["instance"])).toEqual(["spike"]);
+    // The expression alone, at one instant, without the rule's `for:`: the spike must match. The calm
+    // twin can cross the bar for one evaluation when the shared CPU stalls its flushes (seen once at
+    // load 5 while other builds ran); that it never holds there long enough to alert is "the calm twin
+    // never alerts" below.
+    expect((await prom.query(scaleExpr(shipped), at)).map((s) => s.metric["instance"])).toContain("spike");
   }, 420_000);
 
   it.concurrent("the Grafana-managed rule's query and condition, evaluated against the same Prometheus (Grafana itself is not running), decide the same", async ({
@@ -526,7 +530,8 @@ describe.skipIf(Boolean(skipReason))("alerts on real faults, through a real Aler
     expect(grafana.alerting.map((s) => s.labels["instance"])).toEqual(
       prometheus.map((s) => s.metric["instance"]),
     );
-    expect(grafana.alerting.map((s) => s.labels["instance"])).toEqual(["spike"]);
+    // At that instant (no `for:` in an instant evaluation): see the test above for the calm twin.
+    expect(grafana.alerting.map((s) => s.labels["instance"])).toContain("spike");
     // Unscaled, as provisioned: the 30 min restart guard keeps Grafana Normal too (noDataState OK).
     const asShipped = await evaluateGrafanaRule(rule, DATASOURCE_UID, prom.query, { now: at });
     expect(asShipped.state).toBe("Normal");
