@@ -34,9 +34,9 @@ import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { buildFleetFacts } from "@untorn/fleet/facts";
-import { decodeReplayApi, readReplayApi, replayFactsOptions } from "@untorn/fleet/replay";
+import { decodeReplayApi, type ReplayApi, readReplayApi, replayFactsOptions } from "@untorn/fleet/replay";
 import autocannon from "autocannon";
-import { chromium } from "playwright-core";
+import { chromium, type Page } from "playwright-core";
 import { buildSnapshot } from "../src/server/snapshot.js";
 import {
   type FakePrometheus,
@@ -305,10 +305,26 @@ function keptAdvised(
   return m ? { seconds: Number(m[1]), reused: Number(m[2]), advised: Number(m[3]) } : null;
 }
 
-/** One server build: start it on the replay, time the first page, warm pages, the browser, and its RSS. */
-async function serverRun(v: Variant, file: string, work: string, withApi: boolean, promUrl: string | null) {
-  if (!existsSync(join(v.web, ".next", "BUILD_ID")))
-    throw new Error(`build the console first in ${v.web}: npm run build -w @untorn/web`);
+/** A server build started for a run: where it listens and logs, and what it found when it started. */
+interface Started {
+  readonly server: ChildProcess;
+  readonly url: string;
+  readonly logFile: string;
+  /** Where this run's lines begin in the log (the log file is shared by a variant's rounds). */
+  readonly logFrom: number;
+  /** The 1-minute load average when it started. */
+  readonly load: number;
+  readonly spawnedAt: number;
+  /** UNTORN_BENCH_KEPT: whether a kept read was there before it started (null: not a kept run). */
+  readonly keptBefore: boolean | null;
+}
+
+async function startVariant(
+  v: Variant,
+  file: string,
+  work: string,
+  promUrl: string | null,
+): Promise<Started> {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   const logFile = join(work, `web-${v.name}.log`);
@@ -330,185 +346,269 @@ async function serverRun(v: Variant, file: string, work: string, withApi: boolea
     logFile,
     v.kept !== undefined,
   );
-  try {
-    await waitUp(url, server, logFile);
-    await signIn(url);
-    const upMs = performance.now() - spawnedAt;
-    const firstStart = performance.now();
-    const [cold, firstByteMs, readingShown, keptShown] = await firstPage(`${url}/`);
-    const firstPageMs = performance.now() - spawnedAt;
-    if (cold.status !== 200) throw new Error(`${v.name}: GET / answered ${cold.status}`);
-    const rssAfterFirstPage = server.pid ? rssMb(server.pid) : null;
-    const peakRssFirstRead = server.pid ? rssMb(server.pid, "VmHWM") : null;
-    // Settled: the read's garbage has had time to be collected (nothing else runs meanwhile).
-    await new Promise((r) => setTimeout(r, 10_000));
-    const rssSettled = server.pid ? rssMb(server.pid) : null;
-    log(
-      `${v.name}: first byte of / ${ms(firstByteMs)} ms after up (reading notice ${readingShown ? "shown" : "not shown"}), whole page ${ms(performance.now() - firstStart - 10_000)} ms; RSS ${rssAfterFirstPage} MB after it, ${rssSettled} MB 10 s later, peak ${peakRssFirstRead} MB`,
-    );
-    const warm: number[] = [];
-    let pageBytes = 0;
-    for (let i = 0; i < 10; i++) {
-      const r = await get(`${url}/`);
-      warm.push(r.ms);
-      pageBytes = r.bytes;
-    }
-    log(
-      `${v.name}: up ${ms(upMs)} ms, first page ${ms(cold.ms)} ms after it, warm page p50 ${ms(median(warm))} ms (${pageBytes} bytes)${v.kept ? `, kept read ${keptShown ? "served" : "not served"}` : ""}`,
-    );
-    if (v.kept) {
-      // The next restart needs the read this start keeps (written in the background after the read).
-      const keptWriteS = keptShown ? null : await keptWritten(logFile, logFrom);
-      const advised = keptShown ? keptAdvised(logFile, logFrom) : null;
-      const rss = server.pid ? rssMb(server.pid) : null;
-      const peak = server.pid ? rssMb(server.pid, "VmHWM") : null;
-      log(
-        `${v.name}: RSS ${rss} MB (peak ${peak} MB)${keptWriteS !== null ? `, kept read written in ${keptWriteS} s` : ""}${advised ? `, snapshot from the kept read in ${advised.seconds} s (${advised.reused} advice reused, ${advised.advised} advised again)` : ""}`,
-      );
-      return {
-        variant: v.name,
-        loadAverage1mAtStart: Math.round(load * 10) / 10,
-        server: {
-          keptReadBefore: keptBefore,
-          keptReadServed: keptShown,
-          keptReadWriteS: keptWriteS,
-          keptSnapshot: advised,
-          keptReadBytes: statSync(join(v.kept.dataDir, KEPT_FILE)).size,
-          upMs: ms(upMs),
-          firstPageAfterUpMs: ms(cold.ms),
-          firstByteAfterUpMs: ms(firstByteMs),
-          readingNoticeShown: readingShown,
-          peakRssFirstReadMb: peakRssFirstRead,
-          rssSettledAfterFirstPageMb: rssSettled,
-          startToFirstPageMs: ms(firstPageMs),
-          warmPageP50Ms: ms(median(warm)),
-          pageBytes,
-          rssAfterFirstPageMb: rssAfterFirstPage,
-          rssMb: rss,
-          peakRssMb: peak,
-        },
-      };
-    }
+  return { server, url, logFile, logFrom, load, spawnedAt, keptBefore };
+}
 
-    const browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      headless: true,
-      args: [
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-        "--no-first-run",
-      ],
+/** The server's RSS now and its peak, MB (null: it has no pid). */
+function memoryOf(server: ChildProcess): { rss: number | null; peak: number | null } {
+  return {
+    rss: server.pid ? rssMb(server.pid) : null,
+    peak: server.pid ? rssMb(server.pid, "VmHWM") : null,
+  };
+}
+
+/** What the first page after the server is up cost: times, what it said, and the server's RSS. */
+interface FirstRead {
+  readonly upMs: number;
+  readonly cold: { ms: number; bytes: number; status: number };
+  readonly firstByteMs: number;
+  readonly readingShown: boolean;
+  readonly keptShown: boolean;
+  readonly firstPageMs: number;
+  readonly rssAfterFirstPage: number | null;
+  readonly peakRssFirstRead: number | null;
+  /** RSS 10 s after the first page. */
+  readonly rssSettled: number | null;
+}
+
+/** Waits for the server, signs in, and times the first page. */
+async function firstRead(v: Variant, s: Started): Promise<FirstRead> {
+  await waitUp(s.url, s.server, s.logFile);
+  await signIn(s.url);
+  const upMs = performance.now() - s.spawnedAt;
+  const firstStart = performance.now();
+  const [cold, firstByteMs, readingShown, keptShown] = await firstPage(`${s.url}/`);
+  const firstPageMs = performance.now() - s.spawnedAt;
+  if (cold.status !== 200) throw new Error(`${v.name}: GET / answered ${cold.status}`);
+  const { rss: rssAfterFirstPage, peak: peakRssFirstRead } = memoryOf(s.server);
+  // Settled: the read's garbage has had time to be collected (nothing else runs meanwhile).
+  await new Promise((r) => setTimeout(r, 10_000));
+  const rssSettled = s.server.pid ? rssMb(s.server.pid) : null;
+  log(
+    `${v.name}: first byte of / ${ms(firstByteMs)} ms after up (reading notice ${readingShown ? "shown" : "not shown"}), whole page ${ms(performance.now() - firstStart - 10_000)} ms; RSS ${rssAfterFirstPage} MB after it, ${rssSettled} MB 10 s later, peak ${peakRssFirstRead} MB`,
+  );
+  return {
+    upMs,
+    cold,
+    firstByteMs,
+    readingShown,
+    keptShown,
+    firstPageMs,
+    rssAfterFirstPage,
+    peakRssFirstRead,
+    rssSettled,
+  };
+}
+
+/** Ten more GETs of the fleet page: their times, and the page's size. */
+async function warmPages(url: string): Promise<{ warm: number[]; pageBytes: number }> {
+  const warm: number[] = [];
+  let pageBytes = 0;
+  for (let i = 0; i < 10; i++) {
+    const r = await get(`${url}/`);
+    warm.push(r.ms);
+    pageBytes = r.bytes;
+  }
+  return { warm, pageBytes };
+}
+
+/**
+ * UNTORN_BENCH_KEPT: the run's figures once the read this start keeps is written (the next restart
+ * needs it; written in the background after the read), or, on a restart, how the kept read was used.
+ */
+async function keptResult(
+  v: Variant,
+  kept: NonNullable<Variant["kept"]>,
+  s: Started,
+  f: FirstRead,
+  warm: { warm: number[]; pageBytes: number },
+) {
+  const keptWriteS = f.keptShown ? null : await keptWritten(s.logFile, s.logFrom);
+  const advised = f.keptShown ? keptAdvised(s.logFile, s.logFrom) : null;
+  const { rss, peak } = memoryOf(s.server);
+  log(
+    `${v.name}: RSS ${rss} MB (peak ${peak} MB)${keptWriteS !== null ? `, kept read written in ${keptWriteS} s` : ""}${advised ? `, snapshot from the kept read in ${advised.seconds} s (${advised.reused} advice reused, ${advised.advised} advised again)` : ""}`,
+  );
+  return {
+    variant: v.name,
+    loadAverage1mAtStart: Math.round(s.load * 10) / 10,
+    server: {
+      keptReadBefore: s.keptBefore,
+      keptReadServed: f.keptShown,
+      keptReadWriteS: keptWriteS,
+      keptSnapshot: advised,
+      keptReadBytes: statSync(join(kept.dataDir, KEPT_FILE)).size,
+      upMs: ms(f.upMs),
+      firstPageAfterUpMs: ms(f.cold.ms),
+      firstByteAfterUpMs: ms(f.firstByteMs),
+      readingNoticeShown: f.readingShown,
+      peakRssFirstReadMb: f.peakRssFirstRead,
+      rssSettledAfterFirstPageMb: f.rssSettled,
+      startToFirstPageMs: ms(f.firstPageMs),
+      warmPageP50Ms: ms(median(warm.warm)),
+      pageBytes: warm.pageBytes,
+      rssAfterFirstPageMb: f.rssAfterFirstPage,
+      rssMb: rss,
+      peakRssMb: peak,
+    },
+  };
+}
+
+type PageLoad = { ready: number; domContentLoaded: number; responseEnd: number };
+
+/** One navigation to the fleet page: times until the table is interactive, from the page's marks. */
+async function tableLoad(page: Page, url: string): Promise<PageLoad> {
+  await page.context().addCookies([{ name: "untorn_session", value: auth.cookie, url }]);
+  await page.goto(`${url}/`, { waitUntil: "commit" });
+  await page.locator('[data-testid="fleet-table"][data-ready="true"]').waitFor({ timeout: 120_000 });
+  return page.evaluate(() => {
+    const nav = performance.getEntriesByType("navigation")[0] as PerformanceNavigationTiming;
+    const mark = performance.getEntriesByName("untorn:fleet-table-ready")[0]!;
+    return {
+      ready: mark.startTime,
+      domContentLoaded: nav.domContentLoadedEventEnd,
+      responseEnd: nav.responseEnd,
+    };
+  });
+}
+
+/** A search, a sort, the next page (a paged table) and scrolling, on a loaded fleet page. */
+async function interact(page: Page): Promise<Record<string, unknown>> {
+  const target = instanceName(42, SIZE);
+  const [, searchMs] = await time(async () => {
+    await page.getByLabel("Search").fill(target);
+    await page.getByTestId("fleet-count").filter({ hasText: "Showing 1 of" }).waitFor();
+  });
+  await page.getByRole("button", { name: "Reset" }).click();
+  await page.getByTestId("fleet-count").filter({ hasNotText: "Showing 1 of" }).waitFor();
+  await page.locator("tbody tr a").filter({ hasNotText: target }).first().waitFor();
+  const firstBefore = await page.locator("tbody tr a").first().textContent();
+  const [, sortMs] = await time(async () => {
+    await page.getByRole("columnheader", { name: "Instance" }).getByRole("button").click();
+    await page.waitForFunction(
+      (before) => document.querySelector("tbody tr a")?.textContent !== before,
+      firstBefore,
+    );
+  });
+  // A paged table (this build): the next page of rows from the server.
+  let nextPageMs: number | null = null;
+  const next = page.getByRole("button", { name: "Next" });
+  if ((await next.count()) > 0) {
+    const [, t] = await time(async () => {
+      await next.click();
+      await page
+        .getByTestId("fleet-page")
+        .filter({ hasText: /^Page 2 of/ })
+        .waitFor();
     });
-    const loads: { ready: number; domContentLoaded: number; responseEnd: number }[] = [];
-    let interaction: Record<string, unknown> = {};
-    try {
-      for (let i = 0; i < 5; i++) {
-        const page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
-        await page.context().addCookies([{ name: "untorn_session", value: auth.cookie, url }]);
-        await page.goto(`${url}/`, { waitUntil: "commit" });
-        await page.locator('[data-testid="fleet-table"][data-ready="true"]').waitFor({ timeout: 120_000 });
-        loads.push(
-          await page.evaluate(() => {
-            const nav = performance.getEntriesByType("navigation")[0] as PerformanceNavigationTiming;
-            const mark = performance.getEntriesByName("untorn:fleet-table-ready")[0]!;
-            return {
-              ready: mark.startTime,
-              domContentLoaded: nav.domContentLoadedEventEnd,
-              responseEnd: nav.responseEnd,
-            };
-          }),
-        );
-        if (i === 4) {
-          const target = instanceName(42, SIZE);
-          const [, searchMs] = await time(async () => {
-            await page.getByLabel("Search").fill(target);
-            await page.getByTestId("fleet-count").filter({ hasText: "Showing 1 of" }).waitFor();
-          });
-          await page.getByRole("button", { name: "Reset" }).click();
-          await page.getByTestId("fleet-count").filter({ hasNotText: "Showing 1 of" }).waitFor();
-          await page.locator("tbody tr a").filter({ hasNotText: target }).first().waitFor();
-          const firstBefore = await page.locator("tbody tr a").first().textContent();
-          const [, sortMs] = await time(async () => {
-            await page.getByRole("columnheader", { name: "Instance" }).getByRole("button").click();
-            await page.waitForFunction(
-              (before) => document.querySelector("tbody tr a")?.textContent !== before,
-              firstBefore,
-            );
-          });
-          // A paged table (this build): the next page of rows from the server.
-          let nextPageMs: number | null = null;
-          const next = page.getByRole("button", { name: "Next" });
-          if ((await next.count()) > 0) {
-            const [, t] = await time(async () => {
-              await next.click();
-              await page
-                .getByTestId("fleet-page")
-                .filter({ hasText: /^Page 2 of/ })
-                .waitFor();
-            });
-            nextPageMs = ms(t);
-          }
-          // Wheel-like scrolling (120 px a frame) and scrollbar jumps through the table, counting long tasks.
-          // A string: tsx would wrap functions defined inside a callback in a helper the page lacks.
-          const scroll = (await page.evaluate(SCROLL_SCRIPT)) as Record<string, unknown>;
-          interaction = { searchMs: ms(searchMs), sortMs: ms(sortMs), nextPageMs, ...scroll };
-        }
-        await page.close();
-      }
-    } finally {
-      await browser.close();
+    nextPageMs = ms(t);
+  }
+  // Wheel-like scrolling (120 px a frame) and scrollbar jumps through the table, counting long tasks.
+  // A string: tsx would wrap functions defined inside a callback in a helper the page lacks.
+  const scroll = (await page.evaluate(SCROLL_SCRIPT)) as Record<string, unknown>;
+  return { searchMs: ms(searchMs), sortMs: ms(sortMs), nextPageMs, ...scroll };
+}
+
+/** Five loads of the fleet page in headless Chromium; the last one also searches, sorts and scrolls. */
+async function browserRuns(
+  url: string,
+): Promise<{ loads: PageLoad[]; interaction: Record<string, unknown> }> {
+  const browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: [
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+      "--no-first-run",
+    ],
+  });
+  const loads: PageLoad[] = [];
+  let interaction: Record<string, unknown> = {};
+  try {
+    for (let i = 0; i < 5; i++) {
+      const page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
+      loads.push(await tableLoad(page, url));
+      if (i === 4) interaction = await interact(page);
+      await page.close();
     }
+  } finally {
+    await browser.close();
+  }
+  return { loads, interaction };
+}
+
+/** The whole fleet from the read API, five times one after the other: times and the answer's size. */
+async function wholeFleetGets(url: string): Promise<{ times: number[]; bytes: number }> {
+  const times: number[] = [];
+  let bytes = 0;
+  for (let i = 0; i < 5; i++) {
+    const r = await get(`${url}/api/v1/fleet`);
+    times.push(r.ms);
+    bytes = r.bytes;
+  }
+  return { times, bytes };
+}
+
+/** The read API under CONNECTIONS concurrent clients: a page of the fleet, one instance, the whole fleet. */
+async function apiUnderLoadOf(v: Variant, url: string): Promise<Record<string, unknown>> {
+  const one = instanceName(42, SIZE);
+  const api100 = await cannon(`${url}/api/v1/fleet?limit=100&sort=gain`);
+  const apiInstance = await cannon(`${url}/api/v1/instances/${one}`);
+  const apiWhole = await cannon(`${url}/api/v1/fleet`);
+  log(
+    `${v.name}: api limit=100 p50 ${api100.p50Ms} p99 ${api100.p99Ms} ms; instance p50 ${apiInstance.p50Ms} p99 ${apiInstance.p99Ms} ms; whole fleet p50 ${apiWhole.p50Ms} p99 ${apiWhole.p99Ms} ms`,
+  );
+  return {
+    connections: CONNECTIONS,
+    secondsEach: SECONDS,
+    "GET /api/v1/fleet?limit=100&sort=gain": api100,
+    [`GET /api/v1/instances/${one}`]: apiInstance,
+    "GET /api/v1/fleet (all 10,000 rows)": apiWhole,
+  };
+}
+
+/** One server build: start it on the replay, time the first page, warm pages, the browser, and its RSS. */
+async function serverRun(v: Variant, file: string, work: string, withApi: boolean, promUrl: string | null) {
+  if (!existsSync(join(v.web, ".next", "BUILD_ID")))
+    throw new Error(`build the console first in ${v.web}: npm run build -w @untorn/web`);
+  const s = await startVariant(v, file, work, promUrl);
+  const { server } = s;
+  try {
+    const f = await firstRead(v, s);
+    const warm = await warmPages(s.url);
+    log(
+      `${v.name}: up ${ms(f.upMs)} ms, first page ${ms(f.cold.ms)} ms after it, warm page p50 ${ms(median(warm.warm))} ms (${warm.pageBytes} bytes)${v.kept ? `, kept read ${f.keptShown ? "served" : "not served"}` : ""}`,
+    );
+    if (v.kept) return await keptResult(v, v.kept, s, f, warm);
+
+    const { loads, interaction } = await browserRuns(s.url);
     log(
       `${v.name}: table interactive p50 ${ms(median(loads.map((l) => l.ready)))} ms after navigation start`,
     );
-
-    const apiFull: number[] = [];
-    let apiBytes = 0;
-    for (let i = 0; i < 5; i++) {
-      const r = await get(`${url}/api/v1/fleet`);
-      apiFull.push(r.ms);
-      apiBytes = r.bytes;
-    }
-    let apiUnderLoad: Record<string, unknown> | null = null;
-    if (withApi) {
-      const one = instanceName(42, SIZE);
-      const api100 = await cannon(`${url}/api/v1/fleet?limit=100&sort=gain`);
-      const apiInstance = await cannon(`${url}/api/v1/instances/${one}`);
-      const apiWhole = await cannon(`${url}/api/v1/fleet`);
-      log(
-        `${v.name}: api limit=100 p50 ${api100.p50Ms} p99 ${api100.p99Ms} ms; instance p50 ${apiInstance.p50Ms} p99 ${apiInstance.p99Ms} ms; whole fleet p50 ${apiWhole.p50Ms} p99 ${apiWhole.p99Ms} ms`,
-      );
-      apiUnderLoad = {
-        connections: CONNECTIONS,
-        secondsEach: SECONDS,
-        "GET /api/v1/fleet?limit=100&sort=gain": api100,
-        [`GET /api/v1/instances/${one}`]: apiInstance,
-        "GET /api/v1/fleet (all 10,000 rows)": apiWhole,
-      };
-    }
-    const rss = server.pid ? rssMb(server.pid) : null;
-    const peak = server.pid ? rssMb(server.pid, "VmHWM") : null;
+    const apiFull = await wholeFleetGets(s.url);
+    const apiUnderLoad = withApi ? await apiUnderLoadOf(v, s.url) : null;
+    const { rss, peak } = memoryOf(server);
     log(`${v.name}: RSS ${rss} MB (peak ${peak} MB)`);
     return {
       variant: v.name,
-      loadAverage1mAtStart: Math.round(load * 10) / 10,
+      loadAverage1mAtStart: Math.round(s.load * 10) / 10,
       server: {
-        upMs: ms(upMs),
-        firstPageAfterUpMs: ms(cold.ms),
-        firstByteAfterUpMs: ms(firstByteMs),
-        readingNoticeShown: readingShown,
-        peakRssFirstReadMb: peakRssFirstRead,
-        rssSettledAfterFirstPageMb: rssSettled,
-        startToFirstPageMs: ms(firstPageMs),
-        warmPageP50Ms: ms(median(warm)),
-        warmPageMaxMs: ms(Math.max(...warm)),
-        pageBytes,
-        apiWholeFleetP50Ms: ms(median(apiFull)),
-        apiWholeFleetBytes: apiBytes,
-        rssAfterFirstPageMb: rssAfterFirstPage,
+        upMs: ms(f.upMs),
+        firstPageAfterUpMs: ms(f.cold.ms),
+        firstByteAfterUpMs: ms(f.firstByteMs),
+        readingNoticeShown: f.readingShown,
+        peakRssFirstReadMb: f.peakRssFirstRead,
+        rssSettledAfterFirstPageMb: f.rssSettled,
+        startToFirstPageMs: ms(f.firstPageMs),
+        warmPageP50Ms: ms(median(warm.warm)),
+        warmPageMaxMs: ms(Math.max(...warm.warm)),
+        pageBytes: warm.pageBytes,
+        apiWholeFleetP50Ms: ms(median(apiFull.times)),
+        apiWholeFleetBytes: apiFull.bytes,
+        rssAfterFirstPageMb: f.rssAfterFirstPage,
         rssMb: rss,
         peakRssMb: peak,
       },
@@ -560,50 +660,153 @@ function ratios(runs: readonly Run[], after = "after", before = "before"): Recor
   };
 }
 
+/** The synthetic replay file and what writing it took. */
+interface Fleet {
+  readonly file: string;
+  readonly samples: number;
+  readonly writeMs: number;
+}
+
+/** The raw replay read the console needs and the advisor work on top, measured in this process. */
+interface RawRead {
+  readonly decodeMs: number;
+  readonly streamDecodeMs: number;
+  readonly factsRuns: number[];
+  readonly queries: number;
+  readonly adviseMs: number;
+}
+
+async function syntheticFleet(work: string): Promise<Fleet> {
+  const file = join(work, "fleet.json.gz");
+  const [{ samples }, writeMs] = await time(() => writeSyntheticReplay(file, { size: SIZE, end: END }));
+  log(
+    `synthetic replay: ${SIZE} instances, ${samples} samples, ${statSync(file).size} bytes gz in ${ms(writeMs)} ms`,
+  );
+  return { file, samples, writeMs };
+}
+
+/** The replay streamed from the file, then buildFleetFacts over the decoded `api` (3 timed runs) and advise+rank. */
+async function rawRead(file: string, api: ReplayApi, decodeMs: number): Promise<RawRead> {
+  const [, streamDecodeMs] = await time(() =>
+    readReplayApi({
+      chunks: () => createReadStream(file, { highWaterMark: 256 * 1024 }),
+      whole: async () => readFileSync(file),
+    }),
+  );
+  const opts = replayFactsOptions(api.meta);
+  const factsRuns: number[] = [];
+  let facts = await buildFleetFacts(api, opts);
+  for (let i = 0; i < 3; i++) {
+    const [f, t] = await time(() => buildFleetFacts(api, opts));
+    facts = f;
+    factsRuns.push(t);
+  }
+  const snap = buildSnapshot({
+    fleet: facts,
+    metadata: [],
+    storeProblem: null,
+    fetchedAt: Date.now(),
+    fetchMs: 0,
+    window: opts.window,
+  });
+  log(
+    `replay: decode ${ms(decodeMs)} ms (streamed from the file: ${ms(streamDecodeMs)} ms), facts ${ms(median(factsRuns))} ms (${facts.queries} queries), advise+rank ${ms(snap.adviseMs)} ms`,
+  );
+  return { decodeMs, streamDecodeMs, factsRuns, queries: facts.queries, adviseMs: snap.adviseMs };
+}
+
+/** The server builds to run side by side (see the module comment), in the order of a round. */
+function variantsOf(keptDir: string, keptDirBefore: string): Variant[] {
+  if (KEPT)
+    return [
+      ...(BEFORE
+        ? [
+            {
+              name: "before-first-start" as const,
+              web: BEFORE,
+              kept: { dataDir: keptDirBefore, clear: true },
+            },
+            { name: "before-restart" as const, web: BEFORE, kept: { dataDir: keptDirBefore, clear: false } },
+          ]
+        : []),
+      { name: "first-start", web: WEB, kept: { dataDir: keptDir, clear: true } },
+      { name: "restart", web: WEB, kept: { dataDir: keptDir, clear: false } },
+    ];
+  return [
+    ...(BEFORE ? [{ name: "before" as const, web: BEFORE }] : []),
+    { name: "after", web: WEB },
+    ...(HEAP_CAP_MB
+      ? [{ name: "after-capped" as const, web: WEB, nodeOptions: `--max-old-space-size=${HEAP_CAP_MB}` }]
+      : []),
+  ];
+}
+
+/** The results file's document for the runs so far. */
+function resultsOf(loadBefore: number, fleet: Fleet, raw: RawRead, runs: readonly Run[]) {
+  return {
+    benchmark: "web console: fleet page and read API over a synthetic 10,000-instance replay",
+    when: new Date().toISOString(),
+    machine: benchMachine(loadBefore, { chromium: CHROMIUM }),
+    source:
+      SOURCE === "live"
+        ? "live: PROMETHEUS_URL, a Prometheus API answered by the bench process from the synthetic replay (the replay's samples are not in the server)"
+        : "replay: UNTORN_REPLAY, the server decodes the synthetic replay and keeps it for the instance charts",
+    fleet: {
+      instances: SIZE,
+      samples: fleet.samples,
+      replayBytesGzip: statSync(fleet.file).size,
+      memberTemplates: 48,
+      writeMs: ms(fleet.writeMs),
+    },
+    rawReplay: {
+      note: "What the console needs from the source, in this process and this build: decode the replay file into a ReplayApi once, then buildFleetFacts (the fleet page's queries answered by ReplayApi).",
+      decodeMs: ms(raw.decodeMs),
+      streamedDecodeMs: ms(raw.streamDecodeMs),
+      buildFleetFactsMs: ms(median(raw.factsRuns)),
+      queries: raw.queries,
+      adviseAndRankMs: ms(raw.adviseMs),
+    },
+    goals: {
+      firstPageAfterUpMs: 5000,
+      tableInteractiveP50Ms: 1000,
+      rssMb: 500,
+    },
+    ratiosAfterOverBefore: BEFORE && !KEPT ? ratios(runs) : null,
+    ...(KEPT ? { ratiosRestartOverFirstStart: ratios(runs, "restart", "first-start") } : {}),
+    ...(KEPT && BEFORE
+      ? {
+          ratiosFirstStartAfterOverBefore: ratios(runs, "first-start", "before-first-start"),
+          ratiosRestartAfterOverBefore: ratios(runs, "restart", "before-restart"),
+        }
+      : {}),
+    roundsPlanned: ROUNDS,
+    heapCapMb: HEAP_CAP_MB,
+    runs,
+  };
+}
+
+/** Errors, non-2xx answers and timeouts of the read API under load, over all runs. */
+function failedUnderLoad(runs: readonly Run[]): number {
+  return runs
+    .flatMap((r) => Object.values((r as { apiUnderLoad?: Record<string, unknown> }).apiUnderLoad ?? {}))
+    .filter((x): x is Record<string, number> => typeof x === "object" && x !== null)
+    .reduce((n, r) => n + (r.errors ?? 0) + (r.non2xx ?? 0) + (r.timeouts ?? 0), 0);
+}
+
 async function main(): Promise<void> {
   const work = mkdtempSync(join(tmpdir(), "untorn-web-bench-"));
   // Other work on the machine skews every number: the load average is recorded beside them.
   const loadBefore = loadavg()[0]!;
   let prom: FakePrometheus | null = null;
   try {
-    // ---- the fleet ----
-    const file = join(work, "fleet.json.gz");
-    const [{ samples }, writeMs] = await time(() => writeSyntheticReplay(file, { size: SIZE, end: END }));
-    log(
-      `synthetic replay: ${SIZE} instances, ${samples} samples, ${statSync(file).size} bytes gz in ${ms(writeMs)} ms`,
-    );
-
+    const fleet = await syntheticFleet(work);
     // ---- raw replay read and advisor work, in this process ----
-    const [api, decodeMs] = await time(() => decodeReplayApi(readFileSync(file)));
+    const [api, decodeMs] = await time(() => decodeReplayApi(readFileSync(fleet.file)));
     if (SOURCE === "live") {
       prom = await startFakePrometheus(pinnedToRecording(api));
       log(`live source: a Prometheus API over the synthetic replay, in this process, at ${prom.url}`);
     }
-    const [, streamDecodeMs] = await time(() =>
-      readReplayApi({
-        chunks: () => createReadStream(file, { highWaterMark: 256 * 1024 }),
-        whole: async () => readFileSync(file),
-      }),
-    );
-    const opts = replayFactsOptions(api.meta);
-    const factsRuns: number[] = [];
-    let facts = await buildFleetFacts(api, opts);
-    for (let i = 0; i < 3; i++) {
-      const [f, t] = await time(() => buildFleetFacts(api, opts));
-      facts = f;
-      factsRuns.push(t);
-    }
-    const snap = buildSnapshot({
-      fleet: facts,
-      metadata: [],
-      storeProblem: null,
-      fetchedAt: Date.now(),
-      fetchMs: 0,
-      window: opts.window,
-    });
-    log(
-      `replay: decode ${ms(decodeMs)} ms (streamed from the file: ${ms(streamDecodeMs)} ms), facts ${ms(median(factsRuns))} ms (${facts.queries} queries), advise+rank ${ms(snap.adviseMs)} ms`,
-    );
+    const raw = await rawRead(fleet.file, api, decodeMs);
 
     // ---- the servers, side by side ----
     const keptDir = join(work, "data-kept");
@@ -614,94 +817,20 @@ async function main(): Promise<void> {
       for (const dir of BEFORE ? [keptDir, keptDirBefore] : [keptDir])
         await (await openStore({ dataDir: dir })).close();
     }
-    const variants: Variant[] = KEPT
-      ? [
-          ...(BEFORE
-            ? [
-                {
-                  name: "before-first-start" as const,
-                  web: BEFORE,
-                  kept: { dataDir: keptDirBefore, clear: true },
-                },
-                {
-                  name: "before-restart" as const,
-                  web: BEFORE,
-                  kept: { dataDir: keptDirBefore, clear: false },
-                },
-              ]
-            : []),
-          { name: "first-start", web: WEB, kept: { dataDir: keptDir, clear: true } },
-          { name: "restart", web: WEB, kept: { dataDir: keptDir, clear: false } },
-        ]
-      : [
-          ...(BEFORE ? [{ name: "before" as const, web: BEFORE }] : []),
-          { name: "after", web: WEB },
-          ...(HEAP_CAP_MB
-            ? [
-                {
-                  name: "after-capped" as const,
-                  web: WEB,
-                  nodeOptions: `--max-old-space-size=${HEAP_CAP_MB}`,
-                },
-              ]
-            : []),
-        ];
+    const variants = variantsOf(keptDir, keptDirBefore);
     const runs: Run[] = [];
-    const results = () => ({
-      benchmark: "web console: fleet page and read API over a synthetic 10,000-instance replay",
-      when: new Date().toISOString(),
-      machine: benchMachine(loadBefore, { chromium: CHROMIUM }),
-      source:
-        SOURCE === "live"
-          ? "live: PROMETHEUS_URL, a Prometheus API answered by the bench process from the synthetic replay (the replay's samples are not in the server)"
-          : "replay: UNTORN_REPLAY, the server decodes the synthetic replay and keeps it for the instance charts",
-      fleet: {
-        instances: SIZE,
-        samples,
-        replayBytesGzip: statSync(file).size,
-        memberTemplates: 48,
-        writeMs: ms(writeMs),
-      },
-      rawReplay: {
-        note: "What the console needs from the source, in this process and this build: decode the replay file into a ReplayApi once, then buildFleetFacts (the fleet page's queries answered by ReplayApi).",
-        decodeMs: ms(decodeMs),
-        streamedDecodeMs: ms(streamDecodeMs),
-        buildFleetFactsMs: ms(median(factsRuns)),
-        queries: facts.queries,
-        adviseAndRankMs: ms(snap.adviseMs),
-      },
-      goals: {
-        firstPageAfterUpMs: 5000,
-        tableInteractiveP50Ms: 1000,
-        rssMb: 500,
-      },
-      ratiosAfterOverBefore: BEFORE && !KEPT ? ratios(runs) : null,
-      ...(KEPT ? { ratiosRestartOverFirstStart: ratios(runs, "restart", "first-start") } : {}),
-      ...(KEPT && BEFORE
-        ? {
-            ratiosFirstStartAfterOverBefore: ratios(runs, "first-start", "before-first-start"),
-            ratiosRestartAfterOverBefore: ratios(runs, "restart", "before-restart"),
-          }
-        : {}),
-      roundsPlanned: ROUNDS,
-      heapCapMb: HEAP_CAP_MB,
-      runs,
-    });
     // Written after every server run: on a loaded machine a run takes minutes, and a stopped bench keeps
     // the runs it finished.
     for (let round = 0; round < ROUNDS; round++) {
       // With KEPT the first round starts first (a restart needs a kept read); then they alternate.
       const order = round % 2 === 0 ? variants : [...variants].reverse();
       for (const v of order) {
-        runs.push(await serverRun(v, file, work, v.name === "after" && round === 0, prom?.url ?? null));
-        writeFileSync(RESULTS, `${JSON.stringify(results(), null, 2)}\n`);
+        runs.push(await serverRun(v, fleet.file, work, v.name === "after" && round === 0, prom?.url ?? null));
+        writeFileSync(RESULTS, `${JSON.stringify(resultsOf(loadBefore, fleet, raw, runs), null, 2)}\n`);
       }
     }
     log(`wrote ${RESULTS}`);
-    const errors = runs
-      .flatMap((r) => Object.values((r as { apiUnderLoad?: Record<string, unknown> }).apiUnderLoad ?? {}))
-      .filter((x): x is Record<string, number> => typeof x === "object" && x !== null)
-      .reduce((n, r) => n + (r.errors ?? 0) + (r.non2xx ?? 0) + (r.timeouts ?? 0), 0);
+    const errors = failedUnderLoad(runs);
     if (errors > 0) {
       log(`${errors} failed requests under load`);
       process.exitCode = 1;
