@@ -277,6 +277,39 @@ async function waitForTargets(prom: Prometheus, expected: number): Promise<void>
 let logDir = "";
 
 async function main(): Promise<number> {
+  const { loadSeconds, windowSeconds, spanSeconds } = durations();
+  const out = resolve(args.out);
+  const rules = await checkPrerequisites();
+  const { specs, noVolumes } = await chooseSpecs();
+  log(`starting ${specs.length} MariaDB servers, ${args.concurrency} at a time`);
+
+  logDir = await makeTempDir("lab-fleet");
+  const { members, shop } = await startServers(specs, noVolumes);
+  const version = String(
+    (await members[0]!.db.query<{ v: string }>("SELECT VERSION() AS v"))[0]?.v ?? "unknown",
+  ).replace(/-.*$/, "");
+  await capVolumes(members, shop);
+  await startExporters(members);
+  const prom = await startScraping(members, rules);
+
+  const { results, rollouts, end } = await runLoads(members, specs, shop, prom, loadSeconds);
+  await recordFleet({ prom, out, members, version, shop, loadSeconds, end });
+  if (spanSeconds + windowSeconds > loadSeconds + 60)
+    log("note: the first evaluation times' windows start before the load did (their facts have gaps)");
+
+  const { declared, sidecar, exported } = await writeSidecars(out, members, shop, rollouts);
+  const { problems, profile } = await checkRecording({ out, sidecar, declared, members, shop, exported });
+  printTable(members, results, profile);
+  if (problems.length) {
+    log(`the recording does not look as designed (lab/src/expectations.ts):\n  ${problems.join("\n  ")}`);
+    return 1;
+  }
+  log("the recording looks as designed (lab/src/expectations.ts)");
+  return 0;
+}
+
+/** The load, window and span of the run, in seconds, from the command line. */
+function durations(): { loadSeconds: number; windowSeconds: number; spanSeconds: number } {
   const loadSeconds = Math.round(Number(args["load-minutes"]) * 60);
   const windowSeconds = seconds(args.window, "--window");
   const spanSeconds = seconds(args.span, "--span");
@@ -284,9 +317,11 @@ async function main(): Promise<number> {
   if (!(loadSeconds > 0)) throw new Error(`--load-minutes ${args["load-minutes"]}: expected minutes > 0`);
   if (loadSeconds < windowSeconds + 60)
     log(`note: the load (${loadSeconds} s) is shorter than the window plus a minute of warm-up`);
-  const out = resolve(args.out);
+  return { loadSeconds, windowSeconds, spanSeconds };
+}
 
-  // Fail before starting anything when a piece is missing.
+/** Fails before starting anything when a piece is missing; answers the recording rules' file. */
+async function checkPrerequisites(): Promise<string> {
   untornExporterMain();
   for (const [bin, pkg] of [
     ["mariadbd", "mariadb-server"],
@@ -297,7 +332,14 @@ async function main(): Promise<number> {
     requireBinary(bin, pkg);
   const rules = join(repoRoot(), "dashboards", "generated", "prometheus", "untorn-recording-rules.yml");
   await stat(rules);
+  return rules;
+}
 
+/**
+ * The instances this run starts: --only's, without the ones this machine cannot give a volume
+ * (`noVolumes` says why there are none).
+ */
+async function chooseSpecs(): Promise<{ specs: readonly InstanceSpec[]; noVolumes: string | undefined }> {
   let specs = FLEET;
   if (args.only) {
     const only = new Set(args.only.split(","));
@@ -322,9 +364,14 @@ async function main(): Promise<number> {
   } else {
     log("every instance gets a loop-device volume of its own (uncapped unless it is IOPS-limited)");
   }
-  log(`starting ${specs.length} MariaDB servers, ${args.concurrency} at a time`);
+  return { specs, noVolumes };
+}
 
-  logDir = await makeTempDir("lab-fleet");
+/** The standalone servers and, beside them, the replicated cluster: every member, the cluster's last. */
+async function startServers(
+  specs: readonly InstanceSpec[],
+  noVolumes: string | undefined,
+): Promise<{ members: Member[]; shop: Shop | undefined }> {
   const standalone = specs.filter((s) => !s.replication);
   const clustered = specs.filter((s) => s.replication);
   if (clustered.length && clustered.length !== 3)
@@ -344,15 +391,19 @@ async function main(): Promise<number> {
   ]);
   if (shop)
     members.push(...shop.members.map((m) => ({ spec: m.spec, db: m.db, volume: m.volume, loads: [] })));
-  const version = String(
-    (await members[0]!.db.query<{ v: string }>("SELECT VERSION() AS v"))[0]?.v ?? "unknown",
-  ).replace(/-.*$/, "");
+  return { members, shop };
+}
 
+/** Puts the write-IOPS caps on, after sysbench prepare (bulk inserts would crawl under them). */
+async function capVolumes(members: readonly Member[], shop: Shop | undefined): Promise<void> {
   for (const m of members)
     if (m.spec.throttle && !m.spec.replication)
       await m.volume!.setLimits({ writeIops: m.spec.throttle.writeIops });
   await shop?.capReplicas();
+}
 
+/** An untorn-exporter beside every server, and a mysqld_exporter where the spec asks for one. */
+async function startExporters(members: Member[]): Promise<void> {
   await pool(members, 4, async (m) => {
     m.exporter = await scope.use(
       LAYER.exporter,
@@ -368,7 +419,10 @@ async function main(): Promise<number> {
         (e) => e.stop(),
       );
   });
+}
 
+/** One Prometheus scraping every exporter every 15 s with the recording rules, once every target is up. */
+async function startScraping(members: readonly Member[], rules: string): Promise<Prometheus> {
   const jobs = members.flatMap((m) => {
     const labels = { instance: m.spec.name, cluster: m.spec.cluster };
     return [
@@ -387,7 +441,27 @@ async function main(): Promise<number> {
   log(`prometheus ${prom.url}: ${jobs.length} scrape jobs every 15 s, recording rules loaded`);
   await waitForTargets(prom, jobs.length);
   log("every target is up");
+  return prom;
+}
 
+type LoadProc = { name: string; load: LoadSpec; proc: ManagedProcess };
+
+/**
+ * The sysbench loads for `loadSeconds` and, during them, the recorded rollouts; a load that exits
+ * early or a failed rollout fails the run. Answers each instance's sysbench results, the rollouts and
+ * when the loads ended (Unix seconds).
+ */
+async function runLoads(
+  members: Member[],
+  specs: readonly InstanceSpec[],
+  shop: Shop | undefined,
+  prom: Prometheus,
+  loadSeconds: number,
+): Promise<{
+  results: Map<string, (SysbenchResult | null)[]>;
+  rollouts: RolloutRun | undefined;
+  end: number;
+}> {
   const loadStart = Date.now() / 1000;
   for (const m of members)
     for (const [i, l] of m.spec.loads.entries()) startLoad(m, l, i, loadSeconds, logDir);
@@ -395,23 +469,46 @@ async function main(): Promise<number> {
   log(`${procs.length} sysbench loads started for ${loadSeconds / 60} min`);
 
   // The recorded rollouts run during the load, on the recording's own Prometheus and clock.
-  let rollouts: RolloutRun | undefined;
-  const rolloutsDone = shop
-    ? runShopRollouts({
-        shop,
-        specs,
-        prometheusUrl: prom.url,
-        loadStart,
-        deadline: loadStart + loadSeconds - 30,
-        log,
-        signal,
-      }).then((r) => {
-        rollouts = r;
-        scope.add(LAYER.load, "the rollouts' store", () => r.close());
-      })
-    : Promise.resolve();
+  const rolloutsDone = startRollouts(shop, specs, prom, loadStart, loadSeconds);
   rolloutsDone.catch(() => undefined);
+  const end = loadStart + loadSeconds;
+  await waitOutLoads(procs, loadStart, loadSeconds, rolloutsDone);
+  const rollouts = await abortable(rolloutsDone);
+  await abortable(Promise.race([Promise.all(procs.map((p) => p.proc.exited)), sleep(90_000)]));
+  await Promise.all(procs.map((p) => p.proc.stop(5000)));
+  return { results: await sysbenchResults(procs), rollouts, end };
+}
 
+/** The recorded rollouts on the cluster, when it runs; their store is closed with the loads. */
+function startRollouts(
+  shop: Shop | undefined,
+  specs: readonly InstanceSpec[],
+  prom: Prometheus,
+  loadStart: number,
+  loadSeconds: number,
+): Promise<RolloutRun | undefined> {
+  if (!shop) return Promise.resolve(undefined);
+  return runShopRollouts({
+    shop,
+    specs,
+    prometheusUrl: prom.url,
+    loadStart,
+    deadline: loadStart + loadSeconds - 30,
+    log,
+    signal,
+  }).then((r) => {
+    scope.add(LAYER.load, "the rollouts' store", () => r.close());
+    return r;
+  });
+}
+
+/** Sleeps until the loads' end, logging progress every minute; throws when a load or the rollouts fail. */
+async function waitOutLoads(
+  procs: readonly LoadProc[],
+  loadStart: number,
+  loadSeconds: number,
+  rolloutsDone: Promise<unknown>,
+): Promise<void> {
   // A load that dies early would make the recording lie about its instance: stop the run instead.
   const early = Promise.race(
     procs.map(async (p) => {
@@ -434,9 +531,10 @@ async function main(): Promise<number> {
       `load ${Math.round((Date.now() / 1000 - loadStart) / 60)}/${loadSeconds / 60} min, ${running.length} sysbench running`,
     );
   }
-  await abortable(rolloutsDone);
-  await abortable(Promise.race([Promise.all(procs.map((p) => p.proc.exited)), sleep(90_000)]));
-  await Promise.all(procs.map((p) => p.proc.stop(5000)));
+}
+
+/** Each instance's sysbench summaries, in the order of its loads (null where a log has none). */
+async function sysbenchResults(procs: readonly LoadProc[]): Promise<Map<string, (SysbenchResult | null)[]>> {
   const results = new Map<string, (SysbenchResult | null)[]>();
   for (const p of procs) {
     const text = await readFile(p.proc.logFile, "utf8").catch(() => "");
@@ -448,7 +546,20 @@ async function main(): Promise<number> {
     }
     results.set(p.name, [...(results.get(p.name) ?? []), r]);
   }
+  return results;
+}
 
+/** `untorn record` of the window that ends with the loads, once Prometheus has it all. */
+async function recordFleet(run: {
+  prom: Prometheus;
+  out: string;
+  members: readonly Member[];
+  version: string;
+  shop: Shop | undefined;
+  loadSeconds: number;
+  end: number;
+}): Promise<void> {
+  const { prom, out, members, version, shop, loadSeconds, end } = run;
   // The window ends when the loads did; two scrape intervals and a rule evaluation later it is all in.
   const at = Math.floor(end);
   const wait = at + 35 - Date.now() / 1000;
@@ -481,17 +592,27 @@ async function main(): Promise<number> {
   );
   if (code !== 0) throw new Error(`untorn record exited ${code}`);
   log(`recorded in ${Math.round((Date.now() - recordStart) / 1000)} s`);
-  if (spanSeconds + windowSeconds > loadSeconds + 60)
-    log("note: the first evaluation times' windows start before the load did (their facts have gaps)");
+}
 
-  // What the lab knows and no probe sees (cluster, volume caps) goes beside the recording, where the web
-  // app picks it up.
+/**
+ * Writes beside the recording, where the web app picks them up, what the lab knows and no probe sees
+ * (cluster, volume caps) and the rollouts' stored state.
+ */
+async function writeSidecars(
+  out: string,
+  members: readonly Member[],
+  shop: Shop | undefined,
+  rollouts: RolloutRun | undefined,
+): Promise<{
+  declared: ReturnType<typeof declaredMetadata>;
+  sidecar: string;
+  exported: RecordedRolloutsFile | undefined;
+}> {
   const declared = declaredMetadata(members.map((m) => m.spec));
   const sidecar = sidecarMetadataPath(out);
   await writeFile(sidecar, `${JSON.stringify(declared, null, 2)}\n`);
   log(`${relative(process.cwd(), sidecar)}: declared facts for ${members.length} instances`);
 
-  // The rollouts' stored state beside it, where the web app loads it.
   const rolloutsFile = sidecarRolloutsPath(out);
   let exported: RecordedRolloutsFile | undefined;
   if (rollouts) {
@@ -504,7 +625,24 @@ async function main(): Promise<number> {
       `${relative(process.cwd(), rolloutsFile)}: ${exported.rollouts.map((r) => `${r.name}: ${r.state}`).join("; ")}`,
     );
   }
+  return { declared, sidecar, exported };
+}
 
+type FleetProfile = Awaited<ReturnType<typeof profileFleet>>;
+
+/**
+ * `untorn fleet` over the replay, then the replay profiled and checked against what the lab designed
+ * (lab/src/expectations.ts): the problems found, and the profile.
+ */
+async function checkRecording(run: {
+  out: string;
+  sidecar: string;
+  declared: ReturnType<typeof declaredMetadata>;
+  members: readonly Member[];
+  shop: Shop | undefined;
+  exported: RecordedRolloutsFile | undefined;
+}): Promise<{ problems: string[]; profile: FleetProfile }> {
+  const { out, sidecar, declared, members, shop, exported } = run;
   log(`untorn --replay ${relative(process.cwd(), out)} fleet --metadata ${relative(process.cwd(), sidecar)}`);
   const fleetCode = await untorn(["--replay", out, "fleet", "--metadata", sidecar]);
   if (fleetCode !== 0) throw new Error(`untorn fleet --replay exited ${fleetCode}`);
@@ -530,7 +668,15 @@ async function main(): Promise<number> {
     );
   const size = (await stat(out)).size;
   log(`${out}: ${(size / 1024).toFixed(0)} KiB, ${replay.meta.instances.length} instances`);
+  return { problems, profile };
+}
 
+/** Per instance: its settings, its sysbench tps and the verdict the recording gives it. */
+function printTable(
+  members: readonly Member[],
+  results: ReadonlyMap<string, (SysbenchResult | null)[]>,
+  profile: FleetProfile,
+): void {
   const rows = new Map(profile.rows.map((r) => [r.instance, r]));
   const lines = [
     "| instance | cluster | settings | sysbench tps | verdict |",
@@ -544,12 +690,6 @@ async function main(): Promise<number> {
     }),
   ];
   process.stdout.write(`\n${lines.join("\n")}\n\n`);
-  if (problems.length) {
-    log(`the recording does not look as designed (lab/src/expectations.ts):\n  ${problems.join("\n  ")}`);
-    return 1;
-  }
-  log("the recording looks as designed (lab/src/expectations.ts)");
-  return 0;
 }
 
 let exitCode = 1;

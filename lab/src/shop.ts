@@ -10,6 +10,7 @@
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
+import type { MetadataByInstance } from "@untorn/fleet/profile";
 import { PromClient } from "@untorn/prom/client";
 import type { PolicyInput } from "@untorn/rollout/policy";
 import { nextActions, type RolloutState } from "@untorn/rollout/state";
@@ -175,12 +176,7 @@ export interface RolloutRun {
 
 const now = () => Math.floor(Date.now() / 1000);
 
-/**
- * The engine's real flow on the cluster, timed from `loadStart`: the first rollout starts once the
- * before window has a bake's worth of history; it must finish, and the second must be waiting at its
- * gate, before `deadline` (the end of the load, when the recording is taken).
- */
-export async function runShopRollouts(opts: {
+export interface ShopRolloutOptions {
   shop: Shop;
   specs: readonly InstanceSpec[];
   prometheusUrl: string;
@@ -188,8 +184,15 @@ export async function runShopRollouts(opts: {
   deadline: number;
   log: (line: string) => void;
   signal: AbortSignal;
-}): Promise<RolloutRun> {
-  const { shop, log, signal } = opts;
+}
+
+/**
+ * The engine's real flow on the cluster, timed from `loadStart`: the first rollout starts once the
+ * before window has a bake's worth of history; it must finish, and the second must be waiting at its
+ * gate, before `deadline` (the end of the load, when the recording is taken).
+ */
+export async function runShopRollouts(opts: ShopRolloutOptions): Promise<RolloutRun> {
+  const { shop, log } = opts;
   const names = shopMembers(opts.specs)!;
   const api = new PromClient({ baseUrl: opts.prometheusUrl });
   const metadata = new Map(Object.entries(declaredMetadata(opts.specs).instances));
@@ -201,28 +204,63 @@ export async function runShopRollouts(opts: {
   };
   try {
     store = await openStore({ dataDir: join(dir, "data") });
-    const deps: RunnerDeps = { store, log: (m) => log(`  runner: ${m}`) };
-    const wait = async (ms: number) => {
+    const driver = rolloutDriver(store, api, metadata, opts);
+
+    // The before window: a bake's worth of steady load, plus a minute and a half.
+    const start = opts.loadStart + BAKE_SECONDS + 90;
+    log(`first rollout at +${start - opts.loadStart} s of load`);
+    while (now() < start) await driver.wait(5000);
+
+    const first = await runCanaryRollout(driver, shop, names.canary.name, log);
+    const second = await leaveControlRolloutWaiting(driver, names.control.name, log);
+    return {
+      completed: first.state,
+      waiting: second.state,
+      exported: (recording, note) => exportRollouts(store!, [first.id, second.id], { recording, note }),
+      close,
+    };
+  } catch (err) {
+    await close().catch(() => undefined);
+    throw err;
+  }
+}
+
+type RolloutDriver = ReturnType<typeof rolloutDriver>;
+
+/**
+ * What the lab's operator does through the runner, as the console would: commands, reads, the
+ * reconciler's pass, and the waits between them, bounded by the deadline.
+ */
+function rolloutDriver(
+  store: Store,
+  api: PromClient,
+  metadata: MetadataByInstance,
+  opts: Pick<ShopRolloutOptions, "deadline" | "log" | "signal">,
+) {
+  const { log, signal } = opts;
+  const deps: RunnerDeps = { store, log: (m) => log(`  runner: ${m}`) };
+  return {
+    wait: async (ms: number) => {
       signal.throwIfAborted();
       await sleep(ms, undefined, { signal });
-    };
-    const late = (what: string) => {
+    },
+    late: (what: string) => {
       if (now() > opts.deadline) throw new Error(`the recorded rollout ran out of time: ${what}`);
-    };
-    const reconcile = () =>
+    },
+    reconcile: () =>
       reconcileRollouts(deps, {
         api,
         replication: prometheusReplication,
         metadata,
         rateWindow: RATE_WINDOW,
-      });
-    const cmd = async (id: string, input: Parameters<typeof runCommand>[2]) => {
+      }),
+    cmd: async (id: string, input: Parameters<typeof runCommand>[2]) => {
       const r = await runCommand(deps, id, input);
       if (!r.ok) throw new Error(`rollout ${id}: ${input.type} refused: ${JSON.stringify(r.refusal)}`);
       return r.state;
-    };
-    const state = async (id: string) => (await getRollout(deps, id)).state;
-    const create = async (key: string, title: string, target: string) => {
+    },
+    state: async (id: string) => (await getRollout(deps, id)).state,
+    create: async (key: string, title: string, target: string) => {
       const facts = await candidateFacts(api, { at: now(), window: "5m", metadata });
       const { stored } = await createStoredRollout(deps, {
         type: "create",
@@ -241,122 +279,138 @@ export async function runShopRollouts(opts: {
         `rollout ${stored.state.id} "${title}": wave 0 changes ${w?.instances.join(", ")} against control ${w?.controls.join(", ") || "(none)"}`,
       );
       return stored.state.id;
-    };
+    },
+  };
+}
 
-    // The before window: a bake's worth of steady load, plus a minute and a half.
-    const start = opts.loadStart + BAKE_SECONDS + 90;
-    log(`first rollout at +${start - opts.loadStart} s of load`);
-    while (now() < start) await wait(5000);
+/**
+ * The first rollout: the canary, against its sibling, through the pre-wave gate, the restart with
+ * doublewrite off, the read-back, bake and judgement, to completed or reverted.
+ */
+async function runCanaryRollout(
+  d: RolloutDriver,
+  shop: Shop,
+  canaryName: string,
+  log: (line: string) => void,
+): Promise<{ id: string; state: RolloutState }> {
+  const first = await d.create(
+    "lab-recording-rollout-1",
+    "Doublewrite off on the shop canary (recorded in the lab)",
+    canaryName,
+  );
+  await d.cmd(first, {
+    type: "attest-backup",
+    key: "lab-recording-attest-1",
+    actor: LAB_OPERATOR,
+    takenAt: now() - 60,
+    note: "Lab recording: throwaway servers whose data sysbench prepare re-creates.",
+  });
+  await d.cmd(first, { type: "approve", key: "lab-recording-approve-1", actor: LAB_OPERATOR, wave: 0 });
 
-    // --- The first rollout: the canary, against its sibling.
-    const first = await create(
-      "lab-recording-rollout-1",
-      "Doublewrite off on the shop canary (recorded in the lab)",
-      names.canary.name,
-    );
-    await cmd(first, {
-      type: "attest-backup",
-      key: "lab-recording-attest-1",
+  // The pre-wave gate: backup, no other rollout, safety gate, replication of canary and control.
+  let s = await d.state(first);
+  while (s.waves[0]!.phase === "pending") {
+    d.late("the pre-wave gate did not pass");
+    await d.reconcile();
+    s = await d.state(first);
+    if (s.waves[0]!.phase === "pending") await d.wait(10_000);
+  }
+  const canary = shop.members.find((m) => m.spec.name === canaryName)!;
+  log(`wave 0 started; restarting ${canary.spec.name} with innodb_doublewrite=OFF`);
+  await shop.set.restartReplica(canary.db, { doublewrite: false });
+  await d.cmd(first, {
+    type: "step-done",
+    key: "lab-recording-step-1",
+    actor: LAB_OPERATOR,
+    instance: canary.spec.name,
+    note: "Restarted with innodb_doublewrite=OFF (option file + restart).",
+  });
+
+  // Read-back, bake, judgement: the reconciler moves it, as the console's would.
+  const decided = (x: RolloutState) => x.status !== "active" || x.waves.every((w) => w.phase === "passed");
+  while (!decided(s)) {
+    d.late(`wave 0 is still ${s.waves[0]!.phase}`);
+    await d.wait(10_000);
+    await d.reconcile();
+    s = await d.state(first);
+  }
+  const bake = s.events.filter((e) => e.type === "gate" && e.gate?.gate === "bake").at(-1)?.gate;
+  log(`first rollout: ${s.status}, wave 0 ${s.waves[0]!.phase}${bake ? `: ${bake.summary}` : ""}`);
+  s = await settleCanaryRollout(d, shop, canary, first, s);
+  if (s.status !== "completed" && s.status !== "reverted")
+    throw new Error(`the first rollout ended ${s.status}, expected completed or reverted`);
+  return { id: first, state: s };
+}
+
+/**
+ * What the engine asks of a human once the bake is judged: an inconclusive bake is accepted (the report
+ * keeps the verdict), a failed one reverted, as the engine proposes, until the revert is verified.
+ */
+async function settleCanaryRollout(
+  d: RolloutDriver,
+  shop: Shop,
+  canary: ShopMember,
+  first: string,
+  judged: RolloutState,
+): Promise<RolloutState> {
+  let s = judged;
+  if (s.status === "paused" && s.pause?.reason === "inconclusive") {
+    s = await d.cmd(first, {
+      type: "approve",
+      key: "lab-recording-accept-1",
       actor: LAB_OPERATOR,
-      takenAt: now() - 60,
-      note: "Lab recording: throwaway servers whose data sysbench prepare re-creates.",
+      wave: 0,
+      note: "Accepted in the lab recording so the demo has a finished rollout; the bake's verdict stays inconclusive in the report.",
     });
-    await cmd(first, { type: "approve", key: "lab-recording-approve-1", actor: LAB_OPERATOR, wave: 0 });
-
-    // The pre-wave gate: backup, no other rollout, safety gate, replication of canary and control.
-    let s = await state(first);
-    while (s.waves[0]!.phase === "pending") {
-      late("the pre-wave gate did not pass");
-      await reconcile();
-      s = await state(first);
-      if (s.waves[0]!.phase === "pending") await wait(10_000);
-    }
-    const canary = shop.members.find((m) => m.spec.name === names.canary.name)!;
-    log(`wave 0 started; restarting ${canary.spec.name} with innodb_doublewrite=OFF`);
-    await shop.set.restartReplica(canary.db, { doublewrite: false });
-    await cmd(first, {
-      type: "step-done",
-      key: "lab-recording-step-1",
+  } else if (s.status === "halted") {
+    s = await d.cmd(first, {
+      type: "revert",
+      key: "lab-recording-revert-1",
+      actor: LAB_OPERATOR,
+      reason: "The bake failed: reverting, as the engine proposes.",
+    });
+    await shop.set.restartReplica(canary.db, { doublewrite: true });
+    await d.cmd(first, {
+      type: "revert-done",
+      key: "lab-recording-revert-done-1",
       actor: LAB_OPERATOR,
       instance: canary.spec.name,
-      note: "Restarted with innodb_doublewrite=OFF (option file + restart).",
+      note: "Restarted with innodb_doublewrite=ON.",
     });
-
-    // Read-back, bake, judgement: the reconciler moves it, as the console's would.
-    const decided = (x: RolloutState) => x.status !== "active" || x.waves.every((w) => w.phase === "passed");
-    while (!decided(s)) {
-      late(`wave 0 is still ${s.waves[0]!.phase}`);
-      await wait(10_000);
-      await reconcile();
-      s = await state(first);
+    while (s.status === "reverting" || s.status === "halted") {
+      d.late("the revert was not verified");
+      await d.wait(10_000);
+      await d.reconcile();
+      s = await d.state(first);
     }
-    const bake = s.events.filter((e) => e.type === "gate" && e.gate?.gate === "bake").at(-1)?.gate;
-    log(`first rollout: ${s.status}, wave 0 ${s.waves[0]!.phase}${bake ? `: ${bake.summary}` : ""}`);
-    if (s.status === "paused" && s.pause?.reason === "inconclusive") {
-      // What the engine asks of a human: the lab's operator accepts, and the report keeps the verdict.
-      s = await cmd(first, {
-        type: "approve",
-        key: "lab-recording-accept-1",
-        actor: LAB_OPERATOR,
-        wave: 0,
-        note: "Accepted in the lab recording so the demo has a finished rollout; the bake's verdict stays inconclusive in the report.",
-      });
-    } else if (s.status === "halted") {
-      // A failed bake: revert, as the engine proposes.
-      s = await cmd(first, {
-        type: "revert",
-        key: "lab-recording-revert-1",
-        actor: LAB_OPERATOR,
-        reason: "The bake failed: reverting, as the engine proposes.",
-      });
-      await shop.set.restartReplica(canary.db, { doublewrite: true });
-      await cmd(first, {
-        type: "revert-done",
-        key: "lab-recording-revert-done-1",
-        actor: LAB_OPERATOR,
-        instance: canary.spec.name,
-        note: "Restarted with innodb_doublewrite=ON.",
-      });
-      while (s.status === "reverting" || s.status === "halted") {
-        late("the revert was not verified");
-        await wait(10_000);
-        await reconcile();
-        s = await state(first);
-      }
-    }
-    if (s.status !== "completed" && s.status !== "reverted")
-      throw new Error(`the first rollout ended ${s.status}, expected completed or reverted`);
-    const completed = s;
-
-    // --- The second rollout: the control replica, left at its approval gate.
-    const second = await create(
-      "lab-recording-rollout-2",
-      "Doublewrite off on the shop control replica (recorded in the lab)",
-      names.control.name,
-    );
-    let w = await cmd(second, {
-      type: "attest-backup",
-      key: "lab-recording-attest-2",
-      actor: LAB_OPERATOR,
-      takenAt: now() - 60,
-      note: "Lab recording: throwaway servers whose data sysbench prepare re-creates.",
-    });
-    await reconcile();
-    w = await state(second);
-    const asks = nextActions(w, now()).human.map((h) => h.kind);
-    if (w.status !== "active" || !asks.includes("approve"))
-      throw new Error(`the second rollout is ${w.status}, waiting for ${asks.join(", ") || "nothing"}`);
-    log(`second rollout ${second}: waiting for approval of wave 0`);
-    late("the second rollout");
-
-    return {
-      completed,
-      waiting: w,
-      exported: (recording, note) => exportRollouts(store!, [first, second], { recording, note }),
-      close,
-    };
-  } catch (err) {
-    await close().catch(() => undefined);
-    throw err;
   }
+  return s;
+}
+
+/** The second rollout: the control replica, left at its approval gate. */
+async function leaveControlRolloutWaiting(
+  d: RolloutDriver,
+  controlName: string,
+  log: (line: string) => void,
+): Promise<{ id: string; state: RolloutState }> {
+  const second = await d.create(
+    "lab-recording-rollout-2",
+    "Doublewrite off on the shop control replica (recorded in the lab)",
+    controlName,
+  );
+  let w = await d.cmd(second, {
+    type: "attest-backup",
+    key: "lab-recording-attest-2",
+    actor: LAB_OPERATOR,
+    takenAt: now() - 60,
+    note: "Lab recording: throwaway servers whose data sysbench prepare re-creates.",
+  });
+  await d.reconcile();
+  w = await d.state(second);
+  const asks = nextActions(w, now()).human.map((h) => h.kind);
+  if (w.status !== "active" || !asks.includes("approve"))
+    throw new Error(`the second rollout is ${w.status}, waiting for ${asks.join(", ") || "nothing"}`);
+  log(`second rollout ${second}: waiting for approval of wave 0`);
+  d.late("the second rollout");
+  return { id: second, state: w };
 }

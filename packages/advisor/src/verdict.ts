@@ -79,94 +79,102 @@ export function signalDefs(facts: InstanceFacts): readonly PreparedSignalDef[] {
   return rotational(facts) ? ROTATIONAL_SIGNALS : NON_ROTATIONAL_SIGNALS;
 }
 
-function signalDefsFor(rotational: boolean): readonly PreparedSignalDef[] {
-  const defs: SignalDef[] = [
-    {
-      signal: "iops-limit",
-      label: "IOPS near the volume limit",
-      indicator: "iopsLimitShare",
-      statistic: "p95",
-      partial: 0.7,
-      strong: 0.9,
-      weight: 3,
-      saturation: true,
-      why: "A metered volume queues I/O at its limit; gains from dropping doublewrite appear only when IOPS or bandwidth sit at the limit (docs/reference/published-results.md §9, docs/reference/iops-metering.md §11).",
-      howToGet:
-        "set storage.limits.iops (provisioned IOPS) and ioUnitBytes, or limits.metered=false for local disks",
-      applicable: (f) => f.storage?.limits?.metered !== false,
-      fmt: pct,
-    },
-    {
-      signal: "bandwidth-limit",
-      label: "Bandwidth near the volume limit",
-      indicator: "bandwidthLimitShare",
-      statistic: "p95",
-      partial: 0.7,
-      strong: 0.9,
-      weight: 3,
-      saturation: true,
-      why: "Doublewrite roughly doubles data bytes per transaction, so a MB/s cap costs up to 2x (docs/reference/iops-metering.md §11).",
-      howToGet: "set storage.limits.bandwidthBytesPerSecond, or limits.metered=false for local disks",
-      applicable: (f) => f.storage?.limits?.metered !== false,
-      fmt: pct,
-    },
-    {
-      signal: "free-page-waits",
-      label: "Free-page waits",
-      indicator: "freePageWaitsRate",
-      statistic: "avg",
-      partial: 0.01,
-      strong: 1,
-      weight: 2,
-      saturation: true,
-      why: "Innodb_buffer_pool_wait_free rises when page cleaners cannot write pages out fast enough: a classic write-bound symptom (docs/reference/status-counters.md §4, docs/reference/published-results.md §9).",
-      howToGet: "collect Innodb_buffer_pool_wait_free (untorn_innodb_buffer_pool_wait_free_total)",
-      applicable: always,
-      fmt: (x) => `${num(x)}/s`,
-    },
-    {
-      signal: "redo-log-waits",
-      label: "Redo log waits",
-      indicator: "logWaitsRate",
-      statistic: "avg",
-      partial: 0.01,
-      strong: 1,
-      weight: 2,
-      saturation: true,
-      why: "Innodb_log_waits counts transactions that waited for the redo log buffer to be written: the write path is saturated, but at the redo log, not at doublewrite (MySQL manual, Innodb_log_waits).",
-      howToGet: "collect Innodb_log_waits (untorn_innodb_log_waits_total)",
-      applicable: always,
-      fmt: (x) => `${num(x)}/s`,
-    },
-    {
-      signal: "checkpoint-age",
-      label: "Checkpoint age near capacity",
-      indicator: "checkpointAgeShare",
-      statistic: "p95",
-      partial: 0.5,
-      strong: 0.75,
-      weight: 2,
-      saturation: true,
-      why: "Checkpoint age near the redo capacity forces aggressive flushing; PMM's redo check alarms at 80% of the sync-flush point (docs/reference/published-results.md §9; PMM advisors: https://docs.percona.com/percona-monitoring-and-management/advisors/advisor-details.html).",
-      howToGet:
-        "collect checkpoint age and max age (MariaDB 10.5+ status, MySQL 8.0.30+ redo LSNs: untorn_innodb_checkpoint_age_bytes)",
-      applicable: (_f, c) => c.checkpointAgeStatus,
-      fmt: pct,
-    },
-    {
-      signal: "dblwr-flush-waits",
-      label: "Threads waiting for a doublewrite batch",
-      indicator: "dblwrFlushWaitsRate",
-      statistic: "avg",
-      partial: 0.1,
-      strong: 10,
-      weight: 2,
-      saturation: true,
-      why: "dblwr_flush_wait_events counts threads that waited for a running doublewrite batch: a direct sign doublewrite is the bottleneck (docs/reference/status-counters.md §4).",
-      howToGet: "SET GLOBAL innodb_monitor_enable='module_dblwr' (MySQL 8.0.20+; off by default)",
-      applicable: (_f, c) => c.innodbMetricsDblwr,
-      fmt: (x) => `${num(x)}/s`,
-    },
+/** Signals of a saturated write path: each may carry a write-bound verdict on its own. */
+const SATURATION_SIGNAL_DEFS: readonly SignalDef[] = [
+  {
+    signal: "iops-limit",
+    label: "IOPS near the volume limit",
+    indicator: "iopsLimitShare",
+    statistic: "p95",
+    partial: 0.7,
+    strong: 0.9,
+    weight: 3,
+    saturation: true,
+    why: "A metered volume queues I/O at its limit; gains from dropping doublewrite appear only when IOPS or bandwidth sit at the limit (docs/reference/published-results.md §9, docs/reference/iops-metering.md §11).",
+    howToGet:
+      "set storage.limits.iops (provisioned IOPS) and ioUnitBytes, or limits.metered=false for local disks",
+    applicable: (f) => f.storage?.limits?.metered !== false,
+    fmt: pct,
+  },
+  {
+    signal: "bandwidth-limit",
+    label: "Bandwidth near the volume limit",
+    indicator: "bandwidthLimitShare",
+    statistic: "p95",
+    partial: 0.7,
+    strong: 0.9,
+    weight: 3,
+    saturation: true,
+    why: "Doublewrite roughly doubles data bytes per transaction, so a MB/s cap costs up to 2x (docs/reference/iops-metering.md §11).",
+    howToGet: "set storage.limits.bandwidthBytesPerSecond, or limits.metered=false for local disks",
+    applicable: (f) => f.storage?.limits?.metered !== false,
+    fmt: pct,
+  },
+  {
+    signal: "free-page-waits",
+    label: "Free-page waits",
+    indicator: "freePageWaitsRate",
+    statistic: "avg",
+    partial: 0.01,
+    strong: 1,
+    weight: 2,
+    saturation: true,
+    why: "Innodb_buffer_pool_wait_free rises when page cleaners cannot write pages out fast enough: a classic write-bound symptom (docs/reference/status-counters.md §4, docs/reference/published-results.md §9).",
+    howToGet: "collect Innodb_buffer_pool_wait_free (untorn_innodb_buffer_pool_wait_free_total)",
+    applicable: always,
+    fmt: (x) => `${num(x)}/s`,
+  },
+  {
+    signal: "redo-log-waits",
+    label: "Redo log waits",
+    indicator: "logWaitsRate",
+    statistic: "avg",
+    partial: 0.01,
+    strong: 1,
+    weight: 2,
+    saturation: true,
+    why: "Innodb_log_waits counts transactions that waited for the redo log buffer to be written: the write path is saturated, but at the redo log, not at doublewrite (MySQL manual, Innodb_log_waits).",
+    howToGet: "collect Innodb_log_waits (untorn_innodb_log_waits_total)",
+    applicable: always,
+    fmt: (x) => `${num(x)}/s`,
+  },
+  {
+    signal: "checkpoint-age",
+    label: "Checkpoint age near capacity",
+    indicator: "checkpointAgeShare",
+    statistic: "p95",
+    partial: 0.5,
+    strong: 0.75,
+    weight: 2,
+    saturation: true,
+    why: "Checkpoint age near the redo capacity forces aggressive flushing; PMM's redo check alarms at 80% of the sync-flush point (docs/reference/published-results.md §9; PMM advisors: https://docs.percona.com/percona-monitoring-and-management/advisors/advisor-details.html).",
+    howToGet:
+      "collect checkpoint age and max age (MariaDB 10.5+ status, MySQL 8.0.30+ redo LSNs: untorn_innodb_checkpoint_age_bytes)",
+    applicable: (_f, c) => c.checkpointAgeStatus,
+    fmt: pct,
+  },
+  {
+    signal: "dblwr-flush-waits",
+    label: "Threads waiting for a doublewrite batch",
+    indicator: "dblwrFlushWaitsRate",
+    statistic: "avg",
+    partial: 0.1,
+    strong: 10,
+    weight: 2,
+    saturation: true,
+    why: "dblwr_flush_wait_events counts threads that waited for a running doublewrite batch: a direct sign doublewrite is the bottleneck (docs/reference/status-counters.md §4).",
+    howToGet: "SET GLOBAL innodb_monitor_enable='module_dblwr' (MySQL 8.0.20+; off by default)",
+    applicable: (_f, c) => c.innodbMetricsDblwr,
+    fmt: (x) => `${num(x)}/s`,
+  },
+];
+
+/**
+ * Signals of queueing at the device or in InnoDB, which add to the score but cannot prove saturation
+ * alone; thresholds and weights differ for a spinning disk.
+ */
+function queueingSignalDefs(rotational: boolean): SignalDef[] {
+  return [
     {
       signal: "device-utilisation",
       label: "Device utilisation",
@@ -228,6 +236,11 @@ function signalDefsFor(rotational: boolean): readonly PreparedSignalDef[] {
       fmt: num,
     },
   ];
+}
+
+/** The list for a spinning disk or not, frozen, each signal with its thresholds written out. */
+function signalDefsFor(rotational: boolean): readonly PreparedSignalDef[] {
+  const defs: SignalDef[] = [...SATURATION_SIGNAL_DEFS, ...queueingSignalDefs(rotational)];
   return Object.freeze(
     defs.map((d) =>
       Object.freeze({ ...d, thresholdsText: `partial ${d.fmt(d.partial)} / strong ${d.fmt(d.strong)}` }),

@@ -37,7 +37,44 @@ export interface SeriesAnalysisInput {
 export function analyseSeries(input: SeriesAnalysisInput): SeriesResult {
   const { metric, options, treated } = input;
   const flags: Flag[] = [...treated.before.flags, ...treated.after.flags];
-  const base = {
+  const base = seriesBase(input);
+  const none = noEstimate();
+  if (treated.before.v.length === 0 || treated.after.v.length === 0)
+    return noDataResult(treated, base, none, flags);
+  if (options.sequential && metric.kind !== "workload") return sequentialResult(input, base, none, flags);
+  if (treated.before.v.length < options.minSamples || treated.after.v.length < options.minSamples)
+    return tooFewSamplesResult(input, base, none, flags);
+
+  const step = seriesStep(treated);
+  const blockSeconds = chooseBlockSeconds(
+    options.blockSeconds,
+    step,
+    Math.min(input.windowSeconds.before, input.windowSeconds.after),
+  );
+  const { design, strata, controls } = blockDesign(input, blockSeconds, flags);
+  const blocksBefore = strata.reduce((n, s) => n + s.before.x.length, 0);
+  const blocksAfter = strata.reduce((n, s) => n + s.after.x.length, 0);
+  const shape: BlockShape = { design, controls, blocksBefore, blocksAfter, blockSeconds };
+  if (blocksBefore < options.minBlocks || blocksAfter < options.minBlocks)
+    return tooFewBlocksResult(input, base, none, shape, flags);
+  return zeroMeanResult(base, none, shape, flags) ?? blockTestResult(input, base, shape, strata, step, flags);
+}
+
+/** What every result of the series says, whatever was estimated. */
+type SeriesBase = Omit<SeriesResult, keyof NoneShape | "verdict" | "flags">;
+
+/** The blocks a block test ran on, and against which design. */
+interface BlockShape {
+  readonly design: Design;
+  readonly controls: string[];
+  readonly blocksBefore: number;
+  readonly blocksAfter: number;
+  readonly blockSeconds: number;
+}
+
+function seriesBase(input: SeriesAnalysisInput): SeriesBase {
+  const { metric, treated } = input;
+  return {
     instance: input.instance,
     role: input.role,
     metric: metric.id,
@@ -50,142 +87,188 @@ export function analyseSeries(input: SeriesAnalysisInput): SeriesResult {
     nAfter: treated.after.v.length,
     carriesVerdict: input.role === "treated" && metric.kind !== "workload",
   };
-  const none = {
+}
+
+/** The fields of a result without an estimate (a fresh object: results are updated later). */
+function noEstimate(): NoneShape {
+  return {
     ratio: null,
     ciLow: null,
     ciHigh: null,
     pValue: null,
     logSe: null,
-    estimand: "none" as const,
-    method: "none" as const,
-    design: "none" as const,
+    estimand: "none",
+    method: "none",
+    design: "none",
     controls: [],
     blocksBefore: 0,
     blocksAfter: 0,
     blockSeconds: null,
     autocorrelation: null,
   };
-  if (treated.before.v.length === 0 || treated.after.v.length === 0) {
-    const which =
-      treated.before.v.length === 0
-        ? treated.after.v.length === 0
-          ? "either window"
-          : "the before window"
-        : "the after window";
-    flags.push({ code: "no_data", severity: "error", message: `no usable samples in ${which}` });
-    return { ...base, ...none, verdict: "no_data", flags };
-  }
-  if (options.sequential && metric.kind !== "workload") return sequentialResult(input, base, none, flags);
-  if (treated.before.v.length < options.minSamples || treated.after.v.length < options.minSamples) {
-    const why = `${treated.before.v.length} before / ${treated.after.v.length} after usable samples; at least ${options.minSamples} needed in each for a block test`;
-    const derived = metric.kind !== "workload" ? baselineNoiseResult(input, base, none, flags, why) : null;
-    if (derived) return derived;
-    flags.push({
-      code: "too_little_data",
-      severity: "warning",
-      message: why.replace(" for a block test", ""),
-    });
-    return { ...base, ...none, verdict: "inconclusive", flags };
-  }
+}
 
-  const step = Math.max(finiteOr(treated.before.step, 1), finiteOr(treated.after.step, 1));
-  const blockSeconds = chooseBlockSeconds(
-    options.blockSeconds,
-    step,
-    Math.min(input.windowSeconds.before, input.windowSeconds.after),
-  );
-  const tb = windowBlocks(treated.before, blockSeconds);
-  const ta = windowBlocks(treated.after, blockSeconds);
+/** The coarser of the windows' scrape steps, 1 s where a window has too few samples to tell. */
+function seriesStep(treated: PreparedPair): number {
+  return Math.max(finiteOr(treated.before.step, 1), finiteOr(treated.after.step, 1));
+}
 
-  let design: Design = "before-after";
-  let strata: RatioStratum[] | undefined;
-  let usedControls: string[] = [];
+/** A window without usable samples: no_data. */
+function noDataResult(treated: PreparedPair, base: SeriesBase, none: NoneShape, flags: Flag[]): SeriesResult {
+  const which =
+    treated.before.v.length === 0
+      ? treated.after.v.length === 0
+        ? "either window"
+        : "the before window"
+      : "the after window";
+  flags.push({ code: "no_data", severity: "error", message: `no usable samples in ${which}` });
+  return { ...base, ...none, verdict: "no_data", flags };
+}
+
+/** Too few samples for a block test: the baseline-noise judgement where it applies, else inconclusive. */
+function tooFewSamplesResult(
+  input: SeriesAnalysisInput,
+  base: SeriesBase,
+  none: NoneShape,
+  flags: Flag[],
+): SeriesResult {
+  const { treated, options } = input;
+  const why = `${treated.before.v.length} before / ${treated.after.v.length} after usable samples; at least ${options.minSamples} needed in each for a block test`;
+  const derived =
+    input.metric.kind !== "workload" ? baselineNoiseResult(input, base, none, flags, why) : null;
+  if (derived) return derived;
+  flags.push({
+    code: "too_little_data",
+    severity: "warning",
+    message: why.replace(" for a block test", ""),
+  });
+  return { ...base, ...none, verdict: "inconclusive", flags };
+}
+
+/**
+ * The design and its strata of treated blocks: difference in differences when the controls share
+ * enough blocks with the instance, else the same hours of day (seasonality "match") or all blocks.
+ */
+function blockDesign(
+  input: SeriesAnalysisInput,
+  blockSeconds: number,
+  flags: Flag[],
+): { readonly design: Design; readonly strata: RatioStratum[]; readonly controls: string[] } {
+  const { options } = input;
+  const tb = windowBlocks(input.treated.before, blockSeconds);
+  const ta = windowBlocks(input.treated.after, blockSeconds);
   if (input.controls.length > 0) {
     const paired = pairWithControls(tb, ta, input.controls, blockSeconds);
-    if (paired.before.x.length >= options.minBlocks && paired.after.x.length >= options.minBlocks) {
-      strata = [paired];
-      design = "difference-in-differences";
-      usedControls = paired.ids;
-    } else {
-      flags.push({
-        code: "control_missing",
-        severity: "warning",
-        message: `controls share only ${paired.before.x.length} before / ${paired.after.x.length} after blocks with this instance; compared before/after without them`,
-      });
-    }
-  }
-  if (!strata) {
-    if (options.seasonality === "match") {
-      const s = seasonalStrata(
-        tb.positions,
-        ta.positions,
-        blockSeconds,
-        options.minBlocks,
-        input.controls.length > 0,
-      );
-      flags.push(...s.flags);
-      if (s.matched) design = "matched-hours";
-      strata = s.strata.map((st) => ({ before: pick(tb, st.before), after: pick(ta, st.after) }));
-    } else {
-      strata = [{ before: all(tb), after: all(ta) }];
-    }
-  }
-  const blocksBefore = strata.reduce((n, s) => n + s.before.x.length, 0);
-  const blocksAfter = strata.reduce((n, s) => n + s.after.x.length, 0);
-  const shape = { design, controls: usedControls, blocksBefore, blocksAfter, blockSeconds };
-  if (blocksBefore < options.minBlocks || blocksAfter < options.minBlocks) {
-    const why = `${blocksBefore} before / ${blocksAfter} after usable ${blockSeconds} s blocks; at least ${options.minBlocks} needed in each for a block test`;
-    const derived =
-      metric.kind !== "workload"
-        ? baselineNoiseResult(
-            input,
-            base,
-            none,
-            flags.filter((f) => f.code !== "control_missing" && !f.code.startsWith("seasonality_")),
-            why,
-          )
-        : null;
-    if (derived) return derived;
+    if (paired.before.x.length >= options.minBlocks && paired.after.x.length >= options.minBlocks)
+      return { design: "difference-in-differences", strata: [paired], controls: paired.ids };
     flags.push({
-      code: "too_little_data",
+      code: "control_missing",
       severity: "warning",
-      message: `${blocksBefore} before / ${blocksAfter} after usable ${blockSeconds} s blocks; at least ${options.minBlocks} needed in each`,
+      message: `controls share only ${paired.before.x.length} before / ${paired.after.x.length} after blocks with this instance; compared before/after without them`,
     });
-    return { ...base, ...none, ...shape, verdict: "inconclusive", flags };
   }
+  if (options.seasonality !== "match")
+    return { design: "before-after", strata: [{ before: all(tb), after: all(ta) }], controls: [] };
+  const s = seasonalStrata(
+    tb.positions,
+    ta.positions,
+    blockSeconds,
+    options.minBlocks,
+    input.controls.length > 0,
+  );
+  flags.push(...s.flags);
+  return {
+    design: s.matched ? "matched-hours" : "before-after",
+    strata: s.strata.map((st) => ({ before: pick(tb, st.before), after: pick(ta, st.after) })),
+    controls: [],
+  };
+}
 
+/**
+ * Too few blocks: the baseline-noise judgement where it applies (without the design's own flags, which
+ * it does not use), else inconclusive.
+ */
+function tooFewBlocksResult(
+  input: SeriesAnalysisInput,
+  base: SeriesBase,
+  none: NoneShape,
+  shape: BlockShape,
+  flags: Flag[],
+): SeriesResult {
+  const { minBlocks } = input.options;
+  const { blocksBefore, blocksAfter, blockSeconds } = shape;
+  const why = `${blocksBefore} before / ${blocksAfter} after usable ${blockSeconds} s blocks; at least ${minBlocks} needed in each for a block test`;
+  const derived =
+    input.metric.kind !== "workload"
+      ? baselineNoiseResult(
+          input,
+          base,
+          none,
+          flags.filter((f) => f.code !== "control_missing" && !f.code.startsWith("seasonality_")),
+          why,
+        )
+      : null;
+  if (derived) return derived;
+  flags.push({
+    code: "too_little_data",
+    severity: "warning",
+    message: `${blocksBefore} before / ${blocksAfter} after usable ${blockSeconds} s blocks; at least ${minBlocks} needed in each`,
+  });
+  return { ...base, ...none, ...shape, verdict: "inconclusive", flags };
+}
+
+/** A before mean of 0: unchanged when the after mean is 0 too, else inconclusive (no ratio); null otherwise. */
+function zeroMeanResult(
+  base: SeriesBase,
+  none: NoneShape,
+  shape: BlockShape,
+  flags: Flag[],
+): SeriesResult | null {
   const meanB = base.meanBefore ?? 0;
   const meanA = base.meanAfter ?? 0;
-  if (meanB === 0) {
-    if (meanA === 0) {
-      return {
-        ...base,
-        ...none,
-        ...shape,
-        ratio: 1,
-        ciLow: 1,
-        ciHigh: 1,
-        pValue: 1,
-        verdict: "unchanged",
-        flags: [
-          ...flags,
-          { code: "zero_values", severity: "info", message: "the metric was 0 in both windows" },
-        ],
-      };
-    }
-    flags.push({
-      code: "zero_baseline",
-      severity: "warning",
-      message: `the metric was 0 before and averaged ${meanA.toPrecision(3)} after: no ratio can be formed`,
-    });
-    return { ...base, ...none, ...shape, verdict: "inconclusive", flags };
+  if (meanB !== 0) return null;
+  if (meanA === 0) {
+    return {
+      ...base,
+      ...none,
+      ...shape,
+      ratio: 1,
+      ciLow: 1,
+      ciHigh: 1,
+      pValue: 1,
+      verdict: "unchanged",
+      flags: [
+        ...flags,
+        { code: "zero_values", severity: "info", message: "the metric was 0 in both windows" },
+      ],
+    };
   }
+  flags.push({
+    code: "zero_baseline",
+    severity: "warning",
+    message: `the metric was 0 before and averaged ${meanA.toPrecision(3)} after: no ratio can be formed`,
+  });
+  return { ...base, ...none, ...shape, verdict: "inconclusive", flags };
+}
 
+/** The block test on the strata (estimateEffect), its quality checks and the verdict. */
+function blockTestResult(
+  input: SeriesAnalysisInput,
+  base: SeriesBase,
+  shape: BlockShape,
+  strata: readonly RatioStratum[],
+  step: number,
+  flags: Flag[],
+): SeriesResult {
+  const { options } = input;
+  const { blockSeconds } = shape;
   const lag1 = rawLag1(
-    treated,
-    design === "difference-in-differences" ? input.controls.filter((c) => usedControls.includes(c.id)) : [],
+    input.treated,
+    shape.design === "difference-in-differences"
+      ? input.controls.filter((c) => shape.controls.includes(c.id))
+      : [],
   );
-  const effect = estimateEffect(strata, metric.kind, options, input.rng, {
+  const effect = estimateEffect(strata, input.metric.kind, options, input.rng, {
     lag1,
     samplesPerBlock: blockSeconds / step,
   });
@@ -326,13 +409,13 @@ function finiteOr(x: number, fallback: number): number {
  */
 function sequentialResult(
   input: SeriesAnalysisInput,
-  base: Omit<SeriesResult, keyof NoneShape | "verdict" | "flags">,
+  base: SeriesBase,
   none: NoneShape,
   flags: Flag[],
 ): SeriesResult {
   const { treated, options } = input;
   const schedule = options.sequential!;
-  const step = Math.max(finiteOr(treated.before.step, 1), finiteOr(treated.after.step, 1));
+  const step = seriesStep(treated);
   const r = sequentialLook({
     treated: { before: treated.before, after: treated.after },
     controls: input.controls,
@@ -410,13 +493,13 @@ type NoneShape = {
  */
 function baselineNoiseResult(
   input: SeriesAnalysisInput,
-  base: Omit<SeriesResult, keyof NoneShape | "verdict" | "flags">,
+  base: SeriesBase,
   none: NoneShape,
   flags: Flag[],
   why: string,
 ): SeriesResult | null {
   const { treated, options } = input;
-  const step = Math.max(finiteOr(treated.before.step, 1), finiteOr(treated.after.step, 1));
+  const step = seriesStep(treated);
   // The longer window carries the noise; swapped, the effect is the inverse.
   const swap = treated.after.v.length > treated.before.v.length;
   const long = swap ? "after" : "before";

@@ -31,8 +31,50 @@ const LOAD_DEPENDENT = new Set(["throughput", "latency", "wait"]);
  */
 export function overallVerdict(input: OverallInput): { overall: Overall; summaries: MetricSummary[] } {
   const { options } = input;
-  const mismatched = new Set(input.workload.filter((w) => w.flagged).map((w) => w.instance));
-  for (const r of input.results) {
+  const flagged = input.workload.filter((w) => w.flagged);
+  const workloadMismatch = setAsideMismatchedLoad(input.results, flagged);
+
+  const summaries = input.metrics.map((m) => summarise(m, input.results, options));
+  adjustForMultipleMetrics(summaries, options);
+
+  const demand = judgeDemand(summaries, input.results, options, workloadMismatch);
+  const designs = [...new Set(input.results.filter((r) => r.role === "treated").map((r) => r.design))].filter(
+    (d): d is Design => d !== "none",
+  );
+  const decided = decideVerdict(summaries, input.results, options, workloadMismatch);
+  const reasons = [decided.reason, ...flagged.map((w) => `${w.instance}: ${w.reasons.join("; ")}`)];
+  if (decided.tradeOff !== null) reasons.push(decided.tradeOff);
+  reasons.push(demand.message);
+  if (designs.length > 0) reasons.push(`design: ${designs.join(", ")}`);
+  const warnings = input.results.filter(
+    (r) => r.role === "treated" && r.flags.some((f) => f.severity !== "info"),
+  );
+  if (warnings.length > 0)
+    reasons.push(`${warnings.length} instance/metric result(s) carry data-quality warnings`);
+  return {
+    overall: {
+      verdict: decided.verdict,
+      reasons,
+      carriedBy: decided.carriedBy.map((s) => s.metric),
+      designs,
+      throughput: {
+        demandDriven: demand.demandDriven,
+        margin: options.throughputMargin,
+        message: demand.message,
+      },
+      workloadMismatch,
+    },
+    summaries,
+  };
+}
+
+/**
+ * Takes the verdict from the load-dependent results (throughput, latency, wait) of the instances whose
+ * workload changed between the windows, and flags them. True when any instance's workload changed.
+ */
+function setAsideMismatchedLoad(results: SeriesResult[], flagged: readonly WorkloadCheck[]): boolean {
+  const mismatched = new Set(flagged.map((w) => w.instance));
+  for (const r of results) {
     if (r.role !== "treated" || !mismatched.has(r.instance) || !LOAD_DEPENDENT.has(r.kind)) continue;
     r.carriesVerdict = false;
     r.flags.push({
@@ -42,15 +84,25 @@ export function overallVerdict(input: OverallInput): { overall: Overall; summari
         "the workload changed between the windows: this load-dependent metric does not carry the verdict",
     });
   }
+  return mismatched.size > 0;
+}
 
-  const summaries = input.metrics.map((m) => summarise(m, input.results, options));
-  adjustForMultipleMetrics(summaries, options);
+/** Whether throughput follows demand (Overall.throughput), and why. */
+interface DemandJudgement {
+  readonly demandDriven: boolean | null;
+  readonly message: string;
+}
 
-  const reasons: string[] = [];
-  const workloadMismatch = mismatched.size > 0;
-  for (const w of input.workload.filter((x) => x.flagged))
-    reasons.push(`${w.instance}: ${w.reasons.join("; ")}`);
-
+/**
+ * Decides whether throughput is demand-driven; throughput stops carrying the verdict (summaries and
+ * treated results) when the workload changed or throughput held while another metric moved.
+ */
+function judgeDemand(
+  summaries: MetricSummary[],
+  results: SeriesResult[],
+  options: Options,
+  workloadMismatch: boolean,
+): DemandJudgement {
   const throughput = summaries.filter((s) => s.kind === "throughput");
   const moved = summaries.filter(
     (s) =>
@@ -60,129 +112,159 @@ export function overallVerdict(input: OverallInput): { overall: Overall; summari
   );
   const margin = options.throughputMargin;
   const marginText = `±${fmtPct(margin)}`;
-  let demandDriven: boolean | null = null;
-  let demandMessage: string;
   const changed = throughput.find((x) => x.verdict === "improved" || x.verdict === "regressed");
   const held = throughput.map((s) => ({ s, tost: equivalence(s, margin, options.alpha) }));
-  if (throughput.length === 0) {
-    demandMessage = "no throughput metric given";
-  } else if (workloadMismatch) {
-    demandMessage =
-      "the workload changed between the windows: throughput is not comparable; efficiency metrics carry the verdict";
+  if (throughput.length === 0) return { demandDriven: null, message: "no throughput metric given" };
+  if (workloadMismatch) {
     for (const s of throughput) {
       s.carriesVerdict = false;
       s.note = "set aside: workload mismatch";
     }
-  } else if (changed) {
-    // Capacity-bound only with corroboration: another cost moving the same way as throughput (waits or
-    // bytes per transaction down while throughput rose). A lone throughput shift can be demand.
-    const corroborating = moved.filter((m) => m.verdict === changed.verdict);
-    if (corroborating.length > 0) {
-      demandDriven = false;
-      demandMessage = `throughput ${changed.verdict} (${changed.metric} ${fmtEffect(changed)}) together with ${corroborating.map(describe).join("; ")}: the instance was capacity-bound, so the change shows in throughput`;
-    } else {
-      demandMessage = `throughput ${changed.verdict} (${changed.metric} ${fmtEffect(changed)}), but no corroborating evidence (an efficiency, latency or wait metric moving with it): not enough to call the instance capacity-bound, and the offered load may have changed`;
-    }
-  } else if (held.every((h) => h.tost.held)) {
-    const heldText = held.map((h) => `${h.s.metric} ${fmtPct1(h.s.ratio)} ${h.tost.text}`).join(", ");
-    if (moved.length > 0) {
-      demandDriven = true;
-      const kinds = [
-        ...new Set(moved.map((m) => `${m.kind === "efficiency" ? "efficiency" : m.kind} ${m.verdict}`)),
-      ];
-      demandMessage = `demand-driven: ${kinds.join(", ")}, throughput held within ${marginText} (${heldText}): the instance was not capacity-bound, so ${moved.map((s) => s.metric).join(", ")} carry the verdict`;
-      for (const s of throughput) {
-        s.carriesVerdict = false;
-        s.note = `demand-driven: throughput held within ${marginText}, as expected when the instance is not saturated`;
-      }
-      for (const r of input.results) {
-        if (r.role !== "treated" || r.kind !== "throughput") continue;
-        r.carriesVerdict = false;
-        r.flags.push({
-          code: "demand_driven",
-          severity: "info",
-          message: `throughput held within ${marginText}; it follows demand here and the other metrics carry the verdict`,
-        });
-      }
-    } else {
-      demandMessage = `throughput held within ${marginText} (${heldText}) and nothing else moved`;
-    }
-  } else {
-    const open = held.filter((h) => !h.tost.held);
-    demandMessage = `throughput neither changed significantly nor held within ${marginText} (${open.map((h) => `${h.s.metric} ${fmtPct1(h.s.ratio)} ${h.tost.text}`).join(", ")}): cannot tell whether throughput is demand-driven; longer windows or a wider throughputMargin decide it`;
+    return {
+      demandDriven: null,
+      message:
+        "the workload changed between the windows: throughput is not comparable; efficiency metrics carry the verdict",
+    };
   }
+  if (changed) return capacityBound(changed, moved);
+  if (held.every((h) => h.tost.held)) return heldThroughput(held, moved, throughput, results, marginText);
+  const open = held.filter((h) => !h.tost.held);
+  return {
+    demandDriven: null,
+    message: `throughput neither changed significantly nor held within ${marginText} (${open.map((h) => `${h.s.metric} ${fmtPct1(h.s.ratio)} ${h.tost.text}`).join(", ")}): cannot tell whether throughput is demand-driven; longer windows or a wider throughputMargin decide it`,
+  };
+}
 
+/**
+ * A significant throughput change is capacity-bound only with corroboration: another cost moving the
+ * same way as throughput (waits or bytes per transaction down while throughput rose). A lone
+ * throughput shift can be demand.
+ */
+function capacityBound(changed: MetricSummary, moved: readonly MetricSummary[]): DemandJudgement {
+  const corroborating = moved.filter((m) => m.verdict === changed.verdict);
+  if (corroborating.length > 0) {
+    return {
+      demandDriven: false,
+      message: `throughput ${changed.verdict} (${changed.metric} ${fmtEffect(changed)}) together with ${corroborating.map(describe).join("; ")}: the instance was capacity-bound, so the change shows in throughput`,
+    };
+  }
+  return {
+    demandDriven: null,
+    message: `throughput ${changed.verdict} (${changed.metric} ${fmtEffect(changed)}), but no corroborating evidence (an efficiency, latency or wait metric moving with it): not enough to call the instance capacity-bound, and the offered load may have changed`,
+  };
+}
+
+/**
+ * Throughput held within the margin: demand-driven when another metric moved, and then throughput
+ * stops carrying the verdict (its summaries and treated results, which are flagged).
+ */
+function heldThroughput(
+  held: readonly { s: MetricSummary; tost: { held: boolean; text: string } }[],
+  moved: readonly MetricSummary[],
+  throughput: MetricSummary[],
+  results: SeriesResult[],
+  marginText: string,
+): DemandJudgement {
+  const heldText = held.map((h) => `${h.s.metric} ${fmtPct1(h.s.ratio)} ${h.tost.text}`).join(", ");
+  if (moved.length === 0)
+    return {
+      demandDriven: null,
+      message: `throughput held within ${marginText} (${heldText}) and nothing else moved`,
+    };
+  const kinds = [
+    ...new Set(moved.map((m) => `${m.kind === "efficiency" ? "efficiency" : m.kind} ${m.verdict}`)),
+  ];
+  const message = `demand-driven: ${kinds.join(", ")}, throughput held within ${marginText} (${heldText}): the instance was not capacity-bound, so ${moved.map((s) => s.metric).join(", ")} carry the verdict`;
+  for (const s of throughput) {
+    s.carriesVerdict = false;
+    s.note = `demand-driven: throughput held within ${marginText}, as expected when the instance is not saturated`;
+  }
+  for (const r of results) {
+    if (r.role !== "treated" || r.kind !== "throughput") continue;
+    r.carriesVerdict = false;
+    r.flags.push({
+      code: "demand_driven",
+      severity: "info",
+      message: `throughput held within ${marginText}; it follows demand here and the other metrics carry the verdict`,
+    });
+  }
+  return { demandDriven: true, message };
+}
+
+interface VerdictDecision {
+  readonly verdict: Overall["verdict"];
+  /** The metrics the verdict rests on. */
+  readonly carriedBy: MetricSummary[];
+  /** The first of the overall reasons. */
+  readonly reason: string;
+  /** For a regression: the improvements traded for it. */
+  readonly tradeOff: string | null;
+}
+
+/**
+ * The overall verdict from the metrics that carry it, the metrics it rests on, the reason that leads
+ * the list and, for a regression, the improvements traded for it.
+ */
+function decideVerdict(
+  summaries: readonly MetricSummary[],
+  results: readonly SeriesResult[],
+  options: Options,
+  workloadMismatch: boolean,
+): VerdictDecision {
   const decisive = summaries.filter((s) => s.carriesVerdict);
-  const designs = [...new Set(input.results.filter((r) => r.role === "treated").map((r) => r.design))].filter(
-    (d): d is Design => d !== "none",
-  );
   const withData = decisive.filter((s) => s.verdict !== "no_data");
   const regressed = decisive.filter((s) => s.verdict === "regressed");
   const improved = decisive.filter((s) => s.verdict === "improved");
   const unchanged = decisive.filter((s) => s.verdict === "unchanged");
-  let verdict: Overall["verdict"];
-  let carriedBy: MetricSummary[] = [];
+  const decision = (
+    verdict: Overall["verdict"],
+    reason: string,
+    carriedBy: MetricSummary[] = [],
+  ): VerdictDecision => ({ verdict, carriedBy, reason, tradeOff: null });
   if (decisive.length === 0) {
-    verdict = workloadMismatch ? "inconclusive" : "no_data";
-    reasons.unshift(
+    return decision(
+      workloadMismatch ? "inconclusive" : "no_data",
       workloadMismatch
         ? "the workload changed and no efficiency metric was given to judge by"
         : summaries.every((s) => s.kind === "workload")
           ? "only workload metrics were given: nothing to judge"
           : "no metric that can carry a verdict has data",
     );
-  } else if (withData.length === 0) {
-    verdict = "no_data";
-    reasons.unshift("none of the metrics has usable data in both windows");
-  } else if (regressed.length > 0) {
-    verdict = "regressed";
-    carriedBy = regressed;
-    reasons.unshift(`regressed: ${regressed.map(describe).join("; ")}`);
-    if (improved.length > 0) reasons.push(`trade-off: also improved ${improved.map(describe).join("; ")}`);
-  } else if ((decisive.length - withData.length) * 2 >= decisive.length) {
-    verdict = "inconclusive";
-    reasons.unshift(
+  }
+  if (withData.length === 0)
+    return decision("no_data", "none of the metrics has usable data in both windows");
+  if (regressed.length > 0) {
+    return {
+      verdict: "regressed",
+      carriedBy: regressed,
+      reason: `regressed: ${regressed.map(describe).join("; ")}`,
+      tradeOff: improved.length > 0 ? `trade-off: also improved ${improved.map(describe).join("; ")}` : null,
+    };
+  }
+  if ((decisive.length - withData.length) * 2 >= decisive.length) {
+    return decision(
+      "inconclusive",
       `${decisive.length - withData.length} of ${decisive.length} metrics have no data (half or more): no verdict`,
     );
-  } else if (improved.length > 0) {
-    verdict = "improved";
-    carriedBy = improved;
-    reasons.unshift(`improved: ${improved.map(describe).join("; ")}`);
-  } else if (unchanged.length === withData.length) {
-    verdict = "unchanged";
-    carriedBy = unchanged;
-    reasons.unshift(
+  }
+  if (improved.length > 0)
+    return decision("improved", `improved: ${improved.map(describe).join("; ")}`, improved);
+  if (unchanged.length === withData.length) {
+    return decision(
+      "unchanged",
       `no change beyond ±${(options.equivalenceMargin * 100).toFixed(0)}%: ${unchanged.map(describe).join("; ")}`,
-    );
-  } else {
-    verdict = "inconclusive";
-    const open = withData.filter((s) => s.verdict === "inconclusive");
-    reasons.unshift(
-      `could neither show a change nor rule one out for ${open.map(describe).join("; ")}; ${
-        input.results.some((r) => r.role === "control")
-          ? "longer windows would help"
-          : "longer windows or a control instance would help"
-      }`,
+      unchanged,
     );
   }
-  reasons.push(demandMessage);
-  if (designs.length > 0) reasons.push(`design: ${designs.join(", ")}`);
-  const warnings = input.results.filter(
-    (r) => r.role === "treated" && r.flags.some((f) => f.severity !== "info"),
+  const open = withData.filter((s) => s.verdict === "inconclusive");
+  return decision(
+    "inconclusive",
+    `could neither show a change nor rule one out for ${open.map(describe).join("; ")}; ${
+      results.some((r) => r.role === "control")
+        ? "longer windows would help"
+        : "longer windows or a control instance would help"
+    }`,
   );
-  if (warnings.length > 0)
-    reasons.push(`${warnings.length} instance/metric result(s) carry data-quality warnings`);
-  return {
-    overall: {
-      verdict,
-      reasons,
-      carriedBy: carriedBy.map((s) => s.metric),
-      designs,
-      throughput: { demandDriven, margin, message: demandMessage },
-      workloadMismatch,
-    },
-    summaries,
-  };
 }
 
 /** Per-metric summary over treated instances: the single result, or a random-effects pool. */

@@ -247,12 +247,59 @@ export function planRollout(input: PlanInput): Plan {
   const { change, policy } = input;
   const needsGate = removesProtection(change);
   const exclusions: Exclusion[] = [];
-  const exclude = (instance: string, reason: ExclusionReason, detail: string, toVerify: string[] = []) =>
+  const exclude: ExcludeInstance = (instance, reason, detail, toVerify = []) =>
     exclusions.push({ instance, reason, detail, toVerify });
 
+  const facts = firstOfEachInstance(input.instances, exclude);
+  const targets = input.targets ? new Set(input.targets) : null;
+  const busy = new Map<string, string>();
+  for (const r of input.activeRollouts) for (const i of r.instances) busy.set(i, r.rolloutId);
+  const { advice, steps, eligible } = eligibleSteps(facts, change, targets, busy, needsGate, exclude);
+
+  const topology = clusterTopology(facts);
+  const controlOf = reserveControls(topology.replicasOf, eligible, busy);
+  const byRole = assignTargets(eligible, topology, controlOf, policy.requireControl, exclude);
+  const primaries = primariesToChange(byRole, change, policy.includePrimaries, exclude);
+  const waves = planWaves(byRole, primaries, controlOf, topology, policy);
+
+  const dryRun = dryRunRows({ change, facts, targets, waves, steps, advice, exclusions });
+  return {
+    change,
+    removesTornPageProtection: needsGate,
+    waves,
+    steps: waves.flatMap((w) => w.instances.map((i) => steps.get(i)!)),
+    exclusions: exclusions.sort((a, b) => byName(a.instance, b.instance)),
+    dryRun,
+    topology: facts.map((f) => ({
+      instance: f.identity.instance,
+      cluster: f.identity.cluster ?? null,
+      role: f.identity.role ?? null,
+    })),
+    hypothesis: {
+      findings: hypothesisFindings(change, waves, advice),
+      summary: hypothesisSummary(change, dryRun),
+    },
+  };
+}
+
+type ExcludeInstance = (
+  instance: string,
+  reason: ExclusionReason,
+  detail: string,
+  toVerify?: string[],
+) => void;
+
+/** An instance to change and its cluster (for the blast-radius budget). */
+interface Target {
+  readonly instance: string;
+  readonly cluster: string;
+}
+
+/** The instances by name, the first of each: a repeated one is excluded. */
+function firstOfEachInstance(instances: readonly InstanceFacts[], exclude: ExcludeInstance): InstanceFacts[] {
   const seen = new Set<string>();
   const facts: InstanceFacts[] = [];
-  for (const f of input.instances) {
+  for (const f of instances) {
     if (seen.has(f.identity.instance)) {
       exclude(
         f.identity.instance,
@@ -264,11 +311,22 @@ export function planRollout(input: PlanInput): Plan {
     seen.add(f.identity.instance);
     facts.push(f);
   }
-  facts.sort((a, b) => byName(a.identity.instance, b.identity.instance));
-  const targets = input.targets ? new Set(input.targets) : null;
-  const busy = new Map<string, string>();
-  for (const r of input.activeRollouts) for (const i of r.instances) busy.set(i, r.rolloutId);
+  return facts.sort((a, b) => byName(a.identity.instance, b.identity.instance));
+}
 
+/**
+ * The advice of every instance, and the step of each target the change may be made on: its role is
+ * known, no other rollout is active on it, the change applies, and the safety gate is verified
+ * where the change removes torn-page protection. The others are excluded.
+ */
+function eligibleSteps(
+  facts: readonly InstanceFacts[],
+  change: Change,
+  targets: ReadonlySet<string> | null,
+  busy: ReadonlyMap<string, string>,
+  needsGate: boolean,
+  exclude: ExcludeInstance,
+): { advice: Map<string, Advice>; steps: Map<string, InstanceStep>; eligible: Set<string> } {
   const advice = new Map<string, Advice>();
   const steps = new Map<string, InstanceStep>();
   const eligible = new Set<string>();
@@ -301,8 +359,18 @@ export function planRollout(input: PlanInput): Plan {
     steps.set(id, s.step);
     eligible.add(id);
   }
+  return { advice, steps, eligible };
+}
 
-  // Topology per cluster. An instance without a cluster is its own cluster (no sibling).
+/** Cluster and role per instance, and the replicas of each cluster (by name). */
+interface Topology {
+  /** An instance without a cluster is its own cluster (no sibling). */
+  readonly clusterOf: (id: string) => string;
+  readonly roleOf: (id: string) => InstanceFacts["identity"]["role"] | null;
+  readonly replicasOf: ReadonlyMap<string, readonly string[]>;
+}
+
+function clusterTopology(facts: readonly InstanceFacts[]): Topology {
   const byId = new Map(facts.map((f) => [f.identity.instance, f]));
   const clusterOf = (id: string) => byId.get(id)!.identity.cluster ?? `(no cluster) ${id}`;
   const roleOf = (id: string) => byId.get(id)!.identity.role ?? null;
@@ -312,8 +380,18 @@ export function planRollout(input: PlanInput): Plan {
     const c = clusterOf(f.identity.instance);
     replicasOf.set(c, [...(replicasOf.get(c) ?? []), f.identity.instance]);
   }
+  return { clusterOf, roleOf, replicasOf };
+}
 
-  // One reserved control per cluster: an untouched replica, preferably one that is not changed at all.
+/**
+ * One reserved control per cluster of two or more replicas: an untouched replica, preferably one that
+ * is not changed at all, else the last eligible one.
+ */
+function reserveControls(
+  replicasOf: Topology["replicasOf"],
+  eligible: ReadonlySet<string>,
+  busy: ReadonlyMap<string, string>,
+): Map<string, string> {
   const controlOf = new Map<string, string>();
   for (const [cluster, replicas] of [...replicasOf].sort((a, b) => byName(a[0], b[0]))) {
     if (replicas.length < 2) continue;
@@ -321,19 +399,37 @@ export function planRollout(input: PlanInput): Plan {
     const pick = untouched[0] ?? [...replicas].filter((r) => eligible.has(r)).at(-1);
     if (pick !== undefined) controlOf.set(cluster, pick);
   }
+  return controlOf;
+}
 
-  const replicaTargets: { instance: string; cluster: string }[] = [];
-  const controlTargets: { instance: string; cluster: string }[] = [];
-  const primaryTargets: { instance: string; cluster: string }[] = [];
+/** The eligible instances by the wave they may go in, by name. */
+interface TargetsByRole {
+  readonly replicas: Target[];
+  /** The reserved controls, changed after the replicas they served. */
+  readonly controls: Target[];
+  readonly primaries: Target[];
+}
+
+/**
+ * Sorts the eligible instances into replicas, reserved controls and primaries. A replica without a
+ * control in its cluster, or a standalone server, is judged before/after unless a control is
+ * required; then it is excluded.
+ */
+function assignTargets(
+  eligible: ReadonlySet<string>,
+  topology: Topology,
+  controlOf: ReadonlyMap<string, string>,
+  requireControl: boolean,
+  exclude: ExcludeInstance,
+): TargetsByRole {
+  const byRole: TargetsByRole = { replicas: [], controls: [], primaries: [] };
   for (const id of [...eligible].sort(byName)) {
-    const cluster = clusterOf(id);
-    const role = roleOf(id);
+    const cluster = topology.clusterOf(id);
+    const role = topology.roleOf(id);
     if (role === "replica") {
-      if (controlOf.get(cluster) === id) controlTargets.push({ instance: id, cluster });
-      else if (controlOf.has(cluster) || !policy.requireControl)
-        replicaTargets.push({ instance: id, cluster });
+      if (controlOf.get(cluster) === id) byRole.controls.push({ instance: id, cluster });
+      else if (controlOf.has(cluster) || !requireControl) byRole.replicas.push({ instance: id, cluster });
       else {
-        eligible.delete(id);
         exclude(
           id,
           "no-control-sibling",
@@ -341,12 +437,11 @@ export function planRollout(input: PlanInput): Plan {
         );
       }
     } else if (role === "primary") {
-      primaryTargets.push({ instance: id, cluster });
-    } else if (role === "standalone" && !policy.requireControl) {
+      byRole.primaries.push({ instance: id, cluster });
+    } else if (role === "standalone" && !requireControl) {
       // Without a required control a standalone server is judged before/after, like a lone replica.
-      replicaTargets.push({ instance: id, cluster });
+      byRole.replicas.push({ instance: id, cluster });
     } else {
-      eligible.delete(id);
       exclude(
         id,
         "no-control-sibling",
@@ -354,18 +449,27 @@ export function planRollout(input: PlanInput): Plan {
       );
     }
   }
-  // Alibaba: replicas inherit from the primary, so the primary's step needs no switchover target.
+  return byRole;
+}
+
+/**
+ * The primaries the plan changes: none unless the policy includes them, and each only with a
+ * replica of its cluster in the rollout to switch over to, unless the change needs no switchover
+ * (Alibaba's replicas inherit from the primary; RDS Blue/Green switches over itself).
+ */
+function primariesToChange(
+  byRole: TargetsByRole,
+  change: Change,
+  includePrimaries: boolean,
+  exclude: ExcludeInstance,
+): Target[] {
+  if (!includePrimaries) return [];
   const inherits = change.kind === "atomic-storage" && change.platform === "alibaba-16k";
+  const rdsBlueGreen = change.kind === "atomic-storage" && change.platform === "rds-blue-green";
   const changedReplica = (cluster: string) =>
-    replicaTargets.some((r) => r.cluster === cluster) || controlTargets.some((r) => r.cluster === cluster);
-  const primaries = primaryTargets.filter((p) => {
-    if (!policy.includePrimaries) {
-      eligible.delete(p.instance);
-      return false;
-    }
-    const rdsBlueGreen = change.kind === "atomic-storage" && change.platform === "rds-blue-green";
+    byRole.replicas.some((r) => r.cluster === cluster) || byRole.controls.some((r) => r.cluster === cluster);
+  return byRole.primaries.filter((p) => {
     if (inherits || rdsBlueGreen || changedReplica(p.cluster)) return true;
-    eligible.delete(p.instance);
     exclude(
       p.instance,
       "no-switchover-target",
@@ -373,16 +477,32 @@ export function planRollout(input: PlanInput): Plan {
     );
     return false;
   });
+}
 
+/**
+ * The waves: a canary replica (the first, by cluster and name, whose cluster has a control), the
+ * other replicas in batches within the budget and the per-cluster share, each beside its clusters'
+ * controls, then the controls, then the primaries (the canary when they are all there is).
+ */
+function planWaves(
+  byRole: TargetsByRole,
+  primaries: readonly Target[],
+  controlOf: ReadonlyMap<string, string>,
+  topology: Topology,
+  policy: PlanInput["policy"],
+): PlannedWave[] {
   const waves: PlannedWave[] = [];
   const share = (cluster: string) =>
-    Math.max(1, Math.floor(policy.maxClusterShare * (replicasOf.get(cluster)?.length ?? 1)));
+    Math.max(1, Math.floor(policy.maxClusterShare * (topology.replicasOf.get(cluster)?.length ?? 1)));
   const controlsFor = (ids: readonly string[]) =>
-    [...new Set(ids.map((i) => controlOf.get(clusterOf(i))).filter((x): x is string => x !== undefined))]
+    [
+      ...new Set(
+        ids.map((i) => controlOf.get(topology.clusterOf(i))).filter((x): x is string => x !== undefined),
+      ),
+    ]
       .filter((c) => !ids.includes(c))
       .sort(byName);
-  // Canary: the first replica, by cluster and name, whose cluster has a control.
-  const canary = replicaTargets.find((r) => controlOf.has(r.cluster)) ?? replicaTargets[0];
+  const canary = byRole.replicas.find((r) => controlOf.has(r.cluster)) ?? byRole.replicas[0];
   if (canary)
     waves.push({
       index: 0,
@@ -390,10 +510,10 @@ export function planRollout(input: PlanInput): Plan {
       instances: [canary.instance],
       controls: controlsFor([canary.instance]),
     });
-  const rest = replicaTargets.filter((r) => r !== canary);
+  const rest = byRole.replicas.filter((r) => r !== canary);
   for (const b of batches(rest, policy.maxInstancesPerWave, share))
     waves.push({ index: waves.length, kind: "replicas", instances: b, controls: controlsFor(b) });
-  for (const b of batches(controlTargets, policy.maxInstancesPerWave, () => 1))
+  for (const b of batches(byRole.controls, policy.maxInstancesPerWave, () => 1))
     waves.push({ index: waves.length, kind: "controls", instances: b, controls: [] });
   for (const b of batches(primaries, policy.maxInstancesPerWave, () => 1))
     waves.push({
@@ -402,17 +522,30 @@ export function planRollout(input: PlanInput): Plan {
       instances: b,
       controls: [],
     });
+  return waves;
+}
 
+/** One row per target and per control of a wave (every instance without targets), by name. */
+function dryRunRows(plan: {
+  readonly change: Change;
+  readonly facts: readonly InstanceFacts[];
+  readonly targets: ReadonlySet<string> | null;
+  readonly waves: readonly PlannedWave[];
+  readonly steps: ReadonlyMap<string, InstanceStep>;
+  readonly advice: ReadonlyMap<string, Advice>;
+  readonly exclusions: readonly Exclusion[];
+}): DryRunRow[] {
+  const { change, targets } = plan;
   const waveOf = new Map<string, number>();
-  for (const w of waves) for (const i of w.instances) waveOf.set(i, w.index);
-  const controls = new Set(waves.flatMap((w) => w.controls));
-  const excluded = new Map(exclusions.map((e) => [e.instance, e.reason]));
-  const dryRun: DryRunRow[] = facts
+  for (const w of plan.waves) for (const i of w.instances) waveOf.set(i, w.index);
+  const controls = new Set(plan.waves.flatMap((w) => w.controls));
+  const excluded = new Map(plan.exclusions.map((e) => [e.instance, e.reason]));
+  return plan.facts
     .filter((f) => !targets || targets.has(f.identity.instance) || controls.has(f.identity.instance))
     .map((f) => {
       const id = f.identity.instance;
-      const a = advice.get(id)!;
-      const s = steps.get(id) ?? null;
+      const a = plan.advice.get(id)!;
+      const s = plan.steps.get(id) ?? null;
       const wave = waveOf.get(id) ?? null;
       return {
         instance: id,
@@ -430,30 +563,20 @@ export function planRollout(input: PlanInput): Plan {
         excluded: excluded.get(id) ?? null,
       };
     });
+}
 
-  const hypothesisFindings = waves
+/** The advisor finding behind the change on each instance of a wave, in wave order. */
+function hypothesisFindings(
+  change: Change,
+  waves: readonly PlannedWave[],
+  advice: ReadonlyMap<string, Advice>,
+): Plan["hypothesis"]["findings"] {
+  return waves
     .flatMap((w) => w.instances)
     .flatMap((id) => {
       const f = findingFor(change, advice.get(id)!);
       return f ? [{ instance: id, ruleId: f.ruleId, title: f.title, summary: f.summary }] : [];
     });
-  return {
-    change,
-    removesTornPageProtection: needsGate,
-    waves,
-    steps: waves.flatMap((w) => w.instances.map((i) => steps.get(i)!)),
-    exclusions: exclusions.sort((a, b) => byName(a.instance, b.instance)),
-    dryRun,
-    topology: facts.map((f) => ({
-      instance: f.identity.instance,
-      cluster: f.identity.cluster ?? null,
-      role: f.identity.role ?? null,
-    })),
-    hypothesis: {
-      findings: hypothesisFindings,
-      summary: hypothesisSummary(change, dryRun),
-    },
-  };
 }
 
 export function hypothesisSummary(change: Change, rows: readonly DryRunRow[]): string {

@@ -195,19 +195,9 @@ export async function createThrottledVolume(opts: ThrottleOptions = {}): Promise
   const backing = opts.backing ?? "loop";
   const reason = backing === "zram" ? await zramAvailable() : await throttleAvailable();
   if (reason) throw new Error(`cannot emulate an IOPS-limited volume: ${reason}`);
-  const meterKiB = opts.meterKiB ?? 16;
-  const sizeMiB = opts.sizeMiB ?? 4096;
-  const clusterBytes = opts.clusterBytes ?? 16384;
-  if (!Number.isInteger(meterKiB) || meterKiB < 4) throw new Error(`meterKiB must be an integer ≥ 4`);
-  for (const [k, v] of Object.entries({
-    writeIops: opts.writeIops,
-    readIops: opts.readIops,
-    writeBytesPerSecond: opts.writeBytesPerSecond,
-  })) {
-    if (v !== undefined && (!Number.isInteger(v) || v < 0)) throw new Error(`${k} must be an integer ≥ 0`);
-  }
+  const { meterKiB, sizeMiB, clusterBytes } = checkedOptions(opts);
 
-  const undo: { what: string; fn: () => Promise<void> }[] = [];
+  const undo: UndoStep[] = [];
   const ownDir = opts.parentDir === undefined;
   const dir = opts.parentDir ?? (await makeTempDir("throttle"));
   if (ownDir) undo.push({ what: `remove ${dir}`, fn: () => removeDir(dir) });
@@ -216,83 +206,18 @@ export async function createThrottledVolume(opts: ThrottleOptions = {}): Promise
   const image = backing === "zram" ? "" : join(dir, `${stem}.img`);
   const mountPoint = join(dir, "mnt");
   const cgroup = join(root, `untorn-${stem.slice("untorn-throttle-".length)}`);
-  let device = "";
-  let zramId = "";
-  let majorMinor = "";
-  let sysQueue = "";
-  let originalMaxSectors = "";
+  const made: MadeDevice = { device: "", zramId: "", majorMinor: "", sysQueue: "", originalMaxSectors: "" };
 
-  const rollback = async (): Promise<Error[]> => {
-    const errors: Error[] = [];
-    for (const step of undo.reverse()) {
-      try {
-        await step.fn();
-      } catch (err) {
-        errors.push(new Error(`${step.what}: ${firstLine(err)}`));
-      }
-    }
-    undo.length = 0;
-    return errors;
-  };
-
-  const cleanupSync = () => {
-    const sh = (cmd: string, args: string[]) => {
-      try {
-        execFileSync(cmd, args, { stdio: "ignore" });
-      } catch {
-        // best effort at exit
-      }
-    };
-    movePidsSync(cgroup, root);
-    sh("rmdir", [cgroup]);
-    sh("umount", ["-l", mountPoint]);
-    if (sysQueue && originalMaxSectors) sh("sh", ["-c", `echo ${originalMaxSectors} > ${sysQueue}`]);
-    if (zramId) {
-      sh("sh", [
-        "-c",
-        `echo 1 > /sys/block/zram${zramId}/reset; echo ${zramId} > ${ZRAM_CONTROL}/hot_remove`,
-      ]);
-    } else if (device) sh("losetup", ["--detach", device]);
-    sh("rm", ["-rf", ...(image ? [image] : []), ...(ownDir ? [dir] : [])]);
-  };
-  const handle = { cleanupSync };
+  const rollback = () => undoAll(undo);
+  const handle = { cleanupSync: () => cleanupSync({ root, cgroup, mountPoint, image, ownDir, dir }, made) };
 
   installExitHook();
   live.add(handle);
   undo.push({ what: "forget", fn: async () => void live.delete(handle) });
   try {
-    if (backing === "zram") {
-      // hot_add creates a new device and answers its number: never one another process uses.
-      const id = (await readFile(join(ZRAM_CONTROL, "hot_add"), "utf8")).trim();
-      zramId = id;
-      device = `/dev/zram${id}`;
-      undo.push({ what: `remove ${device}`, fn: () => removeZram(id) });
-      await writeFile(`/sys/block/zram${id}/disksize`, `${sizeMiB}M`);
-    } else {
-      await writeFile(image, "");
-      undo.push({ what: `remove ${image}`, fn: () => removeDir(image) });
-      await truncate(image, sizeMiB * 1024 * 1024);
-
-      device = (await run("losetup", ["--find", "--show", image])).stdout.trim();
-      undo.push({ what: `detach ${device}`, fn: () => detach(device) });
-    }
-    const name = basename(device);
-    majorMinor = (await readFile(`/sys/block/${name}/dev`, "utf8")).trim();
-    sysQueue = `/sys/block/${name}/queue/max_sectors_kb`;
-    originalMaxSectors = (await readFile(sysQueue, "utf8")).trim();
-    const maxHw = Number((await readFile(`/sys/block/${name}/queue/max_hw_sectors_kb`, "utf8")).trim());
-    if (meterKiB > maxHw)
-      throw new Error(`meterKiB ${meterKiB} is above ${device}'s max_hw_sectors_kb ${maxHw}`);
-    // Loop devices are reused: put the original limit back before detaching.
-    undo.push({ what: `restore ${sysQueue}`, fn: () => writeFile(sysQueue, originalMaxSectors) });
-    await writeFile(sysQueue, String(meterKiB));
-
-    await run("mkfs.ext4", ["-F", "-q", "-O", "bigalloc", "-C", String(clusterBytes), device]);
-    await mkdir(mountPoint, { recursive: true });
-    undo.push({ what: `remove ${mountPoint}`, fn: () => removeDir(mountPoint) });
-    await run("mount", ["-t", "ext4", device, mountPoint]);
-    undo.push({ what: `unmount ${mountPoint}`, fn: () => unmount(mountPoint) });
-
+    await attachDevice(made, backing, image, sizeMiB, undo);
+    await meterRequests(made, meterKiB, undo);
+    await mountExt4(made.device, clusterBytes, mountPoint, undo);
     await mkdir(cgroup);
     undo.push({ what: `remove cgroup ${cgroup}`, fn: () => removeCgroup(cgroup, root) });
   } catch (err) {
@@ -302,20 +227,7 @@ export async function createThrottledVolume(opts: ThrottleOptions = {}): Promise
   }
 
   const limits: ThrottleLimits = { writeIops: 0, readIops: 0, writeBytesPerSecond: 0 };
-  const setLimits = async (next: Partial<ThrottleLimits>) => {
-    for (const [k, file] of [
-      ["writeIops", "blkio.throttle.write_iops_device"],
-      ["readIops", "blkio.throttle.read_iops_device"],
-      ["writeBytesPerSecond", "blkio.throttle.write_bps_device"],
-    ] as const) {
-      const v = next[k];
-      if (v === undefined) continue;
-      if (!Number.isInteger(v) || v < 0) throw new Error(`${k} must be an integer ≥ 0`);
-      // "MAJ:MIN 0" removes the rule.
-      await writeFile(join(cgroup, file), `${majorMinor} ${v}`);
-      limits[k] = v;
-    }
-  };
+  const setLimits = limitSetter(cgroup, made.majorMinor, limits);
   try {
     await setLimits({
       writeIops: opts.writeIops ?? 0,
@@ -330,8 +242,8 @@ export async function createThrottledVolume(opts: ThrottleOptions = {}): Promise
   let destroyed: Promise<void> | undefined;
   return {
     image,
-    device,
-    majorMinor,
+    device: made.device,
+    majorMinor: made.majorMinor,
     mountPoint,
     cgroup,
     meterKiB,
@@ -346,6 +258,164 @@ export async function createThrottledVolume(opts: ThrottleOptions = {}): Promise
       });
       return destroyed;
     },
+  };
+}
+
+/** A step of the creation to undo, on failure or in destroy(), newest first. */
+interface UndoStep {
+  readonly what: string;
+  readonly fn: () => Promise<void>;
+}
+
+/** What the creation has made so far, filled in as it goes: the exit hook undoes what is there. */
+interface MadeDevice {
+  device: string;
+  zramId: string;
+  /** "MAJ:MIN" of the device. */
+  majorMinor: string;
+  /** The device's max_sectors_kb file, and its value before the meter was set. */
+  sysQueue: string;
+  originalMaxSectors: string;
+}
+
+/** The options' sizes with their defaults; throws on a meter or a cap that is not a whole number. */
+function checkedOptions(opts: ThrottleOptions): { meterKiB: number; sizeMiB: number; clusterBytes: number } {
+  const meterKiB = opts.meterKiB ?? 16;
+  const sizeMiB = opts.sizeMiB ?? 4096;
+  const clusterBytes = opts.clusterBytes ?? 16384;
+  if (!Number.isInteger(meterKiB) || meterKiB < 4) throw new Error(`meterKiB must be an integer ≥ 4`);
+  for (const [k, v] of Object.entries({
+    writeIops: opts.writeIops,
+    readIops: opts.readIops,
+    writeBytesPerSecond: opts.writeBytesPerSecond,
+  })) {
+    if (v !== undefined && (!Number.isInteger(v) || v < 0)) throw new Error(`${k} must be an integer ≥ 0`);
+  }
+  return { meterKiB, sizeMiB, clusterBytes };
+}
+
+/** Runs every undo step, newest first, and empties the list; answers the steps that failed. */
+async function undoAll(undo: UndoStep[]): Promise<Error[]> {
+  const errors: Error[] = [];
+  for (const step of undo.reverse()) {
+    try {
+      await step.fn();
+    } catch (err) {
+      errors.push(new Error(`${step.what}: ${firstLine(err)}`));
+    }
+  }
+  undo.length = 0;
+  return errors;
+}
+
+/** The exit hook's undo, synchronous and best effort: of what `made` says was made. */
+function cleanupSync(
+  paths: {
+    readonly root: string;
+    readonly cgroup: string;
+    readonly mountPoint: string;
+    readonly image: string;
+    readonly ownDir: boolean;
+    readonly dir: string;
+  },
+  made: Readonly<MadeDevice>,
+): void {
+  const { root, cgroup, mountPoint, image, ownDir, dir } = paths;
+  const { device, zramId, sysQueue, originalMaxSectors } = made;
+  const sh = (cmd: string, args: string[]) => {
+    try {
+      execFileSync(cmd, args, { stdio: "ignore" });
+    } catch {
+      // best effort at exit
+    }
+  };
+  movePidsSync(cgroup, root);
+  sh("rmdir", [cgroup]);
+  sh("umount", ["-l", mountPoint]);
+  if (sysQueue && originalMaxSectors) sh("sh", ["-c", `echo ${originalMaxSectors} > ${sysQueue}`]);
+  if (zramId) {
+    sh("sh", ["-c", `echo 1 > /sys/block/zram${zramId}/reset; echo ${zramId} > ${ZRAM_CONTROL}/hot_remove`]);
+  } else if (device) sh("losetup", ["--detach", device]);
+  sh("rm", ["-rf", ...(image ? [image] : []), ...(ownDir ? [dir] : [])]);
+}
+
+/** A fresh zram device of `sizeMiB`, or the sparse image of that size on a loop device. */
+async function attachDevice(
+  made: MadeDevice,
+  backing: "loop" | "zram",
+  image: string,
+  sizeMiB: number,
+  undo: UndoStep[],
+): Promise<void> {
+  if (backing === "zram") {
+    // hot_add creates a new device and answers its number: never one another process uses.
+    const id = (await readFile(join(ZRAM_CONTROL, "hot_add"), "utf8")).trim();
+    made.zramId = id;
+    const device = `/dev/zram${id}`;
+    made.device = device;
+    undo.push({ what: `remove ${device}`, fn: () => removeZram(id) });
+    await writeFile(`/sys/block/zram${id}/disksize`, `${sizeMiB}M`);
+  } else {
+    await writeFile(image, "");
+    undo.push({ what: `remove ${image}`, fn: () => removeDir(image) });
+    await truncate(image, sizeMiB * 1024 * 1024);
+
+    const device = (await run("losetup", ["--find", "--show", image])).stdout.trim();
+    made.device = device;
+    undo.push({ what: `detach ${device}`, fn: () => detach(device) });
+  }
+}
+
+/** Sets the device's largest request to `meterKiB` (max_sectors_kb), which the cap then meters. */
+async function meterRequests(made: MadeDevice, meterKiB: number, undo: UndoStep[]): Promise<void> {
+  const { device } = made;
+  const name = basename(device);
+  made.majorMinor = (await readFile(`/sys/block/${name}/dev`, "utf8")).trim();
+  const sysQueue = `/sys/block/${name}/queue/max_sectors_kb`;
+  made.sysQueue = sysQueue;
+  const originalMaxSectors = (await readFile(sysQueue, "utf8")).trim();
+  made.originalMaxSectors = originalMaxSectors;
+  const maxHw = Number((await readFile(`/sys/block/${name}/queue/max_hw_sectors_kb`, "utf8")).trim());
+  if (meterKiB > maxHw)
+    throw new Error(`meterKiB ${meterKiB} is above ${device}'s max_hw_sectors_kb ${maxHw}`);
+  // Loop devices are reused: put the original limit back before detaching.
+  undo.push({ what: `restore ${sysQueue}`, fn: () => writeFile(sysQueue, originalMaxSectors) });
+  await writeFile(sysQueue, String(meterKiB));
+}
+
+/** ext4 with bigalloc clusters of `clusterBytes` on the device, mounted at `mountPoint`. */
+async function mountExt4(
+  device: string,
+  clusterBytes: number,
+  mountPoint: string,
+  undo: UndoStep[],
+): Promise<void> {
+  await run("mkfs.ext4", ["-F", "-q", "-O", "bigalloc", "-C", String(clusterBytes), device]);
+  await mkdir(mountPoint, { recursive: true });
+  undo.push({ what: `remove ${mountPoint}`, fn: () => removeDir(mountPoint) });
+  await run("mount", ["-t", "ext4", device, mountPoint]);
+  undo.push({ what: `unmount ${mountPoint}`, fn: () => unmount(mountPoint) });
+}
+
+/** ThrottledVolume.setLimits on the cgroup's blkio files, keeping `limits` current. */
+function limitSetter(
+  cgroup: string,
+  majorMinor: string,
+  limits: ThrottleLimits,
+): (next: Partial<ThrottleLimits>) => Promise<void> {
+  return async (next) => {
+    for (const [k, file] of [
+      ["writeIops", "blkio.throttle.write_iops_device"],
+      ["readIops", "blkio.throttle.read_iops_device"],
+      ["writeBytesPerSecond", "blkio.throttle.write_bps_device"],
+    ] as const) {
+      const v = next[k];
+      if (v === undefined) continue;
+      if (!Number.isInteger(v) || v < 0) throw new Error(`${k} must be an integer ≥ 0`);
+      // "MAJ:MIN 0" removes the rule.
+      await writeFile(join(cgroup, file), `${majorMinor} ${v}`);
+      limits[k] = v;
+    }
   };
 }
 
