@@ -38,6 +38,14 @@ gateCheckTester("fs-allocation", {
       detail: [/f2fs/],
     },
     {
+      // The compose demo: statfs gives the 4 KiB block, the container cannot read the superblock.
+      name: "ext4 4K blocks, superblock unread: bigalloc unknown, not no",
+      facts: facts("i5", mysql8035, ebsNoBigalloc, { storage: { fsClusterSizeBytes: null } }),
+      status: "unknown",
+      detail: [/4 KiB blocks; the bigalloc cluster size is unknown/],
+      blocker: false,
+    },
+    {
       name: "file system unknown",
       facts: facts("i4", mysql8035, atomicNvme, { storage: { fsType: null } }),
       status: "unknown",

@@ -12,7 +12,7 @@ export const fsAllocation = defineGateCheck({
     title: "File-system allocation unit >= page size",
     appliesWhen: "self-managed, a file system that overwrites in place",
     passesWhen:
-      "the block or the ext4 bigalloc cluster is a multiple of the page size; ext4 below it fails, XFS with smaller blocks is not established",
+      "the block or the ext4 bigalloc cluster is a multiple of the page size; ext4 below it fails (unknown while its cluster size is unread), XFS with smaller blocks is not established",
     needs: [
       "storage.fsType",
       "storage.fsBlockSizeBytes",
@@ -35,10 +35,17 @@ export const fsAllocation = defineGateCheck({
         status: "pass",
         detail: `${fs}: ${unitOk(cluster) && !unitOk(block) ? `bigalloc cluster ${bytes(cluster ?? 0)}` : `block ${bytes(block ?? 0)}`} keeps each page in one aligned allocation unit.`,
       });
-    if (fs === "ext4" && (cluster !== null || block !== null))
+    // Without the superblock (an exporter in a container that cannot open the device) the cluster size
+    // is unknown, and statfs reports only the block size: whether bigalloc is on cannot be told.
+    if (fs === "ext4" && cluster === null)
+      return result({
+        status: "unknown",
+        detail: `ext4 with ${block === null ? "an unknown block size" : `${bytes(block)} blocks`}; the bigalloc cluster size is unknown (the exporter could not read the file system's superblock), so whether a page stays in one allocation unit cannot be told.`,
+      });
+    if (fs === "ext4")
       return result({
         status: "fail",
-        detail: `ext4 with ${bytes(cluster ?? block ?? 0)} allocation units: a page can span non-contiguous blocks. AWS's tested layout is ext4 bigalloc with 16 KiB clusters.`,
+        detail: `ext4 with ${bytes(cluster)} allocation units: a page can span non-contiguous blocks. AWS's tested layout is ext4 bigalloc with 16 KiB clusters.`,
         blocker: "ext4 allocation unit smaller than a page (no bigalloc)",
       });
     if (fs === "xfs")
