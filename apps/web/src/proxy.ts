@@ -10,7 +10,7 @@ import { env } from "./env.js";
 import { actionRequestProblem } from "./lib/action-request.js";
 import { foreignOrigin, hostRefused, requestHost, requestProto } from "./lib/request-checks.js";
 import type { TrustedPeers } from "./lib/trusted-peers.js";
-import { isMissingDoc } from "./server/doc-files.js";
+import { isMissingDoc } from "./server/docs/doc-files.js";
 
 /** No route lives here: a rewrite to it renders app/not-found.tsx with a real 404 status. */
 const NOT_FOUND_PATH = "/_untorn/not-found";

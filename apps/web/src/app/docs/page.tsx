@@ -3,7 +3,7 @@ import path from "node:path";
 import type { Metadata } from "next";
 import Link from "next/link";
 import { requirePage } from "../../server/access.js";
-import { findDocsDir } from "../../server/docs.js";
+import { findDocsDir } from "../../server/docs/docs.js";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Documentation" };

@@ -3,7 +3,7 @@ import type { Metadata } from "next";
 import Link from "next/link";
 import { notFound } from "next/navigation";
 import { requirePage } from "../../../server/access.js";
-import { docFile, docPathOf, findDocsDir, renderDoc } from "../../../server/docs.js";
+import { docFile, docPathOf, findDocsDir, renderDoc } from "../../../server/docs/docs.js";
 
 export const dynamic = "force-dynamic";
 

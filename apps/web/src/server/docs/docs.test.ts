@@ -127,7 +127,7 @@ describe("docs pages", () => {
 
 describe("isMissingDoc", () => {
   it("is true for a /docs/ path naming no page, false for a page and for other paths", () => {
-    const cwd = fileURLToPath(new URL("../../", import.meta.url));
+    const cwd = fileURLToPath(new URL("../../../", import.meta.url));
     expect(isMissingDoc("/docs/rules/no-such-rule", cwd)).toBe(true);
     expect(isMissingDoc("/docs/%E0%A4%A", cwd)).toBe(true);
     expect(isMissingDoc("/docs/../../etc/passwd", cwd)).toBe(true);

@@ -5,7 +5,7 @@
  */
 import path from "node:path";
 import { Marked, type Token, type Tokens } from "marked";
-import { linkCitationsInHtml } from "../lib/citations.js";
+import { linkCitationsInHtml } from "../../lib/citations.js";
 
 export { docFile, findDocsDir } from "./doc-files.js";
 
