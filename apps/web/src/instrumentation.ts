@@ -61,7 +61,7 @@ async function startUp(): Promise<void> {
     );
   }
   if (e.UNTORN_AUTH === "local" && !storeError) {
-    const { ensureFirstAdmin } = await import("./server/auth.js");
+    const { ensureFirstAdmin } = await import("./server/auth/auth.js");
     const store = await getStore(e);
     const hadUsers = (await store.countUsers()) > 0;
     if (!hadUsers && !e.UNTORN_ADMIN_PASSWORD && !isLoopback(host)) {
@@ -91,7 +91,7 @@ async function startUp(): Promise<void> {
     }
   }
   if (e.UNTORN_AUTH === "oidc") {
-    const { oidcConfig, redirectUri } = await import("./server/oidc.js");
+    const { oidcConfig, redirectUri } = await import("./server/auth/oidc.js");
     // Not fatal: the provider may come up later; each sign-in tries again.
     await oidcConfig(e).then(
       (c) =>

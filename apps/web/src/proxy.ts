@@ -3,7 +3,7 @@
  * UNTORN_ALLOWED_HOSTS (DNS rebinding), cross-site writes, oversized bodies, malformed
  * percent-encoding and Server Action requests of a shape no form of the console sends
  * (lib/action-request.ts), each as JSON with its status; and sets the per-request CSP nonce. It is a first
- * line only: every Server Action and route handler checks the caller itself (server/access.ts).
+ * line only: every Server Action and route handler checks the caller itself (server/auth/access.ts).
  */
 import { type NextRequest, NextResponse } from "next/server";
 import { env } from "./env.js";

@@ -11,7 +11,7 @@ import { SummaryCards } from "../components/summary-cards.js";
 import { TimeRangePicker } from "../components/time-range-picker.js";
 import { type FleetQuery, fleetQueryToParams, parseFleetQuery, parsePageNumber } from "../lib/fleet-query.js";
 import { num, seconds, utc } from "../lib/format.js";
-import { requirePage } from "../server/access.js";
+import { requirePage } from "../server/auth/access.js";
 import { clustersOf, fleetView, tablePage } from "../server/views.js";
 
 export const dynamic = "force-dynamic";

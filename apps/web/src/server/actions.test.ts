@@ -5,7 +5,7 @@ import { encodeReplay } from "@untorn/fleet/replay";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { IDLE } from "../lib/metadata-form.js";
 import { smallReplay } from "../testing/fleet-facts.js";
-import { type Principal, runAs } from "./access.js";
+import { type Principal, runAs } from "./auth/access.js";
 
 const revalidated: string[] = [];
 vi.mock("next/cache", () => ({ revalidatePath: (p: string) => revalidated.push(p) }));

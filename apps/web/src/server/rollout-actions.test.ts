@@ -1,7 +1,7 @@
 /**
  * The rollout Server Actions against a real embedded store over a fake replay: create (and its double
  * submit), refusals with the engine's reasons, a conflict that names the other writer, idempotent
- * controls. The access table itself is permissions.test.ts.
+ * controls. The access table itself is server/auth/permissions.test.ts.
  */
 import fs from "node:fs";
 import os from "node:os";
@@ -10,7 +10,7 @@ import { encodeReplay } from "@untorn/fleet/replay";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { ROLLOUT_IDLE } from "../lib/rollout-fields.js";
 import { smallReplay } from "../testing/fleet-facts.js";
-import { type Principal, runAs } from "./access.js";
+import { type Principal, runAs } from "./auth/access.js";
 
 /** Paths the actions asked Next.js to render again (what the browser's page then shows). */
 const revalidated = vi.hoisted(() => [] as string[]);

@@ -16,7 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { errorSchema, rolloutListResponseSchema, rolloutResponseSchema } from "../lib/api-schema.js";
 import { fakeInstance, HEAVY } from "../testing/fake-fleet.js";
 import { END, smallReplay } from "../testing/fleet-facts.js";
-import { type Principal, runAs } from "./access.js";
+import { type Principal, runAs } from "./auth/access.js";
 
 const SUFFIX = ":9105";
 const viewer: Principal = { name: "vic", role: "viewer", via: "session" };

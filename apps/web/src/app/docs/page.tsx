@@ -2,7 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import type { Metadata } from "next";
 import Link from "next/link";
-import { requirePage } from "../../server/access.js";
+import { requirePage } from "../../server/auth/access.js";
 import { findDocsDir } from "../../server/docs/docs.js";
 
 export const dynamic = "force-dynamic";

@@ -1,4 +1,4 @@
-import { route } from "../../server/access.js";
+import { route } from "../../server/auth/access.js";
 import { EXPOSITION_CONTENT_TYPE, exposition } from "../../server/exposition.js";
 import { methodNotAllowed } from "../../server/http.js";
 import { rolloutFamilies } from "../../server/rollout-metrics.js";

@@ -18,7 +18,7 @@ import {
   recommendationsQueryToParams,
 } from "../../lib/recommendations-query.js";
 import { changeFieldsOf, planHref } from "../../lib/rollout-link.js";
-import { requirePage } from "../../server/access.js";
+import { requirePage } from "../../server/auth/access.js";
 import {
   filterGroups,
   groupFindings,

@@ -1,7 +1,7 @@
 import { notFound } from "next/navigation";
 import type { ReactNode } from "react";
 import { parseInstanceId } from "../../../lib/instance-id.js";
-import { mayOpen } from "../../../server/access.js";
+import { mayOpen } from "../../../server/auth/access.js";
 import { instanceLookup } from "../../../server/views.js";
 
 /**

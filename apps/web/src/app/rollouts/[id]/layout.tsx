@@ -1,6 +1,6 @@
 import { notFound } from "next/navigation";
 import type { ReactNode } from "react";
-import { mayOpen } from "../../../server/access.js";
+import { mayOpen } from "../../../server/auth/access.js";
 import { getRolloutView, RolloutStoreError, rolloutIdSchema } from "../../../server/rollouts.js";
 
 /**

@@ -20,7 +20,7 @@ import { Timeline } from "../../../components/rollout/timeline.js";
 import { ChartsSkeleton } from "../../../components/skeletons.js";
 import { allows } from "../../../lib/permissions.js";
 import { isActiveStatus } from "../../../lib/rollout-view.js";
-import { requirePage } from "../../../server/access.js";
+import { requirePage } from "../../../server/auth/access.js";
 import { getSourceInfo } from "../../../server/data.js";
 import { lastPassOf } from "../../../server/reconciler.js";
 import { rolloutClock } from "../../../server/rollout-deps.js";

@@ -3,7 +3,7 @@ import type { Metadata } from "next";
 import { type Candidate, PlanEditor } from "../../../components/rollout/plan-editor.js";
 import { PlanBanners, PlanHead, PlanResult } from "../../../components/rollout/plan-sections.js";
 import { parsePlanForm, parseTargets, type Raw } from "../../../lib/rollout-form.js";
-import { requirePage } from "../../../server/access.js";
+import { requirePage } from "../../../server/auth/access.js";
 import { createRollout } from "../../../server/rollout-actions.js";
 import { type PlanView, planFor } from "../../../server/rollout-deps.js";
 

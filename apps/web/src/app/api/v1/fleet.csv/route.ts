@@ -1,8 +1,8 @@
 import { env } from "../../../../env.js";
 import { csvResponse } from "../../../../lib/csv.js";
 import { applyFleetQuery, parseFleetQuery } from "../../../../lib/fleet-query.js";
-import { route } from "../../../../server/access.js";
 import { badQuery, unavailableResponse } from "../../../../server/api.js";
+import { route } from "../../../../server/auth/access.js";
 import { getFleetView } from "../../../../server/data.js";
 import { fleetCsv } from "../../../../server/exports.js";
 import { methodNotAllowed } from "../../../../server/http.js";

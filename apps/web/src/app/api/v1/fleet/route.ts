@@ -1,7 +1,7 @@
 import { env } from "../../../../env.js";
 import { parseFleetQuery, parsePageQuery } from "../../../../lib/fleet-query.js";
-import { route } from "../../../../server/access.js";
 import { badQuery, fleetResponseJson, unavailableResponse } from "../../../../server/api.js";
+import { route } from "../../../../server/auth/access.js";
 import { getFleetView } from "../../../../server/data.js";
 import { methodNotAllowed } from "../../../../server/http.js";
 

@@ -1,4 +1,4 @@
-import { route } from "../../../../server/access.js";
+import { route } from "../../../../server/auth/access.js";
 import { metadataStore } from "../../../../server/data.js";
 import { methodNotAllowed } from "../../../../server/http.js";
 

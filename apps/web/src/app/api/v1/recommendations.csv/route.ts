@@ -1,8 +1,8 @@
 import { env } from "../../../../env.js";
 import { csvResponse } from "../../../../lib/csv.js";
 import { parseRecommendationsQuery } from "../../../../lib/recommendations-query.js";
-import { route } from "../../../../server/access.js";
 import { badQuery, unavailableResponse } from "../../../../server/api.js";
+import { route } from "../../../../server/auth/access.js";
 import { getFleetView } from "../../../../server/data.js";
 import { recommendationsCsv } from "../../../../server/exports.js";
 import { methodNotAllowed } from "../../../../server/http.js";

@@ -2,7 +2,7 @@ import type { Metadata } from "next";
 import { notFound } from "next/navigation";
 import { ChangeReport } from "../../../../components/rollout/report-sections.js";
 import { RolloutStoreProblem } from "../../../../components/rollout/store-problem.js";
-import { requirePage } from "../../../../server/access.js";
+import { requirePage } from "../../../../server/auth/access.js";
 import { getSourceInfo } from "../../../../server/data.js";
 import {
   getRolloutView,

@@ -2,8 +2,8 @@ import { env } from "../../../../../env.js";
 import type { ErrorResponse } from "../../../../../lib/api-schema.js";
 import { lastSegment, parseInstanceId } from "../../../../../lib/instance-id.js";
 import { parseRangeParam } from "../../../../../lib/ranges.js";
-import { route } from "../../../../../server/access.js";
 import { instanceResponse, unavailable } from "../../../../../server/api.js";
+import { route } from "../../../../../server/auth/access.js";
 import { getInstance } from "../../../../../server/data.js";
 import { methodNotAllowed } from "../../../../../server/http.js";
 

@@ -1,5 +1,5 @@
 import { lastSegment } from "../../../../../lib/instance-id.js";
-import { route } from "../../../../../server/access.js";
+import { route } from "../../../../../server/auth/access.js";
 import { methodNotAllowed } from "../../../../../server/http.js";
 import { rolloutResponse } from "../../../../../server/rollout-api.js";
 import { lookupForApi } from "../../../../../server/rollout-route.js";

@@ -5,9 +5,9 @@ import "server-only";
  * addresses (UNTORN_TRUSTED_PROXIES), checked against the TCP peer server.mjs reports; from anyone else
  * they are refused and logged, since any client can write them.
  */
-import type { Env } from "../env.js";
-import { roleFor, splitGroups } from "../lib/role-map.js";
-import { peerAddress } from "../lib/server-info.js";
+import type { Env } from "../../env.js";
+import { roleFor, splitGroups } from "../../lib/role-map.js";
+import { peerAddress } from "../../lib/server-info.js";
 import { externalUser } from "./external-users.js";
 import { AccessError, type Principal } from "./principal.js";
 

@@ -4,11 +4,11 @@ import "server-only";
  * sessions: a random 256-bit cookie value, stored only as its sha256 with an expiry, so the database
  * decides (logout, expiry, a disabled user end a session on every console at once).
  */
-import { type Env, env } from "../env.js";
-import { requestProto } from "../lib/request-checks.js";
+import { type Env, env } from "../../env.js";
+import { requestProto } from "../../lib/request-checks.js";
+import { getStore } from "../store.js";
 import { SESSION_COOKIE, sha256 } from "./access.js";
 import { DUMMY_HASH, hashPassword, randomToken, verifyPassword } from "./password.js";
-import { getStore } from "./store.js";
 import { failedCredential, reservePasswordAttempt, succeeded, throttledAttempt } from "./throttle.js";
 
 /**
@@ -89,4 +89,4 @@ export const isHttps = (req: Request) =>
   requestProto(req.headers, req.url, env().UNTORN_TRUSTED_PROXIES) === "https";
 
 /** Where to go once signed in: lib/safe-next.ts. */
-export { safeNext } from "../lib/safe-next.js";
+export { safeNext } from "../../lib/safe-next.js";

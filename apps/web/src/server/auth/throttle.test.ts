@@ -7,11 +7,11 @@ import os from "node:os";
 import path from "node:path";
 import type { Store } from "@untorn/store/store";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { type Env, parseEnv } from "../env.js";
+import { type Env, parseEnv } from "../../env.js";
+import { getStore } from "../store.js";
 import { AccessError, principalOf } from "./access.js";
 import { signIn } from "./auth.js";
 import { hashPassword } from "./password.js";
-import { getStore } from "./store.js";
 import { MAX_FAILURES, MAX_FAILURES_PER_ADDRESS } from "./throttle.js";
 
 let dir: string;

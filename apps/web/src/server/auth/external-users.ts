@@ -7,10 +7,10 @@ import "server-only";
  * the same name is never taken over.
  */
 import type { User } from "@untorn/store/schema";
-import type { Env } from "../env.js";
-import type { Role } from "../lib/permissions.js";
+import type { Env } from "../../env.js";
+import type { Role } from "../../lib/permissions.js";
+import { getStore } from "../store.js";
 import { AccessError } from "./principal.js";
-import { getStore } from "./store.js";
 
 export type ExternalSource = "oidc" | "auth-proxy";
 

@@ -3,7 +3,7 @@
  * raises. Its own module so the sign-in modes (proxy-auth.ts, external-users.ts) and access.ts share
  * it without importing each other in a cycle.
  */
-import type { Role } from "../lib/permissions.js";
+import type { Role } from "../../lib/permissions.js";
 
 export interface Principal {
   /** Username, or `viewer-token` for UNTORN_VIEWER_TOKEN. */

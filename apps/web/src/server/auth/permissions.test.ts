@@ -7,12 +7,12 @@ import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { ACTIONS, allows, PAGES, ROLES, ROUTES, type Role } from "../lib/permissions.js";
+import { ACTIONS, allows, PAGES, ROLES, ROUTES, type Role } from "../../lib/permissions.js";
+import { isRefusal } from "../http.js";
 import { AccessError, type Principal, runAs } from "./access.js";
-import { isRefusal } from "./http.js";
 
-const APP = fileURLToPath(new URL("../app/", import.meta.url));
-const SRC = fileURLToPath(new URL("../", import.meta.url));
+const APP = fileURLToPath(new URL("../../app/", import.meta.url));
+const SRC = fileURLToPath(new URL("../../", import.meta.url));
 const WHO: (Principal | null)[] = [
   null,
   ...ROLES.map((role): Principal => ({ name: `test-${role}`, role, via: "session" })),

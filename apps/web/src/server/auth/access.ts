@@ -8,7 +8,7 @@ import { AsyncLocalStorage } from "node:async_hooks";
 import { createHash, timingSafeEqual } from "node:crypto";
 import { headers } from "next/headers";
 import { forbidden, redirect } from "next/navigation";
-import { env } from "../env.js";
+import { env } from "../../env.js";
 import {
   ACTIONS,
   type ActionName,
@@ -18,13 +18,13 @@ import {
   ROUTES,
   type RouteName,
   TOKEN_ROUTES,
-} from "../lib/permissions.js";
-import { foreignOrigin } from "../lib/request-checks.js";
-import { peerAddress } from "../lib/server-info.js";
-import { jsonError } from "./http.js";
+} from "../../lib/permissions.js";
+import { foreignOrigin } from "../../lib/request-checks.js";
+import { peerAddress } from "../../lib/server-info.js";
+import { jsonError } from "../http.js";
+import { getStore } from "../store.js";
 import { AccessError, actorOf, type Principal } from "./principal.js";
 import { proxyPrincipal } from "./proxy-auth.js";
-import { getStore } from "./store.js";
 import { failedCredential, reserveTokenFailure, throttledAttempt } from "./throttle.js";
 
 export { AccessError, actorOf, type Principal };

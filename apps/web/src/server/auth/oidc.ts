@@ -7,12 +7,12 @@ import "server-only";
  */
 import * as client from "openid-client";
 import { z } from "zod";
-import type { Env } from "../env.js";
-import { roleFor } from "../lib/role-map.js";
+import type { Env } from "../../env.js";
+import { roleFor } from "../../lib/role-map.js";
+import { getStore } from "../store.js";
 import { AccessError, sha256 } from "./access.js";
 import { externalUser } from "./external-users.js";
 import { randomToken } from "./password.js";
-import { getStore } from "./store.js";
 
 export const OIDC_COOKIE = "untorn_oidc";
 export const OIDC_PATH = "/api/auth/oidc";
