@@ -2,12 +2,12 @@
  * Runs once when the server starts: a bad configuration stops it here (exit 1, naming each setting and
  * its rule); a non-loopback address with nobody's password configured is refused; the store is opened
  * (its migrations run) and the first-run admin created, its password printed once when it was generated;
- * in replay mode the recording's rollouts are loaded into the store (idempotent, recorded-rollouts.ts);
- * the rollout reconciler starts (server/reconciler.ts) with the step hooks of UNTORN_HOOKS_FILE (a
- * broken file stops the server); and the first fleet view starts in the
- * background, so the first visitor does not wait for a read begun by their request: it serves the kept
- * fleet read of the last start when there is one for this build and source (server/kept-read.ts), and
- * reads the source otherwise (a live source also when there is one).
+ * in replay mode the recording's rollouts are loaded into the store (idempotent,
+ * server/rollouts/recorded-rollouts.ts); the rollout reconciler starts (server/rollouts/reconciler.ts)
+ * with the step hooks of UNTORN_HOOKS_FILE (a broken file stops the server); and the first fleet view
+ * starts in the background, so the first visitor does not wait for a read begun by their request: it
+ * serves the kept fleet read of the last start when there is one for this build and source
+ * (server/kept-read.ts), and reads the source otherwise (a live source also when there is one).
  */
 export async function register(): Promise<void> {
   const { serverInfo } = await import("./lib/server-info.js");
@@ -80,7 +80,9 @@ async function startUp(): Promise<void> {
     else if (first.created) console.log(`untorn: created the first admin account "${e.UNTORN_ADMIN_USER}"`);
   }
   if (!storeError && !e.PROMETHEUS_URL) {
-    const { loadRecordedRolloutsFor, describeOutcome } = await import("./server/recorded-rollouts.js");
+    const { loadRecordedRolloutsFor, describeOutcome } = await import(
+      "./server/rollouts/recorded-rollouts.js"
+    );
     const { replayFile } = await import("./server/source.js");
     try {
       const outcome = await loadRecordedRolloutsFor(await getStore(e), replayFile(e));
@@ -102,7 +104,7 @@ async function startUp(): Promise<void> {
     );
   }
   if (!storeError) {
-    const { loadHooks, startReconciler } = await import("./server/reconciler.js");
+    const { loadHooks, startReconciler } = await import("./server/rollouts/reconciler.js");
     let hooks: Awaited<ReturnType<typeof loadHooks>>;
     try {
       hooks = await loadHooks(e);

@@ -19,7 +19,7 @@ export function allows(role: Role | null, required: Required): boolean {
   return RANK[role ?? "anonymous"] >= RANK[required];
 }
 
-/** Server Actions (server/actions.ts, server/rollout-actions.ts), by exported name. */
+/** Server Actions (server/actions.ts, server/rollouts/rollout-actions.ts), by exported name. */
 export const ACTIONS = {
   saveInstanceMetadata: "operator",
   createRollout: "operator",

@@ -11,7 +11,11 @@ import { allows } from "../../lib/permissions.js";
 import { GATE_TEXT, isActiveStatus } from "../../lib/rollout-view.js";
 import { filterRollouts, parseRolloutsQuery, type RolloutsQuery } from "../../lib/rollouts-query.js";
 import { requirePage } from "../../server/auth/access.js";
-import { listRolloutSummaries, RolloutStoreError, type RolloutSummary } from "../../server/rollouts.js";
+import {
+  listRolloutSummaries,
+  RolloutStoreError,
+  type RolloutSummary,
+} from "../../server/rollouts/rollouts.js";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Rollouts" };

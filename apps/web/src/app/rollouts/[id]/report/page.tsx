@@ -10,7 +10,7 @@ import {
   RolloutStoreError,
   reportOf,
   rolloutIdSchema,
-} from "../../../../server/rollouts.js";
+} from "../../../../server/rollouts/rollouts.js";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Change report" };

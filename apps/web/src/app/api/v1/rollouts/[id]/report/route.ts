@@ -3,8 +3,8 @@ import { z } from "zod";
 import type { ErrorResponse } from "../../../../../../lib/api-schema.js";
 import { route } from "../../../../../../server/auth/access.js";
 import { methodNotAllowed } from "../../../../../../server/http.js";
-import { lookupForApi } from "../../../../../../server/rollout-route.js";
-import { reportOf } from "../../../../../../server/rollouts.js";
+import { lookupForApi } from "../../../../../../server/rollouts/rollout-route.js";
+import { reportOf } from "../../../../../../server/rollouts/rollouts.js";
 
 export const dynamic = "force-dynamic";
 

@@ -3,7 +3,7 @@ import { GATE_KINDS, GATE_OUTCOMES } from "@untorn/rollout/events";
 import { applyCommand, ROLLOUT_STATUSES, type RolloutState } from "@untorn/rollout/state";
 import { cmd, playedRollout } from "@untorn/rollout/testing";
 import { describe, expect, it } from "vitest";
-import { exposition, type Family } from "./exposition.js";
+import { exposition, type Family } from "../exposition.js";
 import { rolloutFamilies } from "./rollout-metrics.js";
 
 const T0 = 1_795_000_000;

@@ -21,11 +21,11 @@ import {
   type RunnerDeps,
   type StoredRollout,
 } from "@untorn/rollout-runner/runner";
-import { type Env, env } from "../env.js";
-import { getFleetView, type SourceInfo } from "./data.js";
-import { readDeclaredFile } from "./declared.js";
-import { readSource } from "./source.js";
-import { getStore } from "./store.js";
+import { type Env, env } from "../../env.js";
+import { getFleetView, type SourceInfo } from "../data.js";
+import { readDeclaredFile } from "../declared.js";
+import { readSource } from "../source.js";
+import { getStore } from "../store.js";
 
 export interface RolloutClock {
   readonly now: () => number;

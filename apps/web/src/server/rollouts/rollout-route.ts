@@ -1,6 +1,6 @@
 import "server-only";
 /** The rollout routes' shared lookup: a bad id is 400, an unknown one 404, a store outage 503 (all JSON). */
-import type { ErrorResponse } from "../lib/api-schema.js";
+import type { ErrorResponse } from "../../lib/api-schema.js";
 import { getRolloutView, RolloutStoreError, rolloutIdSchema, type StoredRolloutView } from "./rollouts.js";
 
 const json = (status: number, body: ErrorResponse) =>

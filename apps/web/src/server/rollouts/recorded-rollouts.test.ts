@@ -10,7 +10,7 @@ import { openStore, type Store } from "@untorn/store/store";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { describeOutcome, loadRecordedRolloutsFor } from "./recorded-rollouts.js";
 
-const RECORDINGS = fileURLToPath(new URL("../../../../lab/recordings/", import.meta.url));
+const RECORDINGS = fileURLToPath(new URL("../../../../../lab/recordings/", import.meta.url));
 const replayName = fs.readdirSync(RECORDINGS).find((n) => n.endsWith(".json.gz"))!;
 const committed = fs.readFileSync(
   path.join(RECORDINGS, replayName.replace(/\.json\.gz$/, ".rollouts.json")),

@@ -1,7 +1,7 @@
 /** The rollout read API's bodies from the data layer's views (pure; shapes in lib/api-schema.ts). */
 import type { NextActions, RolloutState } from "@untorn/rollout/state";
-import type { RolloutResponse, RolloutSummaryJson } from "../lib/api-schema.js";
-import { lastGateOf, progressOf } from "../lib/rollout-view.js";
+import type { RolloutResponse, RolloutSummaryJson } from "../../lib/api-schema.js";
+import { lastGateOf, progressOf } from "../../lib/rollout-view.js";
 import type { RolloutSummary, StoredRolloutView } from "./rollouts.js";
 
 const isoOf = (unixSeconds: number) => new Date(unixSeconds * 1000).toISOString();

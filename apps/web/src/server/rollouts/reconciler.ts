@@ -17,10 +17,10 @@ import {
   hooksFileSchema,
   reconcileRollouts,
 } from "@untorn/rollout-runner/runner";
-import { type Env, env } from "../env.js";
+import { type Env, env } from "../../env.js";
+import { readSource, replayFile } from "../source.js";
+import { getStore } from "../store.js";
 import { declarations, runnerDeps } from "./rollout-deps.js";
-import { readSource, replayFile } from "./source.js";
-import { getStore } from "./store.js";
 
 interface Loop {
   timer: NodeJS.Timeout | null;

@@ -21,12 +21,12 @@ import {
 } from "@untorn/rollout/state";
 import type { Rollout } from "@untorn/store/store";
 import { z } from "zod";
-import { type Env, env } from "../env.js";
-import { redactForReaders } from "../lib/redact.js";
-import { type LastGate, type Progress, sortRollouts } from "../lib/rollout-view.js";
+import { type Env, env } from "../../env.js";
+import { redactForReaders } from "../../lib/redact.js";
+import { type LastGate, type Progress, sortRollouts } from "../../lib/rollout-view.js";
+import { readSource, type SourceInfo } from "../source.js";
+import { getStore } from "../store.js";
 import { summaryOfState } from "./rollout-api.js";
-import { readSource, type SourceInfo } from "./source.js";
-import { getStore } from "./store.js";
 
 /** A rollout id: the store keys rollouts by UUID (the engine's default id); anything else names none. */
 export const rolloutIdSchema = z.uuid("is not a rollout id (a UUID, as `untorn rollout list` shows them)");

@@ -2,7 +2,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { parseEnv } from "../env.js";
+import { parseEnv } from "../../env.js";
 import { loadHooks } from "./reconciler.js";
 
 let dir: string;

@@ -13,10 +13,10 @@ import { cluster, operator, playedRollout } from "@untorn/rollout/testing";
 import { createStoredRollout, runCommand } from "@untorn/rollout-runner/runner";
 import type { Store } from "@untorn/store/store";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { errorSchema, rolloutListResponseSchema, rolloutResponseSchema } from "../lib/api-schema.js";
-import { fakeInstance, HEAVY } from "../testing/fake-fleet.js";
-import { END, smallReplay } from "../testing/fleet-facts.js";
-import { type Principal, runAs } from "./auth/access.js";
+import { errorSchema, rolloutListResponseSchema, rolloutResponseSchema } from "../../lib/api-schema.js";
+import { fakeInstance, HEAVY } from "../../testing/fake-fleet.js";
+import { END, smallReplay } from "../../testing/fleet-facts.js";
+import { type Principal, runAs } from "../auth/access.js";
 
 const SUFFIX = ":9105";
 const viewer: Principal = { name: "vic", role: "viewer", via: "session" };
@@ -43,12 +43,12 @@ beforeAll(async () => {
   fs.writeFileSync(path.join(dir, "fleet.json.gz"), encodeReplay(smallReplay(fleet)));
   process.env.UNTORN_REPLAY = path.join(dir, "fleet.json.gz");
   process.env.UNTORN_DATA_DIR = path.join(dir, "store");
-  const { getStore } = await import("./store.js");
-  const { env } = await import("../env.js");
+  const { getStore } = await import("../store.js");
+  const { env } = await import("../../env.js");
   store = await getStore(env());
-  routes.list = (await import("../app/api/v1/rollouts/route.js")).GET as Handler;
-  routes.show = (await import("../app/api/v1/rollouts/[id]/route.js")).GET as Handler;
-  routes.report = (await import("../app/api/v1/rollouts/[id]/report/route.js")).GET as Handler;
+  routes.list = (await import("../../app/api/v1/rollouts/route.js")).GET as Handler;
+  routes.show = (await import("../../app/api/v1/rollouts/[id]/route.js")).GET as Handler;
+  routes.report = (await import("../../app/api/v1/rollouts/[id]/report/route.js")).GET as Handler;
 
   let t = END - 3600;
   const deps = { store, clock: () => t };
@@ -214,7 +214,7 @@ describe("canary vs control charts", () => {
 
   it("says what failed, without throwing, when Prometheus is down", async () => {
     const { getRolloutCharts } = await import("./rollouts.js");
-    const { parseEnv } = await import("../env.js");
+    const { parseEnv } = await import("../../env.js");
     const closed = parseEnv({
       ...process.env,
       PROMETHEUS_URL: "http://127.0.0.1:9",

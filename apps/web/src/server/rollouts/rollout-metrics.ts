@@ -6,7 +6,7 @@
 import { consoleMetrics as C, TIME_TO_VERDICT_BUCKETS } from "@untorn/catalog/console-metrics";
 import { GATE_KINDS, GATE_OUTCOMES } from "@untorn/rollout/events";
 import { ROLLOUT_STATUSES, type RolloutState } from "@untorn/rollout/state";
-import { type Family, histogramSamples } from "./exposition.js";
+import { type Family, histogramSamples } from "../exposition.js";
 
 const VERDICTS = ["passed", "failed", "inconclusive"] as const;
 

@@ -10,11 +10,16 @@ import type { CommandInput } from "@untorn/rollout/commands";
 import { createStoredRollout, runCommand } from "@untorn/rollout-runner/runner";
 import { revalidatePath } from "next/cache";
 import { redirect } from "next/navigation";
-import type { ActionName } from "../lib/permissions.js";
-import type { RolloutFormState } from "../lib/rollout-fields.js";
-import { type CommandFormName, parseCommandForm, parsePlanForm, parseTargets } from "../lib/rollout-form.js";
-import { AccessError, actorOf, type Principal, requireRole } from "./auth/access.js";
-import { getFleetView } from "./data.js";
+import type { ActionName } from "../../lib/permissions.js";
+import type { RolloutFormState } from "../../lib/rollout-fields.js";
+import {
+  type CommandFormName,
+  parseCommandForm,
+  parsePlanForm,
+  parseTargets,
+} from "../../lib/rollout-form.js";
+import { AccessError, actorOf, type Principal, requireRole } from "../auth/access.js";
+import { getFleetView } from "../data.js";
 import { kickReconciler } from "./reconciler.js";
 import { runnerDeps } from "./rollout-deps.js";
 
