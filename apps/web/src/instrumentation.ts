@@ -7,7 +7,7 @@
  * with the step hooks of UNTORN_HOOKS_FILE (a broken file stops the server); and the first fleet view
  * starts in the background, so the first visitor does not wait for a read begun by their request: it
  * serves the kept fleet read of the last start when there is one for this build and source
- * (server/kept-read.ts), and reads the source otherwise (a live source also when there is one).
+ * (server/fleet/kept-read.ts), and reads the source otherwise (a live source also when there is one).
  */
 export async function register(): Promise<void> {
   const { serverInfo } = await import("./lib/server-info.js");
@@ -83,7 +83,7 @@ async function startUp(): Promise<void> {
     const { loadRecordedRolloutsFor, describeOutcome } = await import(
       "./server/rollouts/recorded-rollouts.js"
     );
-    const { replayFile } = await import("./server/source.js");
+    const { replayFile } = await import("./server/fleet/source.js");
     try {
       const outcome = await loadRecordedRolloutsFor(await getStore(e), replayFile(e));
       (outcome.kind === "invalid" ? console.error : console.log)(describeOutcome(outcome));
@@ -115,14 +115,14 @@ async function startUp(): Promise<void> {
     const off = startReconciler(e, hooks);
     if (off) console.log(`untorn: rollout reconciler off: ${off}`);
   } else console.error("untorn: rollout reconciler off: the store cannot be opened");
-  const { keptDir, keptOff } = await import("./server/kept-read.js");
+  const { keptDir, keptOff } = await import("./server/fleet/kept-read.js");
   const keptWhy = keptOff(e);
   console.log(
     keptWhy
       ? `untorn: the fleet read is not kept across restarts: ${keptWhy}`
       : `untorn: the last good fleet read is kept across restarts in ${keptDir(e)}`,
   );
-  const { getFleetView } = await import("./server/data.js");
+  const { getFleetView } = await import("./server/fleet/data.js");
   // The first fleet read starts now, in the background: a replay file is streamed, the facts' queries
   // and the advice give the event loop turns, so the server listens and the fleet page shows how far the
   // read has got ("reading the fleet") until it is done; the log says each step. Failures are the first

@@ -12,7 +12,7 @@ import { TimeRangePicker } from "../components/time-range-picker.js";
 import { type FleetQuery, fleetQueryToParams, parseFleetQuery, parsePageNumber } from "../lib/fleet-query.js";
 import { num, seconds, utc } from "../lib/format.js";
 import { requirePage } from "../server/auth/access.js";
-import { clustersOf, fleetView, tablePage } from "../server/views.js";
+import { clustersOf, fleetView, tablePage } from "../server/fleet/views.js";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Fleet" };

@@ -12,8 +12,8 @@ import type { ActionName } from "../lib/permissions.js";
 import { ROLES } from "../lib/permissions.js";
 import { AccessError, actorOf, type Principal, requireRole, sha256 } from "./auth/access.js";
 import { hashPassword, randomToken } from "./auth/password.js";
-import { getInstance, metadataChanged, metadataStore } from "./data.js";
-import { formFieldOf, toUpsertInput } from "./metadata-input.js";
+import { getInstance, metadataChanged, metadataStore } from "./fleet/data.js";
+import { formFieldOf, toUpsertInput } from "./fleet/metadata-input.js";
 
 /**
  * requireRole for a form: a refusal comes back as the form's error (with `denied` = 401 or 403) instead

@@ -24,8 +24,8 @@ import {
   groupFindings,
   type RuleGroup,
   waitingInstances,
-} from "../../server/recommendations.js";
-import { fleetView } from "../../server/views.js";
+} from "../../server/fleet/recommendations.js";
+import { fleetView } from "../../server/fleet/views.js";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Recommendations" };

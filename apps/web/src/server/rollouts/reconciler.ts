@@ -18,7 +18,7 @@ import {
   reconcileRollouts,
 } from "@untorn/rollout-runner/runner";
 import { type Env, env } from "../../env.js";
-import { readSource, replayFile } from "../source.js";
+import { readSource, replayFile } from "../fleet/source.js";
 import { getStore } from "../store.js";
 import { declarations, runnerDeps } from "./rollout-deps.js";
 

@@ -37,7 +37,7 @@ beforeAll(async () => {
   process.env.UNTORN_REPLAY = path.join(dir, "fleet.json.gz");
   process.env.UNTORN_DATA_DIR = path.join(dir, "store");
   await import("./rollout-actions.js");
-  const store = await (await import("../data.js")).metadataStore();
+  const store = await (await import("../fleet/data.js")).metadataStore();
   for (const [instance, role] of [
     ["db-heavy-atomic:9105", "replica"],
     ["db-heavy-plain:9105", "replica"],
@@ -47,7 +47,7 @@ beforeAll(async () => {
 }, 60_000);
 
 afterAll(async () => {
-  const { metadataStore } = await import("../data.js");
+  const { metadataStore } = await import("../fleet/data.js");
   await (await metadataStore()).close();
   fs.rmSync(dir, { recursive: true, force: true });
 });
@@ -78,7 +78,7 @@ describe("createRollout", () => {
   it("refuses a viewer and stores nothing", async () => {
     const r = await create(vic, { target: "db-heavy-atomic:9105", key: "k-viewer-0001" });
     expect(r.state).toMatchObject({ status: "error", denied: 403 });
-    const { metadataStore } = await import("../data.js");
+    const { metadataStore } = await import("../fleet/data.js");
     expect(await (await metadataStore()).listRollouts({ limit: 10 })).toEqual([]);
   });
 
@@ -114,7 +114,7 @@ describe("createRollout", () => {
     id = first.id!;
     const again = await create(olga, fields);
     expect(again.id).toBe(id);
-    const { metadataStore } = await import("../data.js");
+    const { metadataStore } = await import("../fleet/data.js");
     expect(await (await metadataStore()).listRollouts({ limit: 10 })).toHaveLength(1);
     const s = await stored(id);
     expect(s.state.title).toBe("dw off canary");
@@ -150,7 +150,7 @@ describe("createRollout", () => {
 
   /** A reconciler pass's bookkeeping, committed as the runner's reconcile does (same document). */
   async function reconcilerBookkeeping(rolloutId: string) {
-    const { metadataStore } = await import("../data.js");
+    const { metadataStore } = await import("../fleet/data.js");
     const store = await metadataStore();
     const row = (await store.getRollout(rolloutId))!;
     await store.commitRollout({

@@ -19,7 +19,7 @@ import {
   parseTargets,
 } from "../../lib/rollout-form.js";
 import { AccessError, actorOf, type Principal, requireRole } from "../auth/access.js";
-import { getFleetView } from "../data.js";
+import { getFleetView } from "../fleet/data.js";
 import { kickReconciler } from "./reconciler.js";
 import { runnerDeps } from "./rollout-deps.js";
 

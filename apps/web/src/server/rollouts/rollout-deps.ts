@@ -22,9 +22,9 @@ import {
   type StoredRollout,
 } from "@untorn/rollout-runner/runner";
 import { type Env, env } from "../../env.js";
-import { getFleetView, type SourceInfo } from "../data.js";
-import { readDeclaredFile } from "../declared.js";
-import { readSource } from "../source.js";
+import { getFleetView, type SourceInfo } from "../fleet/data.js";
+import { readDeclaredFile } from "../fleet/declared.js";
+import { readSource } from "../fleet/source.js";
 import { getStore } from "../store.js";
 
 export interface RolloutClock {

@@ -24,7 +24,7 @@ import { z } from "zod";
 import { type Env, env } from "../../env.js";
 import { redactForReaders } from "../../lib/redact.js";
 import { type LastGate, type Progress, sortRollouts } from "../../lib/rollout-view.js";
-import { readSource, type SourceInfo } from "../source.js";
+import { readSource, type SourceInfo } from "../fleet/source.js";
 import { getStore } from "../store.js";
 import { summaryOfState } from "./rollout-api.js";
 

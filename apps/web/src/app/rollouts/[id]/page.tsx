@@ -21,7 +21,7 @@ import { ChartsSkeleton } from "../../../components/skeletons.js";
 import { allows } from "../../../lib/permissions.js";
 import { isActiveStatus } from "../../../lib/rollout-view.js";
 import { requirePage } from "../../../server/auth/access.js";
-import { getSourceInfo } from "../../../server/data.js";
+import { getSourceInfo } from "../../../server/fleet/data.js";
 import { lastPassOf } from "../../../server/rollouts/reconciler.js";
 import { rolloutClock } from "../../../server/rollouts/rollout-deps.js";
 import {

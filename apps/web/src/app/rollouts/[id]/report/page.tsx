@@ -3,7 +3,7 @@ import { notFound } from "next/navigation";
 import { ChangeReport } from "../../../../components/rollout/report-sections.js";
 import { RolloutStoreProblem } from "../../../../components/rollout/store-problem.js";
 import { requirePage } from "../../../../server/auth/access.js";
-import { getSourceInfo } from "../../../../server/data.js";
+import { getSourceInfo } from "../../../../server/fleet/data.js";
 import {
   getRolloutView,
   type RolloutLookup,

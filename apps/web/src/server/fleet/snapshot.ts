@@ -22,7 +22,7 @@ import { type MergeResult, mergeMetadata } from "@untorn/fleet/metadata";
 import { adviseAll, type MetadataByInstance } from "@untorn/fleet/profile";
 import { type RowAdvice, rankRows } from "@untorn/fleet/rows";
 import type { InstanceMetadata } from "@untorn/store/store";
-import type { FleetRow, FleetSummary } from "../lib/fleet-row.js";
+import type { FleetRow, FleetSummary } from "../../lib/fleet-row.js";
 
 /** What the snapshot keeps of a finding: ranking's fields, the rule's docs page and the actions' changes. */
 export interface KeptFinding extends RankedFinding {

@@ -1,10 +1,10 @@
 /** Per-request memoised reads, so sibling Suspense sections share one fleet read. */
 import "server-only";
 import { cache } from "react";
-import { env } from "../env.js";
-import { applyFleetQuery, type FleetQuery, fleetQueryToParams, pageBounds } from "../lib/fleet-query.js";
-import type { FleetRow } from "../lib/fleet-row.js";
-import { type EncodedRow, encodeRows } from "../lib/table-rows.js";
+import { env } from "../../env.js";
+import { applyFleetQuery, type FleetQuery, fleetQueryToParams, pageBounds } from "../../lib/fleet-query.js";
+import type { FleetRow } from "../../lib/fleet-row.js";
+import { type EncodedRow, encodeRows } from "../../lib/table-rows.js";
 import { getFleetView, getInstance } from "./data.js";
 
 /** The fleet over `range` (null: the source's default window), once per request. */

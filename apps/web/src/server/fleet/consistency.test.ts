@@ -12,8 +12,8 @@ import { fileURLToPath } from "node:url";
 import { run } from "@untorn/cli/program";
 import { bufferIo } from "@untorn/cli/testing/buffer-io";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { parseEnv } from "../env.js";
-import { applyFleetQuery, DEFAULT_QUERY, type FleetQuery, parseFleetQuery } from "../lib/fleet-query.js";
+import { parseEnv } from "../../env.js";
+import { applyFleetQuery, DEFAULT_QUERY, type FleetQuery, parseFleetQuery } from "../../lib/fleet-query.js";
 import { fleetResponse, instanceResponse } from "./api.js";
 import {
   type FleetView,
@@ -26,7 +26,7 @@ import {
 import { groupFindings, waitingInstances } from "./recommendations.js";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const RECORDING = path.resolve(here, "../../../../lab/recordings/mariadb-10.11-fleet.json.gz");
+const RECORDING = path.resolve(here, "../../../../../lab/recordings/mariadb-10.11-fleet.json.gz");
 /** A replica the declared metadata names (role, cluster) and the recording's rollouts ran on. */
 const REPLICA = "db-shop-replica-2";
 

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { factsOf } from "../testing/fleet-facts.js";
+import { factsOf } from "../../testing/fleet-facts.js";
 import { RECOMMENDATIONS_CSV_HEADER, recommendationsCsv } from "./exports.js";
 import { filterGroups, groupFindings, type RuleGroup, waitingInstances } from "./recommendations.js";
 import { buildSnapshot } from "./snapshot.js";

@@ -1,6 +1,6 @@
 /** The CSV downloads' bodies (pure): the fleet table's rows and the recommendations, one line each. */
-import { toCsv } from "../lib/csv.js";
-import type { FleetRow } from "../lib/fleet-row.js";
+import { toCsv } from "../../lib/csv.js";
+import type { FleetRow } from "../../lib/fleet-row.js";
 import type { RuleGroup } from "./recommendations.js";
 
 export const FLEET_CSV_HEADER = [

@@ -6,8 +6,8 @@ import { gunzipSync, gzipSync } from "node:zlib";
 import { buildFleetFacts, type FleetFacts } from "@untorn/fleet/facts";
 import { readReplayApi, replayFactsOptions } from "@untorn/fleet/replay";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { templates } from "../../bench/synthetic-fleet.js";
-import { factsOf } from "../testing/fleet-facts.js";
+import { templates } from "../../../bench/synthetic-fleet.js";
+import { factsOf } from "../../testing/fleet-facts.js";
 import {
   KEPT_FILE,
   KEPT_FORMAT,
@@ -20,7 +20,7 @@ import {
 } from "./kept-file.js";
 import { newestReplay } from "./source.js";
 
-const RECORDINGS = fileURLToPath(new URL("../../../../lab/recordings/", import.meta.url));
+const RECORDINGS = fileURLToPath(new URL("../../../../../lab/recordings/", import.meta.url));
 
 let root: string;
 let n = 0;

@@ -6,10 +6,10 @@ import type { PromQueryApi } from "@untorn/fleet/api";
 import { encodeReplay, ReplayApi, ReplayMissError } from "@untorn/fleet/replay";
 import { fakeReplay } from "@untorn/fleet/testing/fake-api";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { parseEnv } from "../env.js";
-import { SMALL_FLEET } from "../testing/fake-fleet.js";
-import { type FakePrometheus, startFakePrometheus } from "../testing/fake-prometheus.js";
-import { END, smallReplay } from "../testing/fleet-facts.js";
+import { parseEnv } from "../../env.js";
+import { SMALL_FLEET } from "../../testing/fake-fleet.js";
+import { type FakePrometheus, startFakePrometheus } from "../../testing/fake-prometheus.js";
+import { END, smallReplay } from "../../testing/fleet-facts.js";
 import {
   fleetReading,
   getFleetView,

@@ -4,7 +4,7 @@
  */
 import type { InstanceMetadata } from "@untorn/store/store";
 import type { StorageFacts, UpsertInstanceMetadataInput } from "@untorn/store/validation";
-import type { MetadataForm } from "../lib/metadata-form.js";
+import type { MetadataForm } from "../../lib/metadata-form.js";
 
 const MiB = 1024 * 1024;
 

@@ -9,10 +9,14 @@ import os from "node:os";
 import path from "node:path";
 import { encodeReplay, ReplayApi } from "@untorn/fleet/replay";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { type Env, parseEnv } from "../env.js";
-import type { ServerInfo } from "../lib/server-info.js";
-import { type FakePrometheus, pinnedToRecording, startFakePrometheus } from "../testing/fake-prometheus.js";
-import { smallReplay } from "../testing/fleet-facts.js";
+import { type Env, parseEnv } from "../../env.js";
+import type { ServerInfo } from "../../lib/server-info.js";
+import {
+  type FakePrometheus,
+  pinnedToRecording,
+  startFakePrometheus,
+} from "../../testing/fake-prometheus.js";
+import { smallReplay } from "../../testing/fleet-facts.js";
 import {
   type FleetView,
   fleetReading,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { factsOf } from "../testing/fleet-facts.js";
+import { factsOf } from "../../testing/fleet-facts.js";
 import { FLEET_CSV_HEADER, fleetCsv } from "./exports.js";
 import { buildSnapshot } from "./snapshot.js";
 

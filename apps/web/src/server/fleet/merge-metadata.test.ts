@@ -3,8 +3,8 @@ import type { InstanceFacts } from "@untorn/advisor/facts";
 import { mergeMetadata } from "@untorn/fleet/metadata";
 import type { InstanceMetadata } from "@untorn/store/store";
 import { beforeAll, describe, expect, it } from "vitest";
-import { fakeInstance, HEAVY } from "../testing/fake-fleet.js";
-import { factsOf } from "../testing/fleet-facts.js";
+import { fakeInstance, HEAVY } from "../../testing/fake-fleet.js";
+import { factsOf } from "../../testing/fleet-facts.js";
 
 type Meta = Parameters<typeof mergeMetadata>[1];
 

@@ -3,8 +3,8 @@ import os from "node:os";
 import path from "node:path";
 import { encodeReplay } from "@untorn/fleet/replay";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { parseEnv } from "../env.js";
-import { smallReplay } from "../testing/fleet-facts.js";
+import { parseEnv } from "../../env.js";
+import { smallReplay } from "../../testing/fleet-facts.js";
 import {
   findRecordingsDir,
   newestReplay,
@@ -39,7 +39,7 @@ describe("shownRecordedFrom", () => {
   });
 
   it("is what the shipped recording's source says", async () => {
-    const rec = path.resolve(__dirname, "../../../../lab/recordings/mariadb-10.11-fleet.json.gz");
+    const rec = path.resolve(__dirname, "../../../../../lab/recordings/mariadb-10.11-fleet.json.gz");
     const src = await readSource(parseEnv({ UNTORN_REPLAY: rec }));
     expect(src.info).toMatchObject({
       kind: "recorded",

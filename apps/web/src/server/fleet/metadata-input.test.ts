@@ -1,6 +1,6 @@
 import { upsertInstanceMetadataInput } from "@untorn/store/validation";
 import { describe, expect, it } from "vitest";
-import { metadataFormSchema } from "../lib/metadata-form.js";
+import { metadataFormSchema } from "../../lib/metadata-form.js";
 import { formFieldOf, toUpsertInput } from "./metadata-input.js";
 
 const form = (over: Record<string, string> = {}) =>

@@ -12,7 +12,7 @@ import { plainParserCompiles } from "@untorn/fleet/plain-parse";
 import { applyMetadata } from "@untorn/fleet/profile";
 import type { InstanceMetadata } from "@untorn/store/store";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { factsOf, storedMetadata as metadata } from "../testing/fleet-facts.js";
+import { factsOf, storedMetadata as metadata } from "../../testing/fleet-facts.js";
 import { keptAdviceSchema, parseKeptAdvice } from "./kept-advice-schema.js";
 import { KEPT_FILE, type KeptSource, keptSourceKey, readKeptRead, writeKeptRead } from "./kept-file.js";
 import { adviceInputs, buildSnapshot, type ReusableAdvice, type Snapshot } from "./snapshot.js";

@@ -10,8 +10,8 @@ import type { FleetFactsOptions } from "@untorn/fleet/facts";
 import { sidecarMetadataPath } from "@untorn/fleet/metadata";
 import { type ReplayApi, type ReplayMeta, readReplayApi, replayFactsOptions } from "@untorn/fleet/replay";
 import { PromClient } from "@untorn/prom/client";
-import type { Env } from "../env.js";
-import { redactForReaders } from "../lib/redact.js";
+import type { Env } from "../../env.js";
+import { redactForReaders } from "../../lib/redact.js";
 import { largeWork } from "./collect.js";
 
 export type SourceInfo =

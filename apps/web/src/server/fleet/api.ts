@@ -1,7 +1,12 @@
 /** The read API's response bodies from the data layer's views (pure; shapes in lib/api-schema.ts). */
 import type { InstanceMetadata } from "@untorn/store/store";
-import type { ErrorResponse, FleetResponse, InstanceResponse } from "../lib/api-schema.js";
-import { applyFleetQuery, type FleetQuery, type PageQuery, type ParamProblem } from "../lib/fleet-query.js";
+import type { ErrorResponse, FleetResponse, InstanceResponse } from "../../lib/api-schema.js";
+import {
+  applyFleetQuery,
+  type FleetQuery,
+  type PageQuery,
+  type ParamProblem,
+} from "../../lib/fleet-query.js";
 import type { FleetView, InstanceView, SourceInfo, Status } from "./data.js";
 
 const isoOf = (unixSeconds: number) => new Date(unixSeconds * 1000).toISOString();

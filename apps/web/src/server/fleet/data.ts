@@ -22,10 +22,11 @@ import type { DeclaredMetadata } from "@untorn/fleet/metadata";
 import { applyMetadata } from "@untorn/fleet/profile";
 import { TIME_RANGE_PRESETS, timeRangeSeconds } from "@untorn/prom/duration";
 import type { InstanceMetadata, Store } from "@untorn/store/store";
-import { type Env, env } from "../env.js";
-import type { FleetRow } from "../lib/fleet-row.js";
-import { type RangeKey, rangeSeconds } from "../lib/ranges.js";
-import { redactForReaders } from "../lib/redact.js";
+import { type Env, env } from "../../env.js";
+import type { FleetRow } from "../../lib/fleet-row.js";
+import { type RangeKey, rangeSeconds } from "../../lib/ranges.js";
+import { redactForReaders } from "../../lib/redact.js";
+import { getStore } from "../store.js";
 import { largeWork, largeWorkBegins, largeWorkEnds } from "./collect.js";
 import { readDeclaredFile } from "./declared.js";
 import {
@@ -54,7 +55,6 @@ import {
   type SourceInfo,
   shownPath,
 } from "./source.js";
-import { getStore } from "./store.js";
 
 export type { ReadingInfo, SourceInfo } from "./source.js";
 

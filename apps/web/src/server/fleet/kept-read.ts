@@ -9,8 +9,8 @@ import "server-only";
  */
 import path from "node:path";
 import type { FleetFacts } from "@untorn/fleet/facts";
-import type { Env } from "../env.js";
-import { serverInfo } from "../lib/server-info.js";
+import type { Env } from "../../env.js";
+import { serverInfo } from "../../lib/server-info.js";
 import { largeWork } from "./collect.js";
 import {
   KEPT_FILE,

@@ -1,7 +1,7 @@
 import { advise } from "@untorn/advisor/advise";
 import { rankRows } from "@untorn/fleet/rows";
 import { beforeAll, describe, expect, it } from "vitest";
-import { factsOf, storedMetadata as metadata } from "../testing/fleet-facts.js";
+import { factsOf, storedMetadata as metadata } from "../../testing/fleet-facts.js";
 import {
   buildSnapshot,
   instanceAdvice,

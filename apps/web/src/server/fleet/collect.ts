@@ -14,7 +14,7 @@ import "server-only";
  * a burst of reads and writes costs one round, at most one round per COLLECT_MIN_INTERVAL_MS, and work
  * that begins meanwhile ends the round.
  */
-import { serverInfo } from "../lib/server-info.js";
+import { serverInfo } from "../../lib/server-info.js";
 
 /** Quiet time after the last read or write before collecting (past a first page served right after a read). */
 export const COLLECT_DELAY_MS = 3_000;
