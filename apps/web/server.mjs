@@ -43,7 +43,8 @@ const checked = existsSync(join(dir, ".next", "server", "instrumentation.js"))
     })
   : Promise.resolve(null);
 
-// The build served: the kept fleet read (src/server/kept-read.ts) is used by the build that wrote it only.
+// The build served: the kept fleet read (src/server/fleet/kept-read.ts) is used only by the build that
+// wrote it.
 let buildId;
 try {
   buildId = readFileSync(join(dir, ".next", "BUILD_ID"), "utf8").trim() || undefined;
@@ -51,9 +52,9 @@ try {
   buildId = undefined;
 }
 
-// A full garbage collection on request (src/server/collect.ts asks for one once a fleet read is done): V8
-// leaves a large read's garbage in the old space until the heap grows again, which on an idle console
-// can be never. Exposed as test runners do it, to this module only: `gc` is not made a global.
+// A full garbage collection on request (src/server/fleet/collect.ts asks for one once a fleet read is
+// done): V8 leaves a large read's garbage in the old space until the heap grows again, which on an idle
+// console can be never. Exposed as test runners do it, to this module only: `gc` is not made a global.
 setFlagsFromString("--expose-gc");
 const collectGarbage = runInNewContext("gc");
 

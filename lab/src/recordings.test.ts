@@ -16,7 +16,7 @@ import { checkFleet, checkRollouts, TOP, verifiedStillOn } from "./expectations.
 import { DEMO_DECLARATION_NOTE, declaredMetadata, FLEET, idle, shopMembers } from "./fleet.js";
 
 const DIR = fileURLToPath(new URL("../recordings", import.meta.url));
-// The web app's pattern (apps/web/src/server/source.ts): *.json.gz or *.json, not *.schema.json.
+// The web app's pattern (apps/web/src/server/fleet/source.ts): *.json.gz or *.json, not *.schema.json.
 const files = readdirSync(DIR).filter(
   (n) => /\.json(\.gz)?$/.test(n) && !/\.(schema|metadata|rollouts)\.json$/.test(n),
 );

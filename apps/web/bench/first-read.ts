@@ -67,7 +67,7 @@ async function child(root: string, file: string): Promise<void> {
   const { readReplayApi, replayFactsOptions } = await src("packages/fleet/src/replay.ts");
   const { buildFleetFacts } = await src("packages/fleet/src/facts.ts");
   const { profileFacts } = await src("packages/fleet/src/profile.ts");
-  const { buildSnapshot } = await src("apps/web/src/server/snapshot.ts");
+  const { buildSnapshot } = await src("apps/web/src/server/fleet/snapshot.ts");
   const gc = (globalThis as { gc?: () => void }).gc;
   if (!gc) throw new Error("run with node --expose-gc");
 

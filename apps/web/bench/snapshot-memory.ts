@@ -26,7 +26,7 @@ import { mergeMetadata } from "@untorn/fleet/metadata";
 import { adviseAll } from "@untorn/fleet/profile";
 import { decodeReplay, decodeReplayApi, ReplayApi, replayFactsOptions } from "@untorn/fleet/replay";
 import { rankRows } from "@untorn/fleet/rows";
-import { buildSnapshot, instanceAdvice, type Snapshot } from "../src/server/snapshot.js";
+import { buildSnapshot, instanceAdvice, type Snapshot } from "../src/server/fleet/snapshot.js";
 import { benchMachine } from "./machine.js";
 import { instanceName, writeSyntheticReplay } from "./synthetic-fleet.js";
 

@@ -37,7 +37,7 @@ import { buildFleetFacts } from "@untorn/fleet/facts";
 import { decodeReplayApi, type ReplayApi, readReplayApi, replayFactsOptions } from "@untorn/fleet/replay";
 import autocannon from "autocannon";
 import { chromium, type Page } from "playwright-core";
-import { buildSnapshot } from "../src/server/snapshot.js";
+import { buildSnapshot } from "../src/server/fleet/snapshot.js";
 import {
   type FakePrometheus,
   pinnedToRecording,

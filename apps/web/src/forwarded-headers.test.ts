@@ -25,7 +25,7 @@ beforeAll(async () => {
   g[SERVER] = { host: "127.0.0.1", port: 3000, peerHeader: PEER_HEADER };
   // Synchronous for every request but a POST to a page (a Server Action, whose body it reads).
   proxy = (await import("./proxy.js")).proxy as (req: NextRequest) => Response;
-  isHttps = (await import("./server/auth.js")).isHttps;
+  isHttps = (await import("./server/auth/auth.js")).isHttps;
 });
 
 afterAll(() => {

@@ -106,7 +106,7 @@ describe("import cycles", () => {
         }),
       ]),
     );
-    expect(graph.get("server/access.ts")).toContain("server/proxy-auth.ts");
+    expect(graph.get("server/auth/access.ts")).toContain("server/auth/proxy-auth.ts");
     expect(cycles(graph)).toEqual([]);
   });
 });

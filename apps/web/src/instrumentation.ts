@@ -2,12 +2,12 @@
  * Runs once when the server starts: a bad configuration stops it here (exit 1, naming each setting and
  * its rule); a non-loopback address with nobody's password configured is refused; the store is opened
  * (its migrations run) and the first-run admin created, its password printed once when it was generated;
- * in replay mode the recording's rollouts are loaded into the store (idempotent, recorded-rollouts.ts);
- * the rollout reconciler starts (server/reconciler.ts) with the step hooks of UNTORN_HOOKS_FILE (a
- * broken file stops the server); and the first fleet view starts in the
- * background, so the first visitor does not wait for a read begun by their request: it serves the kept
- * fleet read of the last start when there is one for this build and source (server/kept-read.ts), and
- * reads the source otherwise (a live source also when there is one).
+ * in replay mode the recording's rollouts are loaded into the store (idempotent,
+ * server/rollouts/recorded-rollouts.ts); the rollout reconciler starts (server/rollouts/reconciler.ts)
+ * with the step hooks of UNTORN_HOOKS_FILE (a broken file stops the server); and the first fleet view
+ * starts in the background, so the first visitor does not wait for a read begun by their request: it
+ * serves the kept fleet read of the last start when there is one for this build and source
+ * (server/fleet/kept-read.ts), and reads the source otherwise (a live source also when there is one).
  */
 export async function register(): Promise<void> {
   const { serverInfo } = await import("./lib/server-info.js");
@@ -61,7 +61,7 @@ async function startUp(): Promise<void> {
     );
   }
   if (e.UNTORN_AUTH === "local" && !storeError) {
-    const { ensureFirstAdmin } = await import("./server/auth.js");
+    const { ensureFirstAdmin } = await import("./server/auth/auth.js");
     const store = await getStore(e);
     const hadUsers = (await store.countUsers()) > 0;
     if (!hadUsers && !e.UNTORN_ADMIN_PASSWORD && !isLoopback(host)) {
@@ -80,8 +80,10 @@ async function startUp(): Promise<void> {
     else if (first.created) console.log(`untorn: created the first admin account "${e.UNTORN_ADMIN_USER}"`);
   }
   if (!storeError && !e.PROMETHEUS_URL) {
-    const { loadRecordedRolloutsFor, describeOutcome } = await import("./server/recorded-rollouts.js");
-    const { replayFile } = await import("./server/source.js");
+    const { loadRecordedRolloutsFor, describeOutcome } = await import(
+      "./server/rollouts/recorded-rollouts.js"
+    );
+    const { replayFile } = await import("./server/fleet/source.js");
     try {
       const outcome = await loadRecordedRolloutsFor(await getStore(e), replayFile(e));
       (outcome.kind === "invalid" ? console.error : console.log)(describeOutcome(outcome));
@@ -91,7 +93,7 @@ async function startUp(): Promise<void> {
     }
   }
   if (e.UNTORN_AUTH === "oidc") {
-    const { oidcConfig, redirectUri } = await import("./server/oidc.js");
+    const { oidcConfig, redirectUri } = await import("./server/auth/oidc.js");
     // Not fatal: the provider may come up later; each sign-in tries again.
     await oidcConfig(e).then(
       (c) =>
@@ -102,7 +104,7 @@ async function startUp(): Promise<void> {
     );
   }
   if (!storeError) {
-    const { loadHooks, startReconciler } = await import("./server/reconciler.js");
+    const { loadHooks, startReconciler } = await import("./server/rollouts/reconciler.js");
     let hooks: Awaited<ReturnType<typeof loadHooks>>;
     try {
       hooks = await loadHooks(e);
@@ -113,14 +115,14 @@ async function startUp(): Promise<void> {
     const off = startReconciler(e, hooks);
     if (off) console.log(`untorn: rollout reconciler off: ${off}`);
   } else console.error("untorn: rollout reconciler off: the store cannot be opened");
-  const { keptDir, keptOff } = await import("./server/kept-read.js");
+  const { keptDir, keptOff } = await import("./server/fleet/kept-read.js");
   const keptWhy = keptOff(e);
   console.log(
     keptWhy
       ? `untorn: the fleet read is not kept across restarts: ${keptWhy}`
       : `untorn: the last good fleet read is kept across restarts in ${keptDir(e)}`,
   );
-  const { getFleetView } = await import("./server/data.js");
+  const { getFleetView } = await import("./server/fleet/data.js");
   // The first fleet read starts now, in the background: a replay file is streamed, the facts' queries
   // and the advice give the event loop turns, so the server listens and the fleet page shows how far the
   // read has got ("reading the fleet") until it is done; the log says each step. Failures are the first

@@ -3,14 +3,14 @@
  * UNTORN_ALLOWED_HOSTS (DNS rebinding), cross-site writes, oversized bodies, malformed
  * percent-encoding and Server Action requests of a shape no form of the console sends
  * (lib/action-request.ts), each as JSON with its status; and sets the per-request CSP nonce. It is a first
- * line only: every Server Action and route handler checks the caller itself (server/access.ts).
+ * line only: every Server Action and route handler checks the caller itself (server/auth/access.ts).
  */
 import { type NextRequest, NextResponse } from "next/server";
 import { env } from "./env.js";
 import { actionRequestProblem } from "./lib/action-request.js";
 import { foreignOrigin, hostRefused, requestHost, requestProto } from "./lib/request-checks.js";
 import type { TrustedPeers } from "./lib/trusted-peers.js";
-import { isMissingDoc } from "./server/doc-files.js";
+import { isMissingDoc } from "./server/docs/doc-files.js";
 
 /** No route lives here: a rewrite to it renders app/not-found.tsx with a real 404 status. */
 const NOT_FOUND_PATH = "/_untorn/not-found";

@@ -252,7 +252,7 @@ test("a viewer sees no mutation control, and each action submitted with a viewer
   };
   await refused("Approve wave 0", "approveWave");
   // "Mark step done" is not offered before the pre-wave gate passes; the viewer's refusal of
-  // markStepDone is held by apps/web/src/server/permissions.test.ts (every action, every role).
+  // markStepDone is held by apps/web/src/server/auth/permissions.test.ts (every action, every role).
   await refused("Pause", "pauseRollout", ["Why pause (kept in the audit)", "viewer"]);
   await refused("Abort", "abortRollout", ["Why abort (kept in the audit)", "viewer"]);
 

@@ -6,7 +6,7 @@ import { NavLinks } from "../components/nav-links.js";
 import { SourceBadge } from "../components/source-badge.js";
 import { ThemeToggle, themeScript } from "../components/theme-toggle.js";
 import { UserMenu } from "../components/user-menu.js";
-import { currentPrincipal } from "../server/access.js";
+import { currentPrincipal } from "../server/auth/access.js";
 import "./globals.css";
 
 export const metadata: Metadata = {

@@ -11,8 +11,8 @@ import { SummaryCards } from "../components/summary-cards.js";
 import { TimeRangePicker } from "../components/time-range-picker.js";
 import { type FleetQuery, fleetQueryToParams, parseFleetQuery, parsePageNumber } from "../lib/fleet-query.js";
 import { num, seconds, utc } from "../lib/format.js";
-import { requirePage } from "../server/access.js";
-import { clustersOf, fleetView, tablePage } from "../server/views.js";
+import { requirePage } from "../server/auth/access.js";
+import { clustersOf, fleetView, tablePage } from "../server/fleet/views.js";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Fleet" };

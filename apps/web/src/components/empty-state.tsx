@@ -1,4 +1,4 @@
-import type { SourceInfo } from "../server/data.js";
+import type { SourceInfo } from "../server/fleet/data.js";
 
 const SCRAPE = `scrape_configs:
   - job_name: untorn

@@ -1,5 +1,5 @@
 import { num } from "../lib/format.js";
-import { fleetReading } from "../server/data.js";
+import { fleetReading } from "../server/fleet/data.js";
 import { Elapsed } from "./elapsed.js";
 
 const mb = (bytes: number) => (bytes / 2 ** 20).toFixed(1);

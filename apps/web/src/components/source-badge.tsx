@@ -1,5 +1,5 @@
 import { utc } from "../lib/format.js";
-import { getSourceInfo } from "../server/data.js";
+import { getSourceInfo } from "../server/fleet/data.js";
 
 /** Says where the numbers come from; recorded data is always labelled as such. */
 export function SourceBadge() {

@@ -1,5 +1,5 @@
 import { seconds, utc } from "../lib/format.js";
-import type { SourceInfo, Status } from "../server/data.js";
+import type { SourceInfo, Status } from "../server/fleet/data.js";
 
 /** Prometheus failing or slow, a stale snapshot, an unreadable store: said once, above the data. */
 export function StatusBanner({

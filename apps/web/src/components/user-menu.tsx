@@ -1,6 +1,6 @@
 import Link from "next/link";
 import { env } from "../env.js";
-import type { Principal } from "../server/access.js";
+import type { Principal } from "../server/auth/access.js";
 
 /** The header's account corner: who is signed in, with their role, and the sign-out button. */
 export function UserMenu({ who }: { who: Principal | null }) {

@@ -1,9 +1,9 @@
 import fs from "node:fs";
 import { fileURLToPath } from "node:url";
 import { beforeAll, describe, expect, it } from "vitest";
-import { fleetResponse, fleetResponseJson, instanceResponse } from "../server/api.js";
-import type { FleetView } from "../server/data.js";
-import { buildSnapshot, instanceAdvice, type Snapshot } from "../server/snapshot.js";
+import { fleetResponse, fleetResponseJson, instanceResponse } from "../server/fleet/api.js";
+import type { FleetView } from "../server/fleet/data.js";
+import { buildSnapshot, instanceAdvice, type Snapshot } from "../server/fleet/snapshot.js";
 import { factsOf } from "../testing/fleet-facts.js";
 import {
   API_SCHEMAS,

@@ -1,7 +1,8 @@
 /**
  * Who may do what: every Server Action, route handler and page with the weakest role that may use it.
- * The one list the server checks (server/access.ts) and the table test walks (server/permissions.test.ts):
- * an action, route or page missing here fails that test. Adding one is one line.
+ * The one list the server checks (server/auth/access.ts) and the table test walks
+ * (server/auth/permissions.test.ts): an action, route or page missing here fails that test. Adding one is
+ * one line.
  */
 import { ACCESS_ROLES, type AccessRole } from "@untorn/vocabulary/words";
 
@@ -18,7 +19,7 @@ export function allows(role: Role | null, required: Required): boolean {
   return RANK[role ?? "anonymous"] >= RANK[required];
 }
 
-/** Server Actions (server/actions.ts, server/rollout-actions.ts), by exported name. */
+/** Server Actions (server/actions.ts, server/rollouts/rollout-actions.ts), by exported name. */
 export const ACTIONS = {
   saveInstanceMetadata: "operator",
   createRollout: "operator",

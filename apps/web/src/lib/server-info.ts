@@ -14,7 +14,7 @@ export interface ServerInfo {
    * failed: server.mjs listens only after this (Next can run the hook after its prepare() resolved).
    */
   readonly startedUp?: (failure?: string) => void;
-  /** A full garbage collection of the process's heap (src/server/collect.ts). */
+  /** A full garbage collection of the process's heap (src/server/fleet/collect.ts). */
   readonly collectGarbage?: () => void;
 }
 

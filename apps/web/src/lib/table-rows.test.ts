@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { buildSnapshot } from "../server/snapshot.js";
+import { buildSnapshot } from "../server/fleet/snapshot.js";
 import { factsOf } from "../testing/fleet-facts.js";
 import { applyFleetQuery, DEFAULT_QUERY, SORT_KEYS } from "./fleet-query.js";
 import type { FleetRow } from "./fleet-row.js";

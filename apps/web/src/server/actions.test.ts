@@ -5,7 +5,7 @@ import { encodeReplay } from "@untorn/fleet/replay";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { IDLE } from "../lib/metadata-form.js";
 import { smallReplay } from "../testing/fleet-facts.js";
-import { type Principal, runAs } from "./access.js";
+import { type Principal, runAs } from "./auth/access.js";
 
 const revalidated: string[] = [];
 vi.mock("next/cache", () => ({ revalidatePath: (p: string) => revalidated.push(p) }));
@@ -21,11 +21,11 @@ beforeAll(async () => {
   process.env.UNTORN_DATA_DIR = path.join(dir, "store");
   // Loaded and opened here, under the hook's longer timeout, not in the first test.
   await import("./actions.js");
-  await (await import("./data.js")).metadataStore();
+  await (await import("./fleet/data.js")).metadataStore();
 });
 
 afterAll(async () => {
-  const { metadataStore } = await import("./data.js");
+  const { metadataStore } = await import("./fleet/data.js");
   await (await metadataStore()).close();
   fs.rmSync(dir, { recursive: true, force: true });
 });
@@ -40,7 +40,7 @@ const form = (fields: Record<string, string>) => {
 describe("saveInstanceMetadata", () => {
   it("refuses anyone but an operator or admin and writes nothing", async () => {
     const { saveInstanceMetadata } = await import("./actions.js");
-    const { metadataStore } = await import("./data.js");
+    const { metadataStore } = await import("./fleet/data.js");
     for (const who of [null, viewer]) {
       const r = await runAs(who, () =>
         saveInstanceMetadata(IDLE, form({ instance: "db-idle:9105", cluster: "x" })),
@@ -70,7 +70,7 @@ describe("saveInstanceMetadata", () => {
 
   it("saves, re-advises the instance and revalidates its pages", async () => {
     const { saveInstanceMetadata } = await import("./actions.js");
-    const { getInstance } = await import("./data.js");
+    const { getInstance } = await import("./fleet/data.js");
     await getInstance("db-idle:9105");
     const r = await runAs(operator, () =>
       saveInstanceMetadata(
@@ -96,7 +96,7 @@ describe("saveInstanceMetadata", () => {
 
   it("a save from a page loaded before someone else's save is refused, naming them and the fields", async () => {
     const { saveInstanceMetadata } = await import("./actions.js");
-    const { metadataStore } = await import("./data.js");
+    const { metadataStore } = await import("./fleet/data.js");
     const first = await runAs(operator, () =>
       saveInstanceMetadata(IDLE, form({ instance: "db-off:9105", notes: "first", version: "0" })),
     );
@@ -111,7 +111,7 @@ describe("saveInstanceMetadata", () => {
 
   it("refuses a save without the version it was loaded at (no silent overwrite)", async () => {
     const { saveInstanceMetadata } = await import("./actions.js");
-    const { metadataStore } = await import("./data.js");
+    const { metadataStore } = await import("./fleet/data.js");
     const before = await (await metadataStore()).getInstanceMetadata("db-off:9105");
     const r = await runAs(operator, () =>
       saveInstanceMetadata(IDLE, form({ instance: "db-off:9105", notes: "stale, no version" })),
@@ -125,7 +125,7 @@ describe("saveInstanceMetadata", () => {
     "refuses metadata for %s, an instance no fleet has",
     async (instance) => {
       const { saveInstanceMetadata } = await import("./actions.js");
-      const { metadataStore } = await import("./data.js");
+      const { metadataStore } = await import("./fleet/data.js");
       const r = await runAs(operator, () =>
         saveInstanceMetadata(IDLE, form({ instance, notes: "x", version: "0" })),
       );

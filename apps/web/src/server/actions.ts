@@ -2,7 +2,7 @@
 /**
  * Server Actions: each starts with requireRole (lib/permissions.ts says which role), then parses its
  * input with zod, then writes through the store, which records the audit entry. Adding an action means
- * adding its line to ACTIONS; permissions.test.ts fails for an action that is not listed.
+ * adding its line to ACTIONS; auth/permissions.test.ts fails for an action that is not listed.
  */
 import { revalidatePath } from "next/cache";
 import { z } from "zod";
@@ -10,10 +10,10 @@ import { IDLE, type MetadataFormState, metadataFormSchema } from "../lib/metadat
 import { instanceHref } from "../lib/paths.js";
 import type { ActionName } from "../lib/permissions.js";
 import { ROLES } from "../lib/permissions.js";
-import { AccessError, actorOf, type Principal, requireRole, sha256 } from "./access.js";
-import { getInstance, metadataChanged, metadataStore } from "./data.js";
-import { formFieldOf, toUpsertInput } from "./metadata-input.js";
-import { hashPassword, randomToken } from "./password.js";
+import { AccessError, actorOf, type Principal, requireRole, sha256 } from "./auth/access.js";
+import { hashPassword, randomToken } from "./auth/password.js";
+import { getInstance, metadataChanged, metadataStore } from "./fleet/data.js";
+import { formFieldOf, toUpsertInput } from "./fleet/metadata-input.js";
 
 /**
  * requireRole for a form: a refusal comes back as the form's error (with `denied` = 401 or 403) instead

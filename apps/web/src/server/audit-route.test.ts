@@ -3,7 +3,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Principal, runAs } from "./access.js";
+import { type Principal, runAs } from "./auth/access.js";
 
 let dir: string;
 const admin: Principal = { name: "ada", role: "admin", via: "session" };

@@ -1,8 +1,8 @@
 import type { Metadata } from "next";
 import { ActionForm } from "../../components/action-form.js";
 import { env } from "../../env.js";
-import { requirePage } from "../../server/access.js";
 import { createApiToken, revokeApiToken } from "../../server/actions.js";
+import { requirePage } from "../../server/auth/access.js";
 import { getStore } from "../../server/store.js";
 
 export const metadata: Metadata = { title: "Account" };

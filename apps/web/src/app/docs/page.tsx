@@ -2,8 +2,8 @@ import fs from "node:fs";
 import path from "node:path";
 import type { Metadata } from "next";
 import Link from "next/link";
-import { requirePage } from "../../server/access.js";
-import { findDocsDir } from "../../server/docs.js";
+import { requirePage } from "../../server/auth/access.js";
+import { findDocsDir } from "../../server/docs/docs.js";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Documentation" };

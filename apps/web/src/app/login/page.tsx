@@ -1,9 +1,9 @@
 import type { Metadata } from "next";
 import { redirect } from "next/navigation";
 import { env } from "../../env.js";
-import { AccessError, currentPrincipal } from "../../server/access.js";
-import { safeNext } from "../../server/auth.js";
-import { endSessionUrl } from "../../server/oidc.js";
+import { AccessError, currentPrincipal } from "../../server/auth/access.js";
+import { safeNext } from "../../server/auth/auth.js";
+import { endSessionUrl } from "../../server/auth/oidc.js";
 
 export const metadata: Metadata = { title: "Sign in" };
 export const dynamic = "force-dynamic";

@@ -1,8 +1,8 @@
-import { route } from "../../server/access.js";
+import { route } from "../../server/auth/access.js";
 import { EXPOSITION_CONTENT_TYPE, exposition } from "../../server/exposition.js";
 import { methodNotAllowed } from "../../server/http.js";
-import { rolloutFamilies } from "../../server/rollout-metrics.js";
-import { listRolloutStates } from "../../server/rollouts.js";
+import { rolloutFamilies } from "../../server/rollouts/rollout-metrics.js";
+import { listRolloutStates } from "../../server/rollouts/rollouts.js";
 
 export const dynamic = "force-dynamic";
 

@@ -18,14 +18,14 @@ import {
   recommendationsQueryToParams,
 } from "../../lib/recommendations-query.js";
 import { changeFieldsOf, planHref } from "../../lib/rollout-link.js";
-import { requirePage } from "../../server/access.js";
+import { requirePage } from "../../server/auth/access.js";
 import {
   filterGroups,
   groupFindings,
   type RuleGroup,
   waitingInstances,
-} from "../../server/recommendations.js";
-import { fleetView } from "../../server/views.js";
+} from "../../server/fleet/recommendations.js";
+import { fleetView } from "../../server/fleet/views.js";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Recommendations" };

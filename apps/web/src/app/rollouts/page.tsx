@@ -10,8 +10,12 @@ import { utc } from "../../lib/format.js";
 import { allows } from "../../lib/permissions.js";
 import { GATE_TEXT, isActiveStatus } from "../../lib/rollout-view.js";
 import { filterRollouts, parseRolloutsQuery, type RolloutsQuery } from "../../lib/rollouts-query.js";
-import { requirePage } from "../../server/access.js";
-import { listRolloutSummaries, RolloutStoreError, type RolloutSummary } from "../../server/rollouts.js";
+import { requirePage } from "../../server/auth/access.js";
+import {
+  listRolloutSummaries,
+  RolloutStoreError,
+  type RolloutSummary,
+} from "../../server/rollouts/rollouts.js";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Rollouts" };

@@ -1,6 +1,6 @@
 import type { RolloutState } from "@untorn/rollout/state";
 import { utc } from "../../lib/format.js";
-import { getRolloutCharts } from "../../server/rollouts.js";
+import { getRolloutCharts } from "../../server/rollouts/rollouts.js";
 import { type ChartData, Charts } from "../charts.js";
 
 /**

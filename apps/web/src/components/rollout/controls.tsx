@@ -12,8 +12,8 @@ import {
   pauseRollout,
   resumeRollout,
   revertRollout,
-} from "../../server/rollout-actions.js";
-import { loadRollout } from "../../server/rollout-deps.js";
+} from "../../server/rollouts/rollout-actions.js";
+import { loadRollout } from "../../server/rollouts/rollout-deps.js";
 import { CommandForm } from "./command-form.js";
 
 export async function RolloutControls({

@@ -5,7 +5,7 @@
 import Link from "next/link";
 import { pct, pctRange, utc } from "../../lib/format.js";
 import { instanceHref } from "../../lib/paths.js";
-import type { PlanView } from "../../server/rollout-deps.js";
+import type { PlanView } from "../../server/rollouts/rollout-deps.js";
 
 type Plan = Extract<PlanView, { kind: "planned" }>["plan"];
 

@@ -3,7 +3,7 @@ import { decisionOf, type Report } from "@untorn/rollout/report";
 import Link from "next/link";
 import { num, pctRange, utc } from "../../lib/format.js";
 import { actorText, intervalText, signedPct } from "../../lib/rollout-view.js";
-import type { ReadingInfo, SourceInfo } from "../../server/data.js";
+import type { ReadingInfo, SourceInfo } from "../../server/fleet/data.js";
 import { CheckTable } from "../check-table.js";
 import { OutcomeBadge, RolloutStatusBadge } from "./badges.js";
 

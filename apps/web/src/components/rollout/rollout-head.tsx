@@ -3,10 +3,10 @@ import type { RolloutState } from "@untorn/rollout/state";
 import Link from "next/link";
 import { utc } from "../../lib/format.js";
 import { GATE_TEXT, isActiveStatus, lastGateOf, OUTCOME_TEXT, progressOf } from "../../lib/rollout-view.js";
-import type { ReadingInfo, SourceInfo } from "../../server/data.js";
-import type { PassNote } from "../../server/reconciler.js";
-import type { RolloutClock } from "../../server/rollout-deps.js";
-import { changeText } from "../../server/rollouts.js";
+import type { ReadingInfo, SourceInfo } from "../../server/fleet/data.js";
+import type { PassNote } from "../../server/rollouts/reconciler.js";
+import type { RolloutClock } from "../../server/rollouts/rollout-deps.js";
+import { changeText } from "../../server/rollouts/rollouts.js";
 import { RolloutStatusBadge } from "./badges.js";
 
 /** A replay's "not in the recording" errors (their text carries PromQL, never shown on recorded data). */

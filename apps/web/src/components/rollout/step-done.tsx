@@ -3,7 +3,7 @@
  * server's time becomes the comparison's change point. Only an operator sees it; the action checks.
  */
 import { randomUUID } from "node:crypto";
-import { markStepDone } from "../../server/rollout-actions.js";
+import { markStepDone } from "../../server/rollouts/rollout-actions.js";
 import { CommandForm } from "./command-form.js";
 
 export function StepDone({

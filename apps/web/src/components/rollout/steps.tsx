@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { type InstanceState, permittedCommands, type RolloutState } from "@untorn/rollout/state";
 import { utc } from "../../lib/format.js";
-import { markRevertDone } from "../../server/rollout-actions.js";
+import { markRevertDone } from "../../server/rollouts/rollout-actions.js";
 import { CopyButton } from "../copy-button.js";
 import { CommandForm } from "./command-form.js";
 import { StepDone } from "./step-done.js";

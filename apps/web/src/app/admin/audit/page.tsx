@@ -2,7 +2,7 @@ import type { Metadata } from "next";
 import Link from "next/link";
 import { env } from "../../../env.js";
 import { changeLines, dayBound, entityHref } from "../../../lib/audit-view.js";
-import { requirePage } from "../../../server/access.js";
+import { requirePage } from "../../../server/auth/access.js";
 import { getStore } from "../../../server/store.js";
 
 export const metadata: Metadata = { title: "Audit log" };

@@ -2,8 +2,8 @@ import type { Metadata } from "next";
 import { ActionForm } from "../../../components/action-form.js";
 import { env } from "../../../env.js";
 import { ROLES } from "../../../lib/permissions.js";
-import { requirePage } from "../../../server/access.js";
 import { createUser, updateUser } from "../../../server/actions.js";
+import { requirePage } from "../../../server/auth/access.js";
 import { getStore } from "../../../server/store.js";
 
 export const metadata: Metadata = { title: "Users" };

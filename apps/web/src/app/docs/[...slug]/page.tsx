@@ -2,8 +2,8 @@ import fs from "node:fs";
 import type { Metadata } from "next";
 import Link from "next/link";
 import { notFound } from "next/navigation";
-import { requirePage } from "../../../server/access.js";
-import { docFile, docPathOf, findDocsDir, renderDoc } from "../../../server/docs.js";
+import { requirePage } from "../../../server/auth/access.js";
+import { docFile, docPathOf, findDocsDir, renderDoc } from "../../../server/docs/docs.js";
 
 export const dynamic = "force-dynamic";
 

@@ -16,10 +16,10 @@ import { parseInstanceId } from "../../../lib/instance-id.js";
 import { grafanaInstanceHref } from "../../../lib/paths.js";
 import { ACTIONS, allows } from "../../../lib/permissions.js";
 import { parseRangeParam } from "../../../lib/ranges.js";
-import { requirePage } from "../../../server/access.js";
 import { saveInstanceMetadata } from "../../../server/actions.js";
-import type { InstanceView } from "../../../server/data.js";
-import { instanceLookup } from "../../../server/views.js";
+import { requirePage } from "../../../server/auth/access.js";
+import type { InstanceView } from "../../../server/fleet/data.js";
+import { instanceLookup } from "../../../server/fleet/views.js";
 
 export const dynamic = "force-dynamic";
 

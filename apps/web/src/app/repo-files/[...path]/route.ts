@@ -1,7 +1,7 @@
 import fs from "node:fs/promises";
 import path from "node:path";
-import { route } from "../../../server/access.js";
-import { findDocsDir, REPO_FILE } from "../../../server/docs.js";
+import { route } from "../../../server/auth/access.js";
+import { findDocsDir, REPO_FILE } from "../../../server/docs/docs.js";
 import { methodNotAllowed } from "../../../server/http.js";
 
 export const dynamic = "force-dynamic";

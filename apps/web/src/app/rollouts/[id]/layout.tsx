@@ -1,7 +1,7 @@
 import { notFound } from "next/navigation";
 import type { ReactNode } from "react";
-import { mayOpen } from "../../../server/access.js";
-import { getRolloutView, RolloutStoreError, rolloutIdSchema } from "../../../server/rollouts.js";
+import { mayOpen } from "../../../server/auth/access.js";
+import { getRolloutView, RolloutStoreError, rolloutIdSchema } from "../../../server/rollouts/rollouts.js";
 
 /**
  * Answers an unknown rollout with HTTP 404: this layout runs before the segment's loading boundary

@@ -20,17 +20,17 @@ import { Timeline } from "../../../components/rollout/timeline.js";
 import { ChartsSkeleton } from "../../../components/skeletons.js";
 import { allows } from "../../../lib/permissions.js";
 import { isActiveStatus } from "../../../lib/rollout-view.js";
-import { requirePage } from "../../../server/access.js";
-import { getSourceInfo } from "../../../server/data.js";
-import { lastPassOf } from "../../../server/reconciler.js";
-import { rolloutClock } from "../../../server/rollout-deps.js";
+import { requirePage } from "../../../server/auth/access.js";
+import { getSourceInfo } from "../../../server/fleet/data.js";
+import { lastPassOf } from "../../../server/rollouts/reconciler.js";
+import { rolloutClock } from "../../../server/rollouts/rollout-deps.js";
 import {
   getRolloutView,
   nextOf,
   type RolloutLookup,
   RolloutStoreError,
   rolloutIdSchema,
-} from "../../../server/rollouts.js";
+} from "../../../server/rollouts/rollouts.js";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Rollout" };

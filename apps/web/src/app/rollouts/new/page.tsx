@@ -3,9 +3,9 @@ import type { Metadata } from "next";
 import { type Candidate, PlanEditor } from "../../../components/rollout/plan-editor.js";
 import { PlanBanners, PlanHead, PlanResult } from "../../../components/rollout/plan-sections.js";
 import { parsePlanForm, parseTargets, type Raw } from "../../../lib/rollout-form.js";
-import { requirePage } from "../../../server/access.js";
-import { createRollout } from "../../../server/rollout-actions.js";
-import { type PlanView, planFor } from "../../../server/rollout-deps.js";
+import { requirePage } from "../../../server/auth/access.js";
+import { createRollout } from "../../../server/rollouts/rollout-actions.js";
+import { type PlanView, planFor } from "../../../server/rollouts/rollout-deps.js";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Plan a rollout" };

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { env } from "../../../../env.js";
-import { clientAddress, route } from "../../../../server/access.js";
-import { isHttps, safeNext, sessionCookie, signIn } from "../../../../server/auth.js";
+import { clientAddress, route } from "../../../../server/auth/access.js";
+import { isHttps, safeNext, sessionCookie, signIn } from "../../../../server/auth/auth.js";
 import { jsonError, methodNotAllowed } from "../../../../server/http.js";
 
 export const dynamic = "force-dynamic";

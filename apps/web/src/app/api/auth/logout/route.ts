@@ -1,6 +1,6 @@
 import { env } from "../../../../env.js";
-import { route } from "../../../../server/access.js";
-import { isHttps, sessionCookie } from "../../../../server/auth.js";
+import { route } from "../../../../server/auth/access.js";
+import { isHttps, sessionCookie } from "../../../../server/auth/auth.js";
 import { methodNotAllowed } from "../../../../server/http.js";
 import { getStore } from "../../../../server/store.js";
 

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { env } from "../../../../env.js";
-import { route } from "../../../../server/access.js";
+import { route } from "../../../../server/auth/access.js";
 import { jsonError, methodNotAllowed } from "../../../../server/http.js";
 import { getStore } from "../../../../server/store.js";
 

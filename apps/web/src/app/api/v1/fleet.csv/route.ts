@@ -1,10 +1,10 @@
 import { env } from "../../../../env.js";
 import { csvResponse } from "../../../../lib/csv.js";
 import { applyFleetQuery, parseFleetQuery } from "../../../../lib/fleet-query.js";
-import { route } from "../../../../server/access.js";
-import { badQuery, unavailableResponse } from "../../../../server/api.js";
-import { getFleetView } from "../../../../server/data.js";
-import { fleetCsv } from "../../../../server/exports.js";
+import { route } from "../../../../server/auth/access.js";
+import { badQuery, unavailableResponse } from "../../../../server/fleet/api.js";
+import { getFleetView } from "../../../../server/fleet/data.js";
+import { fleetCsv } from "../../../../server/fleet/exports.js";
 import { methodNotAllowed } from "../../../../server/http.js";
 
 export const dynamic = "force-dynamic";

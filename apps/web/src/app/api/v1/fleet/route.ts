@@ -1,8 +1,8 @@
 import { env } from "../../../../env.js";
 import { parseFleetQuery, parsePageQuery } from "../../../../lib/fleet-query.js";
-import { route } from "../../../../server/access.js";
-import { badQuery, fleetResponseJson, unavailableResponse } from "../../../../server/api.js";
-import { getFleetView } from "../../../../server/data.js";
+import { route } from "../../../../server/auth/access.js";
+import { badQuery, fleetResponseJson, unavailableResponse } from "../../../../server/fleet/api.js";
+import { getFleetView } from "../../../../server/fleet/data.js";
 import { methodNotAllowed } from "../../../../server/http.js";
 
 export const dynamic = "force-dynamic";

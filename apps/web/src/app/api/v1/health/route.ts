@@ -1,5 +1,5 @@
-import { route } from "../../../../server/access.js";
-import { metadataStore } from "../../../../server/data.js";
+import { route } from "../../../../server/auth/access.js";
+import { metadataStore } from "../../../../server/fleet/data.js";
 import { methodNotAllowed } from "../../../../server/http.js";
 
 export const dynamic = "force-dynamic";

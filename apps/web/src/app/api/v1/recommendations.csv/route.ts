@@ -1,12 +1,12 @@
 import { env } from "../../../../env.js";
 import { csvResponse } from "../../../../lib/csv.js";
 import { parseRecommendationsQuery } from "../../../../lib/recommendations-query.js";
-import { route } from "../../../../server/access.js";
-import { badQuery, unavailableResponse } from "../../../../server/api.js";
-import { getFleetView } from "../../../../server/data.js";
-import { recommendationsCsv } from "../../../../server/exports.js";
+import { route } from "../../../../server/auth/access.js";
+import { badQuery, unavailableResponse } from "../../../../server/fleet/api.js";
+import { getFleetView } from "../../../../server/fleet/data.js";
+import { recommendationsCsv } from "../../../../server/fleet/exports.js";
+import { filterGroups, groupFindings } from "../../../../server/fleet/recommendations.js";
 import { methodNotAllowed } from "../../../../server/http.js";
-import { filterGroups, groupFindings } from "../../../../server/recommendations.js";
 
 export const dynamic = "force-dynamic";
 

@@ -1,8 +1,8 @@
 import { type ErrorResponse, rolloutListQuerySchema } from "../../../../lib/api-schema.js";
-import { route } from "../../../../server/access.js";
+import { route } from "../../../../server/auth/access.js";
 import { methodNotAllowed } from "../../../../server/http.js";
-import { rolloutSummaryJson } from "../../../../server/rollout-api.js";
-import { listRolloutSummaries, RolloutStoreError } from "../../../../server/rollouts.js";
+import { rolloutSummaryJson } from "../../../../server/rollouts/rollout-api.js";
+import { listRolloutSummaries, RolloutStoreError } from "../../../../server/rollouts/rollouts.js";
 
 export const dynamic = "force-dynamic";
 

@@ -2,15 +2,15 @@ import type { Metadata } from "next";
 import { notFound } from "next/navigation";
 import { ChangeReport } from "../../../../components/rollout/report-sections.js";
 import { RolloutStoreProblem } from "../../../../components/rollout/store-problem.js";
-import { requirePage } from "../../../../server/access.js";
-import { getSourceInfo } from "../../../../server/data.js";
+import { requirePage } from "../../../../server/auth/access.js";
+import { getSourceInfo } from "../../../../server/fleet/data.js";
 import {
   getRolloutView,
   type RolloutLookup,
   RolloutStoreError,
   reportOf,
   rolloutIdSchema,
-} from "../../../../server/rollouts.js";
+} from "../../../../server/rollouts/rollouts.js";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Change report" };

@@ -1,8 +1,8 @@
 import { env } from "../../../../../env.js";
-import { clientAddress, cookieValue, route } from "../../../../../server/access.js";
-import { isHttps, sessionCookie } from "../../../../../server/auth.js";
+import { clientAddress, cookieValue, route } from "../../../../../server/auth/access.js";
+import { isHttps, sessionCookie } from "../../../../../server/auth/auth.js";
+import { clearFlowCookie, finishSignIn, OIDC_COOKIE, OidcError } from "../../../../../server/auth/oidc.js";
 import { jsonError, methodNotAllowed } from "../../../../../server/http.js";
-import { clearFlowCookie, finishSignIn, OIDC_COOKIE, OidcError } from "../../../../../server/oidc.js";
 
 export const dynamic = "force-dynamic";
 

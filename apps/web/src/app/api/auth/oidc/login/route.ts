@@ -1,8 +1,8 @@
 import { env } from "../../../../../env.js";
-import { route } from "../../../../../server/access.js";
-import { isHttps, safeNext } from "../../../../../server/auth.js";
+import { route } from "../../../../../server/auth/access.js";
+import { isHttps, safeNext } from "../../../../../server/auth/auth.js";
+import { OidcError, startSignIn } from "../../../../../server/auth/oidc.js";
 import { jsonError, methodNotAllowed } from "../../../../../server/http.js";
-import { OidcError, startSignIn } from "../../../../../server/oidc.js";
 
 export const dynamic = "force-dynamic";
 

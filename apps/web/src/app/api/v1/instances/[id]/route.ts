@@ -2,9 +2,9 @@ import { env } from "../../../../../env.js";
 import type { ErrorResponse } from "../../../../../lib/api-schema.js";
 import { lastSegment, parseInstanceId } from "../../../../../lib/instance-id.js";
 import { parseRangeParam } from "../../../../../lib/ranges.js";
-import { route } from "../../../../../server/access.js";
-import { instanceResponse, unavailable } from "../../../../../server/api.js";
-import { getInstance } from "../../../../../server/data.js";
+import { route } from "../../../../../server/auth/access.js";
+import { instanceResponse, unavailable } from "../../../../../server/fleet/api.js";
+import { getInstance } from "../../../../../server/fleet/data.js";
 import { methodNotAllowed } from "../../../../../server/http.js";
 
 export const dynamic = "force-dynamic";

@@ -1,9 +1,9 @@
 import { lastSegment } from "../../../../../lib/instance-id.js";
-import { route } from "../../../../../server/access.js";
+import { route } from "../../../../../server/auth/access.js";
 import { methodNotAllowed } from "../../../../../server/http.js";
-import { rolloutResponse } from "../../../../../server/rollout-api.js";
-import { lookupForApi } from "../../../../../server/rollout-route.js";
-import { changeText, nextOf } from "../../../../../server/rollouts.js";
+import { rolloutResponse } from "../../../../../server/rollouts/rollout-api.js";
+import { lookupForApi } from "../../../../../server/rollouts/rollout-route.js";
+import { changeText, nextOf } from "../../../../../server/rollouts/rollouts.js";
 
 export const dynamic = "force-dynamic";
 

@@ -1,10 +1,10 @@
 import { renderReportMarkdown } from "@untorn/rollout/report";
 import { z } from "zod";
 import type { ErrorResponse } from "../../../../../../lib/api-schema.js";
-import { route } from "../../../../../../server/access.js";
+import { route } from "../../../../../../server/auth/access.js";
 import { methodNotAllowed } from "../../../../../../server/http.js";
-import { lookupForApi } from "../../../../../../server/rollout-route.js";
-import { reportOf } from "../../../../../../server/rollouts.js";
+import { lookupForApi } from "../../../../../../server/rollouts/rollout-route.js";
+import { reportOf } from "../../../../../../server/rollouts/rollouts.js";
 
 export const dynamic = "force-dynamic";
 
