@@ -42,7 +42,7 @@ export const fsAllocation = defineGateCheck({
         status: "unknown",
         detail: `ext4 with ${block === null ? "an unknown block size" : `${bytes(block)} blocks`}; the bigalloc cluster size is unknown (the exporter could not read the file system's superblock), so whether a page stays in one allocation unit cannot be told.`,
       });
-    if (fs === "ext4")
+    if (fs === "ext4" && cluster !== null)
       return result({
         status: "fail",
         detail: `ext4 with ${bytes(cluster)} allocation units: a page can span non-contiguous blocks. AWS's tested layout is ext4 bigalloc with 16 KiB clusters.`,
