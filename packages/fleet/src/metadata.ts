@@ -57,6 +57,8 @@ export interface MergeResult {
   readonly declared: readonly string[];
   /** Declared values that disagree with measured ones (the measured value was kept). */
   readonly conflicts: readonly string[];
+  /** The fact paths of `conflicts` whose declared value disagrees with a measured one. */
+  readonly conflictPaths: readonly string[];
 }
 
 type Meta = DeclaredMetadata;
@@ -66,10 +68,11 @@ type Obj = Record<string, unknown>;
 const show = (v: unknown) => (typeof v === "string" ? v : JSON.stringify(v));
 
 export function mergeMetadata(facts: InstanceFacts, meta: Meta | null | undefined): MergeResult {
-  if (!meta) return { facts, declared: [], conflicts: [] };
+  if (!meta) return { facts, declared: [], conflicts: [], conflictPaths: [] };
   const draft = structuredClone(facts) as Obj & InstanceFacts;
   const declared: string[] = [];
   const conflicts: string[] = [];
+  const conflictPaths: string[] = [];
 
   const section = (name: "identity" | "platform" | "storage"): Obj => {
     const d = draft as unknown as Obj;
@@ -93,6 +96,7 @@ export function mergeMetadata(facts: InstanceFacts, meta: Meta | null | undefine
       declared.push(path);
     } else if (JSON.stringify(measured) !== JSON.stringify(value)) {
       conflicts.push(`${path}: declared ${show(value)}, measured ${show(measured)} (measured value used)`);
+      conflictPaths.push(path);
     }
   };
 
@@ -160,7 +164,12 @@ export function mergeMetadata(facts: InstanceFacts, meta: Meta | null | undefine
     // The store validates what it keeps, so this means the two schemas drifted apart: keep the measured
     // facts and say why the declarations were not used.
     const why = parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ");
-    return { facts, declared: [], conflicts: [`stored metadata does not fit the advisor's facts (${why})`] };
+    return {
+      facts,
+      declared: [],
+      conflicts: [`stored metadata does not fit the advisor's facts (${why})`],
+      conflictPaths: [],
+    };
   }
-  return { facts: parsed.data, declared, conflicts };
+  return { facts: parsed.data, declared, conflicts, conflictPaths };
 }

@@ -109,6 +109,26 @@ describe("saveInstanceMetadata", () => {
     expect((await (await metadataStore()).getInstanceMetadata("db-off:9105"))?.notes).toBe("first");
   });
 
+  it("refuses a declaration that contradicts what the exporter measured, naming the field, storing nothing", async () => {
+    const { saveInstanceMetadata } = await import("./actions.js");
+    const { getInstance, metadataStore } = await import("./fleet/data.js");
+    const found = await getInstance("db-off:9105");
+    expect(found.kind === "found" && found.view.measured.storage?.fsType).toBe("ext4");
+    const before = await (await metadataStore()).getInstanceMetadata("db-off:9105");
+    const r = await runAs(operator, () =>
+      saveInstanceMetadata(
+        IDLE,
+        form({ instance: "db-off:9105", fsType: "zfs", version: String(before?.version ?? 0) }),
+      ),
+    );
+    expect(r.status).toBe("error");
+    expect(r.message).toMatch(/contradicts what the exporter measured/);
+    expect(r.fieldErrors).toEqual({
+      fsType: "contradicts what the exporter measured: storage.fsType: declared zfs, measured ext4",
+    });
+    expect(await (await metadataStore()).getInstanceMetadata("db-off:9105")).toEqual(before);
+  });
+
   it("refuses a save without the version it was loaded at (no silent overwrite)", async () => {
     const { saveInstanceMetadata } = await import("./actions.js");
     const { metadataStore } = await import("./fleet/data.js");

@@ -4,6 +4,7 @@
  * input with zod, then writes through the store, which records the audit entry. Adding an action means
  * adding its line to ACTIONS; auth/permissions.test.ts fails for an action that is not listed.
  */
+import { mergeMetadata } from "@untorn/fleet/metadata";
 import { revalidatePath } from "next/cache";
 import { z } from "zod";
 import { IDLE, type MetadataFormState, metadataFormSchema } from "../lib/metadata-form.js";
@@ -13,7 +14,7 @@ import { ROLES } from "../lib/permissions.js";
 import { AccessError, actorOf, type Principal, requireRole, sha256 } from "./auth/access.js";
 import { hashPassword, randomToken } from "./auth/password.js";
 import { getInstance, metadataChanged, metadataStore } from "./fleet/data.js";
-import { formFieldOf, toUpsertInput } from "./fleet/metadata-input.js";
+import { contradictedFields, formFieldOf, toUpsertInput } from "./fleet/metadata-input.js";
 
 /**
  * requireRole for a form: a refusal comes back as the form's error (with `denied` = 401 or 403) instead
@@ -73,9 +74,15 @@ export async function saveInstanceMetadata(
   try {
     const store = await metadataStore();
     const existing = await store.getInstanceMetadata(form.instance);
-    saved = await store.upsertInstanceMetadata(toUpsertInput(form, existing, actorOf(who)), {
-      expectedVersion: expected,
-    });
+    const input = toUpsertInput(form, existing, actorOf(who));
+    // A declaration fills what no probe sees; one that contradicts a reading is refused, never stored.
+    if (lookup.kind === "found") {
+      const m = mergeMetadata(lookup.view.measured, input);
+      const contradicted = contradictedFields(m.conflicts, m.conflictPaths);
+      if (Object.keys(contradicted).length > 0)
+        return fail("Not saved: a declared value contradicts what the exporter measured.", contradicted);
+    }
+    saved = await store.upsertInstanceMetadata(input, { expectedVersion: expected });
   } catch (err) {
     const e = err as Error & { issues?: { path: string; message: string }[] };
     if (e.name === "StoreValidationError" && Array.isArray(e.issues)) {

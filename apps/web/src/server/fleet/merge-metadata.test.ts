@@ -31,7 +31,12 @@ beforeAll(async () => {
 
 describe("mergeMetadata", () => {
   it("returns the facts untouched without metadata", () => {
-    expect(mergeMetadata(plain, null)).toEqual({ facts: plain, declared: [], conflicts: [] });
+    expect(mergeMetadata(plain, null)).toEqual({
+      facts: plain,
+      declared: [],
+      conflicts: [],
+      conflictPaths: [],
+    });
   });
 
   it("sets cluster, role and the storage class label from the store", () => {
@@ -72,6 +77,7 @@ describe("mergeMetadata", () => {
     expect(r.facts.storage?.fsType).toBe("ext4");
     expect(r.facts.storage?.zfsRecordsizeBytes).toBe(16384);
     expect(r.conflicts).toEqual(["storage.fsType: declared zfs, measured ext4 (measured value used)"]);
+    expect(r.conflictPaths).toEqual(["storage.fsType"]);
     // ext4 with 4 KiB allocation stays unsafe whatever is declared.
     expect(advise(r.facts).safetyGate.status).toBe("unsafe");
   });

@@ -80,3 +80,36 @@ export function formFieldOf(storePath: string): string {
   };
   return map[storePath] ?? storePath.split(".")[0] ?? storePath;
 }
+
+/** The instance facts' paths a form field declares (mergeMetadata's conflict paths). */
+const FACT_FIELDS: Readonly<Record<string, string>> = {
+  "platform.managed": "managedService",
+  "platform.cloud": "cloud",
+  "platform.instanceClass": "instanceClass",
+  "platform.rdsOptimizedWrites": "rdsOptimizedWrites",
+  "storage.tornWriteProtection": "tornWriteProvider",
+  "storage.fsType": "fsType",
+  "storage.zfsRecordsizeBytes": "zfsRecordsizeBytes",
+  "storage.limits.metered": "limitsMetered",
+  "storage.limits.iops": "limitsIops",
+  "storage.limits.bandwidthBytesPerSecond": "limitsBandwidthMiBps",
+  "storage.limits.ioUnitBytes": "limitsIoUnitBytes",
+};
+
+/**
+ * The form fields whose declared value contradicts what the exporter measured on the instance, with the
+ * reason (mergeMetadata keeps the measured value; a save that would store the contradiction is refused).
+ * Contradictions of keys the form does not show (kept as stored) are not the form's to refuse.
+ */
+export function contradictedFields(
+  conflicts: readonly string[],
+  conflictPaths: readonly string[],
+): Record<string, string> {
+  const out: Record<string, string> = {};
+  conflictPaths.forEach((path, i) => {
+    const field = FACT_FIELDS[path];
+    const why = conflicts[i]?.replace(/ \(measured value used\)$/, "") ?? path;
+    if (field) out[field] ??= `contradicts what the exporter measured: ${why}`;
+  });
+  return out;
+}
