@@ -1,7 +1,8 @@
 /**
  * Fleet overview (uid untorn-fleet): every instance ranked by doublewrite cost and write pressure, with
- * trends, and the configuration facts that decide what can be done. Reads the 5m recording rules, so
- * the number of queries does not grow with the fleet.
+ * trends, the configuration facts that decide what can be done, and the console's rollouts (its own
+ * /metrics, through the console signals). Reads the 5m recording rules, so the number of queries does
+ * not grow with the fleet.
  */
 
 import type * as dashboard from "@grafana/grafana-foundation-sdk/dashboard";
@@ -19,6 +20,7 @@ import {
   instantTable,
   type PanelLike,
   type PanelScope,
+  rolloutLinks,
   row,
   sparklineTable,
   statPanel,
@@ -161,6 +163,106 @@ export const configurationTable = (s: PanelScope) =>
     s,
   );
 
+// ---- the console's rollouts (console signals: one series per status, gate, verdict or rollout) ----
+
+export const rolloutsWaitingStat = (s: PanelScope) =>
+  statPanel(
+    {
+      title: "Rollouts waiting for a person",
+      query: { console: "console_rollouts_waiting", instant: true },
+      span: 6,
+    },
+    s,
+  );
+
+export const longestWaitStat = (s: PanelScope) =>
+  statPanel(
+    {
+      title: "Longest wait for a person",
+      query: { console: "console_longest_wait_seconds", instant: true },
+      span: 6,
+    },
+    s,
+  );
+
+export const bakeVerdictsStat = (s: PanelScope) =>
+  statPanel(
+    {
+      title: "Bake verdicts",
+      query: { console: "console_bake_verdicts", instant: true },
+      valueAndName: true,
+      span: 6,
+    },
+    s,
+  );
+
+export const consoleStoreStat = (s: PanelScope) =>
+  statPanel(
+    {
+      title: "Console reads its store",
+      query: { console: "console_store_up", instant: true },
+      yesNo: true,
+      span: 6,
+    },
+    s,
+  );
+
+export const rolloutsByStatusPanel = (s: PanelScope) =>
+  timeseriesPanel(
+    {
+      title: "Rollouts by status",
+      queries: [{ console: "console_rollouts_by_status" }],
+      span: 12,
+      min: 0,
+      stack: true,
+    },
+    s,
+  );
+
+export const timeToVerdictPanel = (s: PanelScope) =>
+  timeseriesPanel(
+    {
+      title: "Time to a bake verdict",
+      queries: [
+        { console: "console_time_to_verdict_seconds", quantile: 0.5, ref: "p50", legend: "median" },
+        { console: "console_time_to_verdict_seconds", quantile: 0.9, ref: "p90", legend: "p90" },
+      ],
+      span: 12,
+      min: 0,
+    },
+    s,
+  );
+
+export const gateOutcomesPanel = (s: PanelScope) =>
+  timeseriesPanel(
+    {
+      title: "Gate outcomes",
+      queries: [{ console: "console_gate_results", legend: "{{gate}} {{outcome}}" }],
+      span: 12,
+      min: 0,
+    },
+    s,
+  );
+
+export const waitingRolloutsTable = (s: PanelScope) =>
+  instantTable(
+    {
+      title: "Rollouts waiting for a person, and for how long",
+      columns: [
+        {
+          query: { console: "console_rollout_waiting_seconds" },
+          title: "Waiting",
+          labels: { rollout: "Rollout", title: "Title", reason: "Why" },
+        },
+      ],
+      links: rolloutLinks,
+      linkField: "rollout",
+      span: 12,
+      height: 8,
+    },
+    s,
+  );
+
 export function fleetPanels(s: PanelScope): PanelLike[] {
   return [
     row("Fleet"),
@@ -176,6 +278,15 @@ export function fleetPanels(s: PanelScope): PanelLike[] {
     topFreePageWaitsPanel(s),
     row("Configuration"),
     configurationTable(s),
+    row("Rollouts"),
+    rolloutsWaitingStat(s),
+    longestWaitStat(s),
+    bakeVerdictsStat(s),
+    consoleStoreStat(s),
+    rolloutsByStatusPanel(s),
+    timeToVerdictPanel(s),
+    gateOutcomesPanel(s),
+    waitingRolloutsTable(s),
   ];
 }
 
@@ -184,7 +295,7 @@ export function fleetDashboard(): dashboard.Dashboard {
     uid: DASHBOARD_UIDS.fleet,
     title: "Untorn / Fleet",
     description:
-      "Instances ranked by doublewrite cost and write pressure, with trends, and the flavor, version, doublewrite mode and atomic-write facts of each. Instance names link to the instance dashboard and to the Untorn web app.",
+      "Instances ranked by doublewrite cost and write pressure, with trends, and the flavor, version, doublewrite mode and atomic-write facts of each; the Untorn console's rollouts (by status, gate outcomes, bake verdicts, time to a verdict, who waits for a person). Instance names link to the instance dashboard and to the Untorn web app.",
     variables: [datasourceVariable(), clusterVariable(), instanceVariable(), webappVariable()],
     annotations: [builtInAnnotations(), untornTagAnnotations()],
     panels: fleetPanels(fleetScope),

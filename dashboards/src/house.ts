@@ -1,8 +1,9 @@
 /**
  * House defaults every Untorn panel is built on (grafana-foundation-sdk builders), the template
- * variables, and the one way a panel gets a query: from a catalog signal. A target's refId is the
- * signal id (plus a suffix for the rollout dashboard's B side), so every query in the generated JSON
- * names the signal it renders; queries.ts relies on that.
+ * variables, and the one way a panel gets a query: from a catalog signal, or for the console's own
+ * rollout metrics from a console signal (@untorn/catalog/console-signals). A target's refId is the
+ * signal id (plus a suffix for the rollout dashboard's B side, or a console query's quantile), so every
+ * query in the generated JSON names the signal it renders; queries.ts relies on that.
  */
 
 import type * as cog from "@grafana/grafana-foundation-sdk/cog";
@@ -12,6 +13,11 @@ import * as prometheus from "@grafana/grafana-foundation-sdk/prometheus";
 import * as stat from "@grafana/grafana-foundation-sdk/stat";
 import * as table from "@grafana/grafana-foundation-sdk/table";
 import * as timeseries from "@grafana/grafana-foundation-sdk/timeseries";
+import {
+  type ConsoleSignalId,
+  type ConsoleSignalUnit,
+  consoleSignals,
+} from "@untorn/catalog/console-signals";
 import { re, type Selector, type Vec } from "@untorn/catalog/promql";
 import type { ExprOptions, SignalId, SignalUnit } from "@untorn/catalog/signals";
 import { presenceSelector, signals } from "@untorn/catalog/signals";
@@ -34,6 +40,8 @@ export const TAG = "untorn";
 /** Where the web app's instance page lives: `${webapp_url}/instances/<instance>`. */
 export const WEBAPP_DEFAULT_URL = "http://localhost:3000";
 export const WEBAPP_INSTANCE_PATH = "/instances/";
+/** And its rollout page: `${webapp_url}/rollouts/<id>`. */
+export const WEBAPP_ROLLOUT_PATH = "/rollouts/";
 
 /** How a dashboard reads signals: which instances, which window, recorded series or not. */
 export interface PanelScope {
@@ -74,12 +82,58 @@ export interface QuerySpec {
   readonly wrap?: (v: Vec) => Vec;
 }
 
+/**
+ * A query of a console signal: the console's own /metrics, one result per rollout label set, not per
+ * database instance, so the scope's selector and window do not apply.
+ */
+export interface ConsoleQuerySpec {
+  readonly console: ConsoleSignalId;
+  readonly legend?: string;
+  readonly instant?: boolean;
+  readonly format?: "table" | "time_series";
+  /** The time-to-verdict signal's quantile. */
+  readonly quantile?: number;
+  /** Suffix that tells two queries of one console signal apart on a panel (`p50`, `p90`). */
+  readonly ref?: string;
+}
+
+/** What a panel can query: a catalog signal, or a console signal. */
+export type AnyQuerySpec = QuerySpec | ConsoleQuerySpec;
+
+const isConsole = (q: AnyQuerySpec): q is ConsoleQuerySpec => "console" in q;
+
 export const REF_SEPARATOR = "__";
 
 export const refIdOf = (signal: SignalId, scope: PanelScope): string =>
   `${signal}${scope.refSuffix ? `${REF_SEPARATOR}${scope.refSuffix}` : ""}`;
 
-export function target(q: QuerySpec, scope: PanelScope): prometheus.DataqueryBuilder {
+/** The refId a query gets: its signal id, then the console query's own suffix or the scope's. */
+export function queryRefId(q: AnyQuerySpec, scope: PanelScope): string {
+  if (!isConsole(q)) return refIdOf(q.signal, scope);
+  const suffix = [q.ref, scope.refSuffix].filter(Boolean).join(REF_SEPARATOR);
+  return `${q.console}${suffix ? `${REF_SEPARATOR}${suffix}` : ""}`;
+}
+
+function consoleTarget(q: ConsoleQuerySpec, scope: PanelScope): prometheus.DataqueryBuilder {
+  const s = consoleSignals[q.console];
+  const legend = q.legend ?? (s.labels.length ? s.labels.map((l) => `{{${l}}}`).join(" ") : s.title);
+  return new prometheus.DataqueryBuilder()
+    .datasource(DATASOURCE)
+    .refId(queryRefId(q, scope))
+    .expr(s.expr(q.quantile === undefined ? {} : { quantile: q.quantile }))
+    .legendFormat(`${scope.legendPrefix}${legend}`);
+}
+
+export function target(q: AnyQuerySpec, scope: PanelScope): prometheus.DataqueryBuilder {
+  const b = isConsole(q) ? consoleTarget(q, scope) : signalTarget(q, scope);
+  if (q.instant) b.instant();
+  else b.range();
+  if (q.format)
+    b.format(q.format === "table" ? prometheus.PromQueryFormat.Table : prometheus.PromQueryFormat.TimeSeries);
+  return b;
+}
+
+function signalTarget(q: QuerySpec, scope: PanelScope): prometheus.DataqueryBuilder {
   const s = signals[q.signal];
   const vector = s.vec({
     ...q.options,
@@ -87,16 +141,11 @@ export function target(q: QuerySpec, scope: PanelScope): prometheus.DataqueryBui
     window: scope.window,
     recorded: scope.recorded,
   });
-  const b = new prometheus.DataqueryBuilder()
+  return new prometheus.DataqueryBuilder()
     .datasource(DATASOURCE)
     .refId(refIdOf(q.signal, scope))
     .expr((q.wrap ? q.wrap(vector) : vector).q)
     .legendFormat(`${scope.legendPrefix}${q.legend ?? defaultLegend(s.labels)}`);
-  if (q.instant) b.instant();
-  else b.range();
-  if (q.format)
-    b.format(q.format === "table" ? prometheus.PromQueryFormat.Table : prometheus.PromQueryFormat.TimeSeries);
-  return b;
 }
 
 function defaultLegend(labels: readonly string[]): string {
@@ -128,12 +177,41 @@ export const GRAFANA_UNITS: Record<SignalUnit, string> = {
   events: "none",
 };
 
+/** Grafana unit ids for console signal units. */
+export const CONSOLE_GRAFANA_UNITS: Record<ConsoleSignalUnit, string> = {
+  rollouts: "none",
+  decisions: "none",
+  waves: "none",
+  seconds: "s",
+  bool: "none",
+};
+
 export const unitOf = (id: SignalId): string => GRAFANA_UNITS[signals[id].unit];
+
+/** The Grafana unit of what a query reads. */
+export const queryUnit = (q: AnyQuerySpec): string =>
+  isConsole(q) ? CONSOLE_GRAFANA_UNITS[consoleSignals[q.console].unit] : unitOf(q.signal);
+
+/** Where the console signals have data, in a panel's description. */
+const CONSOLE_NEEDS =
+  "Needs: Prometheus scraping the Untorn console's /metrics with its viewer token (docs/web.md, Console metrics).";
 
 /** Description of a panel: each signal's description and where it has data. */
 export function describe(ids: readonly SignalId[], extra?: string): string {
-  const parts = ids.map((id) => {
-    const s = signals[id];
+  return describeQueries(
+    ids.map((signal) => ({ signal })),
+    extra,
+  );
+}
+
+/** Description of a panel from its queries: each query's signal and where it has data. */
+export function describeQueries(queries: readonly AnyQuerySpec[], extra?: string): string {
+  const parts = queries.map((q) => {
+    if (isConsole(q)) {
+      const s = consoleSignals[q.console];
+      return `${s.title}: ${s.description} ${CONSOLE_NEEDS}`;
+    }
+    const s = signals[q.signal];
     return `${s.title}: ${s.description}${s.requires ? ` Needs: ${s.requires}.` : ""}`;
   });
   return [extra, ...parts].filter(Boolean).join("\n\n");
@@ -150,7 +228,7 @@ const YES_NO: dashboard.ValueMapping[] = [
 
 export interface TimeseriesOptions {
   readonly title: string;
-  readonly queries: readonly QuerySpec[];
+  readonly queries: readonly AnyQuerySpec[];
   readonly unit?: string;
   readonly description?: string;
   readonly span?: number;
@@ -167,9 +245,9 @@ export function timeseriesPanel(o: TimeseriesOptions, scope: PanelScope): timese
   if (!first) throw new Error(`panel ${o.title} has no query`);
   const p = new timeseries.PanelBuilder()
     .title(o.title)
-    .description(o.description ?? describe(o.queries.map((q) => q.signal)))
+    .description(o.description ?? describeQueries(o.queries))
     .datasource(DATASOURCE)
-    .unit(o.unit ?? unitOf(first.signal))
+    .unit(o.unit ?? queryUnit(first))
     .span(o.span ?? 8)
     .height(o.height ?? 8)
     .lineWidth(1)
@@ -206,12 +284,14 @@ export function timeseriesPanel(o: TimeseriesOptions, scope: PanelScope): timese
 
 export interface StatOptions {
   readonly title: string;
-  readonly query: QuerySpec;
+  readonly query: AnyQuerySpec;
   readonly description?: string;
   readonly unit?: string;
   readonly span?: number;
   /** Show the legend (label values) instead of the number: info signals. */
   readonly showName?: boolean;
+  /** Show each series' legend beside its number (one value per label set, e.g. per verdict). */
+  readonly valueAndName?: boolean;
   readonly yesNo?: boolean;
   readonly sparkline?: boolean;
   /** Reduce a range query: "lastNotNull" (default) or "mean" (rollout comparisons). */
@@ -221,14 +301,20 @@ export interface StatOptions {
 export function statPanel(o: StatOptions, scope: PanelScope): stat.PanelBuilder {
   const p = new stat.PanelBuilder()
     .title(o.title)
-    .description(o.description ?? describe([o.query.signal]))
+    .description(o.description ?? describeQueries([o.query]))
     .datasource(DATASOURCE)
-    .unit(o.unit ?? unitOf(o.query.signal))
+    .unit(o.unit ?? queryUnit(o.query))
     .span(o.span ?? 4)
     .height(4)
     .colorMode(common.BigValueColorMode.None)
     .graphMode(o.sparkline ? common.BigValueGraphMode.Area : common.BigValueGraphMode.None)
-    .textMode(o.showName ? common.BigValueTextMode.Name : common.BigValueTextMode.Value)
+    .textMode(
+      o.showName
+        ? common.BigValueTextMode.Name
+        : o.valueAndName
+          ? common.BigValueTextMode.ValueAndName
+          : common.BigValueTextMode.Value,
+    )
     .reduceOptions(new common.ReduceDataOptionsBuilder().calcs([o.calc ?? "lastNotNull"]).values(false))
     .withTarget(target({ instant: !o.sparkline && !o.calc, ...o.query }, scope));
   if (o.yesNo) p.mappings(YES_NO);
@@ -236,7 +322,7 @@ export function statPanel(o: StatOptions, scope: PanelScope): stat.PanelBuilder 
 }
 
 export interface TableColumn {
-  readonly query: QuerySpec;
+  readonly query: AnyQuerySpec;
   /** Column title for the value (omit to hide the value, e.g. info series). */
   readonly title?: string;
   /** Labels of the series shown as columns, with their titles. */
@@ -245,13 +331,17 @@ export interface TableColumn {
   readonly yesNo?: boolean;
 }
 
-/** Instant-query table: one row per instance, each query's value and labels as columns (merge). */
+/**
+ * Instant-query table: one row per instance (or per label set of a console signal), each query's value
+ * and labels as columns (merge). `links` go on the `linkField` column (default the instance).
+ */
 export function instantTable(
   o: {
     title: string;
     description?: string;
     columns: readonly TableColumn[];
     links: readonly LinkSpec[];
+    linkField?: string;
     span?: number;
     height?: number;
   },
@@ -259,7 +349,7 @@ export function instantTable(
 ): table.PanelBuilder {
   const p = new table.PanelBuilder()
     .title(o.title)
-    .description(o.description ?? describe(o.columns.map((c) => c.query.signal)))
+    .description(o.description ?? describeQueries(o.columns.map((c) => c.query)))
     .datasource(DATASOURCE)
     .span(o.span ?? 24)
     .height(o.height ?? 10)
@@ -272,7 +362,7 @@ export function instantTable(
   for (const c of o.columns) {
     const ref = target({ ...c.query, instant: true, format: "table" }, scope);
     p.withTarget(ref);
-    const valueField = `Value #${refIdOf(c.query.signal, scope)}`;
+    const valueField = `Value #${queryRefId(c.query, scope)}`;
     for (const [label, title] of Object.entries(c.labels ?? {})) {
       rename[label] = title;
       order[label] = i++;
@@ -280,7 +370,7 @@ export function instantTable(
     if (c.title) {
       rename[valueField] = c.title;
       order[valueField] = i++;
-      const props: dashboard.DynamicConfigValue[] = [{ id: "unit", value: c.unit ?? unitOf(c.query.signal) }];
+      const props: dashboard.DynamicConfigValue[] = [{ id: "unit", value: c.unit ?? queryUnit(c.query) }];
       if (c.yesNo) props.push({ id: "mappings", value: YES_NO });
       p.overrideByName(valueField, props);
     } else {
@@ -292,7 +382,7 @@ export function instantTable(
     id: "organize",
     options: { excludeByName: exclude, renameByName: rename, indexByName: order, includeByName: {} },
   });
-  p.overrideByName("instance", [{ id: "links", value: o.links.map(linkValue) }]);
+  p.overrideByName(o.linkField ?? "instance", [{ id: "links", value: o.links.map(linkValue) }]);
   return p;
 }
 
@@ -361,6 +451,15 @@ export const instanceLinks: readonly LinkSpec[] = [
   {
     title: "Open in Untorn",
     url: `${v("webapp_url")}${WEBAPP_INSTANCE_PATH}${v("__value.raw:percentencode")}`,
+    targetBlank: true,
+  },
+];
+
+/** Data link from a rollout id cell to its page in the web app. */
+export const rolloutLinks: readonly LinkSpec[] = [
+  {
+    title: "Open in Untorn",
+    url: `${v("webapp_url")}${WEBAPP_ROLLOUT_PATH}${v("__value.raw:percentencode")}`,
     targetBlank: true,
   },
 ];

@@ -7,6 +7,8 @@
 import { mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { consoleMetrics as C } from "@untorn/catalog/console-metrics";
+import { consoleSignals as CS } from "@untorn/catalog/console-signals";
 import { signalList } from "@untorn/catalog/signals";
 import { describe, expect, it } from "vitest";
 import { parse, stringify } from "yaml";
@@ -125,6 +127,85 @@ describe("promtool", () => {
       const r = await promtool(["check", "rules", "queries.yml"], dir);
       expect(r.code, r.output).toBe(0);
       expect(r.output).toContain(`SUCCESS: ${rules.length} rules found`);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("evaluates the console signals of the Rollouts row on synthetic console series (test rules)", async () => {
+    // Two consoles on one store (the same rollouts on both) and one console whose store read failed.
+    const both = (name: string, labels: string, values: string) =>
+      ["c1:3000", "c2:3000"].map((i) => ({
+        series: `${name}{instance="${i}", job="untorn-console"${labels ? `, ${labels}` : ""}}`,
+        values,
+      }));
+    const w = C.waitingSince.name;
+    const h = `${C.timeToVerdict.name}_bucket`;
+    const sharedStore = [
+      ...both(C.rollouts.name, 'status="paused"', "2x10"),
+      ...both(C.rollouts.name, 'status="active"', "1x10"),
+      ...both(C.gateResults.name, 'gate="bake", outcome="pass"', "3x10"),
+      ...both(C.gateResults.name, 'gate="bake", outcome="fail"', "0x10"),
+      ...both(w, 'rollout="r1", title="Canary", reason="inconclusive"', "0x10"),
+      ...both(w, 'rollout="r2", title="Orders", reason="operator"', "300x10"),
+      ...both(C.scrapeSuccess.name, "", "1x10"),
+      // One judged wave within 5 min, one within 15 min.
+      ...both(h, 'le="300"', "1x10"),
+      ...both(h, 'le="900"', "2x10"),
+      ...both(h, 'le="+Inf"', "2x10"),
+    ];
+    const at = (expr: string, samples: { labels: string; value: number }[]) => ({
+      expr,
+      eval_time: "10m",
+      exp_samples: samples.map((x) => ({ labels: x.labels, value: x.value })),
+    });
+    const test = {
+      rule_files: [],
+      evaluation_interval: "1m",
+      tests: [
+        {
+          name: "two consoles on one store count each rollout once",
+          interval: "1m",
+          input_series: sharedStore,
+          promql_expr_test: [
+            at(CS.console_rollouts_by_status.expr(), [
+              { labels: '{status="paused"}', value: 2 },
+              { labels: '{status="active"}', value: 1 },
+            ]),
+            at(CS.console_gate_results.expr(), [{ labels: '{gate="bake", outcome="pass"}', value: 3 }]),
+            at(CS.console_rollouts_waiting.expr(), [{ labels: "{}", value: 2 }]),
+            at(CS.console_rollout_waiting_seconds.expr(), [
+              { labels: '{rollout="r1", title="Canary", reason="inconclusive"}', value: 600 },
+              { labels: '{rollout="r2", title="Orders", reason="operator"}', value: 300 },
+            ]),
+            at(CS.console_longest_wait_seconds.expr(), [{ labels: "{}", value: 600 }]),
+            at(CS.console_store_up.expr(), [{ labels: "{}", value: 1 }]),
+            // Rank 1 of 2 ends the first bucket; rank 1.8 lies 80% into (300, 900].
+            at(CS.console_time_to_verdict_seconds.expr({ quantile: 0.5 }), [{ labels: "{}", value: 300 }]),
+            at(CS.console_time_to_verdict_seconds.expr({ quantile: 0.9 }), [{ labels: "{}", value: 780 }]),
+          ],
+        },
+        {
+          name: "nothing waiting reads 0 only when the store was read",
+          interval: "1m",
+          input_series: [
+            { series: `${C.scrapeSuccess.name}{instance="c1:3000", job="untorn-console"}`, values: "1x10" },
+            { series: `${C.scrapeSuccess.name}{instance="c3:3000", job="untorn-other"}`, values: "0x10" },
+          ],
+          promql_expr_test: [
+            at(CS.console_rollouts_waiting.expr(), [{ labels: "{}", value: 0 }]),
+            at(CS.console_rollouts_waiting.expr({ selector: { job: "untorn-other" } }), []),
+            at(CS.console_store_up.expr(), [{ labels: "{}", value: 0 }]),
+          ],
+        },
+      ],
+    };
+    const dir = await mkdtemp(join(tmpdir(), "untorn-console-signals-"));
+    try {
+      await writeFile(join(dir, "console-signals.yml"), toYaml(test, undefined));
+      const r = await promtool(["test", "rules", "console-signals.yml"], dir);
+      expect(r.code, r.output).toBe(0);
+      expect(r.output).toContain("SUCCESS");
     } finally {
       await rm(dir, { recursive: true, force: true });
     }

@@ -1,3 +1,5 @@
+import { consoleMetrics } from "@untorn/catalog/console-metrics";
+import { consoleSignals, isConsoleSignalId } from "@untorn/catalog/console-signals";
 import { parsePromql } from "@untorn/catalog/promql-check";
 import { recordingRuleNames } from "@untorn/catalog/rules";
 import { signals } from "@untorn/catalog/signals";
@@ -31,17 +33,53 @@ describe("panel queries", () => {
     for (const d of dashboards().values()) {
       for (const p of d.panels ?? []) targets += "targets" in p ? (p.targets?.length ?? 0) : 0;
     }
-    expect(queries.filter((q) => q.kind === "panel")).toHaveLength(targets);
+    expect(queries.filter((q) => q.kind !== "annotation")).toHaveLength(targets);
     expect(new Set(queries.map((q) => q.name)).size).toBe(queries.length);
     expect(new Set(queries.map((q) => q.dashboard))).toEqual(new Set(Object.values(DASHBOARD_UIDS)));
   });
 
   it("name the catalog signal each query renders", () => {
-    for (const q of queries) expect(q.needs).toBe(signals[q.signal].needs);
+    for (const q of queries) if (!isConsoleSignalId(q.signal)) expect(q.needs).toBe(signals[q.signal].needs);
     const fleet = queries.find(
       (q) => q.name === "untorn-fleet / Top 10 by doublewrite pages/s / doublewrite_pages_per_second",
     );
     expect(fleet?.expr).toBe('topk(10, instance:untorn_doublewrite_pages:rate5m{instance=~"$instance"})');
+  });
+
+  it("read the console's rollouts on the fleet dashboard from the console's own series only", () => {
+    const rollouts = queries.filter((q) => q.kind === "console");
+    expect(new Set(rollouts.map((q) => q.dashboard))).toEqual(new Set([DASHBOARD_UIDS.fleet]));
+    // Rollouts by status, gate outcomes, bake verdicts, time to a verdict, waiting for a person.
+    expect(new Set(rollouts.map((q) => q.signal))).toEqual(
+      new Set([
+        "console_rollouts_by_status",
+        "console_gate_results",
+        "console_bake_verdicts",
+        "console_time_to_verdict_seconds",
+        "console_rollouts_waiting",
+        "console_longest_wait_seconds",
+        "console_rollout_waiting_seconds",
+        "console_store_up",
+      ]),
+    );
+    const names = new Set(
+      Object.values(consoleMetrics).flatMap((m) =>
+        m.type === "histogram" ? [`${m.name}_bucket`, `${m.name}_sum`, `${m.name}_count`] : [m.name],
+      ),
+    );
+    for (const q of rollouts) {
+      const parsed = parsePromql(q.expr);
+      expect(parsed.errors, q.name).toEqual([]);
+      for (const n of parsed.metricNames) expect(names.has(n), `${q.name} reads ${n}`).toBe(true);
+      expect(q.expr, q.name).not.toContain("$instance");
+    }
+    const verdict = rollouts.find((q) => q.refId === "console_time_to_verdict_seconds__p90");
+    expect(verdict?.expr).toBe(consoleSignals.console_time_to_verdict_seconds.expr({ quantile: 0.9 }));
+    // No data without the console scraped; data where it is.
+    for (const q of rollouts) {
+      expect(expectsData(q.needs, mariadb), q.name).toBe(false);
+      expect(expectsData(q.needs, { ...mariadb, console: true }), q.name).toBe(true);
+    }
   });
 
   it("resolve Grafana's variables like Grafana does", () => {

@@ -4,6 +4,7 @@
  * variables with resolveQuery(), run it, and expect data where expectsData() says so.
  */
 
+import type { ConsoleSignalId } from "@untorn/catalog/console-signals";
 import { instant } from "@untorn/catalog/promql";
 import { rateWindowSeconds, SCRAPE_INTERVAL_SECONDS } from "@untorn/catalog/rate-window";
 import { recordingRules } from "@untorn/catalog/rules";
@@ -11,7 +12,13 @@ import { type Needs, RULE_WINDOW, type SignalId, signals } from "@untorn/catalog
 import { formatDuration } from "@untorn/vocabulary/duration";
 import type { Flavor } from "@untorn/vocabulary/words";
 import { dashboards } from "./render.js";
-import { type CheckedDashboard, flatPanels, signalOfRefId, substituteVariables } from "./validate.js";
+import {
+  type CheckedDashboard,
+  consoleSignalOfRefId,
+  flatPanels,
+  signalOfRefId,
+  substituteVariables,
+} from "./validate.js";
 
 export interface PanelQuery {
   /** "<dashboard uid> / <panel title> / <refId>": unique. */
@@ -19,31 +26,40 @@ export interface PanelQuery {
   readonly dashboard: string;
   readonly panel: string;
   readonly refId: string;
-  readonly signal: SignalId;
+  /** The catalog signal, or for a `console` query the console signal. */
+  readonly signal: SignalId | ConsoleSignalId;
   /** As in the dashboard JSON, with Grafana variables ($instance, $__rate_interval, ...). */
   readonly expr: string;
   readonly instant: boolean;
   readonly needs: Needs;
-  /** Annotation queries only return series when their event happens. */
-  readonly kind: "panel" | "annotation";
+  /**
+   * Annotation queries only return series when their event happens; console queries read the Untorn
+   * console's own /metrics, not a database's exporters.
+   */
+  readonly kind: "panel" | "annotation" | "console";
 }
+
+/** Where a console signal has data: only where Prometheus scrapes the console. */
+const CONSOLE_NEEDS: Needs = { console: true };
 
 function fromDashboard(d: CheckedDashboard): PanelQuery[] {
   const out: PanelQuery[] = [];
   for (const p of flatPanels(d)) {
     for (const t of p.targets) {
       const signal = signalOfRefId(t.refId);
-      if (!signal) throw new Error(`${d.uid} / ${p.title}: refId ${t.refId} names no signal`);
+      const consoleSignal = signal ? undefined : consoleSignalOfRefId(t.refId);
+      if (!signal && !consoleSignal)
+        throw new Error(`${d.uid} / ${p.title}: refId ${t.refId} names no signal`);
       out.push({
         name: `${d.uid} / ${p.title} / ${t.refId}`,
         dashboard: d.uid,
         panel: p.title,
         refId: t.refId,
-        signal,
+        signal: (signal ?? consoleSignal)!,
         expr: t.expr,
         instant: t.instant === true,
-        needs: signals[signal].needs,
-        kind: "panel",
+        needs: signal ? signals[signal].needs : CONSOLE_NEEDS,
+        kind: signal ? "panel" : "console",
       });
     }
   }
@@ -66,7 +82,7 @@ function fromDashboard(d: CheckedDashboard): PanelQuery[] {
   return out;
 }
 
-/** Every query of the three dashboards, in panel order. */
+/** Every query of the three dashboards, in panel order (console queries among them). */
 export function panelQueries(): PanelQuery[] {
   return [...dashboards().values()].flatMap((d) => fromDashboard(d as unknown as CheckedDashboard));
 }
@@ -116,6 +132,8 @@ export interface LiveEnvironment {
   readonly atomicWriteAttributes: boolean;
   /** The instance is a replica (replication signals have data only there). Default false. */
   readonly replica?: boolean;
+  /** Prometheus scrapes the Untorn console's /metrics (the rollout row). Default false. */
+  readonly console?: boolean;
 }
 
 function atLeast(version: string, min: string): boolean {
@@ -138,6 +156,7 @@ export function expectsData(needs: Needs, env: LiveEnvironment): boolean {
   if (needs.hostStorage && !env.hostStorage) return false;
   if (needs.atomicWriteAttributes && !env.atomicWriteAttributes) return false;
   if (needs.replica && !env.replica) return false;
+  if (needs.console && !env.console) return false;
   return true;
 }
 

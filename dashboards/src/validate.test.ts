@@ -69,6 +69,19 @@ describe("structural checks", () => {
     expect(problems).toContain("PromQL syntax error");
   });
 
+  it("catch a rollout panel that reads a series its console signal does not name", async () => {
+    const d = dashboardSchema.parse(await readJson(dashboardFile(DASHBOARD_UIDS.fleet)));
+    const target = flatPanels(d)
+      .flatMap((p) => p.targets)
+      .find((t) => t.refId === "console_rollouts_by_status");
+    if (!target) throw new Error("no rollouts-by-status query on the fleet dashboard");
+    expect(checkDashboard(d, uids)).toEqual([]);
+    target.expr = "max by (status) (untorn_console_rollouts_typo)";
+    expect(checkDashboard(d, uids).join("\n")).toContain(
+      "reads untorn_console_rollouts_typo, not a series of console signal console_rollouts_by_status",
+    );
+  });
+
   it("catch links to dashboards that do not exist", async () => {
     const d = dashboardSchema.parse(await readJson(dashboardFile(DASHBOARD_UIDS.fleet)));
     expect(checkDashboard(d, [DASHBOARD_UIDS.fleet]).join("\n")).toContain(

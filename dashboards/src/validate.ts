@@ -5,13 +5,15 @@
  *   compatible) and the file-provisioning formats for datasources, dashboard providers, alert rules,
  *   contact points and notification policies (the rule fields checked against the SDK's alerting types);
  * - structural checks Grafana would only reveal at run time: unique panel ids, a 24-column grid without
- *   overlaps, every $variable defined, every query a parseable catalog signal, alert conditions that
+ *   overlaps, every $variable defined, every query a parseable catalog signal (or console signal, for
+ *   the console's own rollout metrics) whose series names are the signal's own, alert conditions that
  *   name existing queries, references between provisioning files.
  * Rendering in a browser, and how Grafana's own migrations treat the JSON, are not checked.
  */
 
 import type * as alerting from "@grafana/grafana-foundation-sdk/alerting";
 import type { Dashboard as SchemaDashboard } from "@grafana/schema";
+import { type ConsoleSignalId, consoleSignals, isConsoleSignalId } from "@untorn/catalog/console-signals";
 import { parsePromql } from "@untorn/catalog/promql-check";
 import { type SignalId, signals } from "@untorn/catalog/signals";
 import { DURATION_HINT, isDuration } from "@untorn/vocabulary/duration";
@@ -196,6 +198,19 @@ export function signalOfRefId(refId: string): SignalId | undefined {
   return id in signals ? id : undefined;
 }
 
+/** The console signal a target's refId names (refId = console signal id, optionally + "__" + suffix). */
+export function consoleSignalOfRefId(refId: string): ConsoleSignalId | undefined {
+  const id = refId.split(REF_SEPARATOR)[0] ?? "";
+  return isConsoleSignalId(id) ? id : undefined;
+}
+
+/** Series names a console signal may read: its console metrics' (a histogram's _bucket, _sum, _count). */
+function consoleSeriesNames(id: ConsoleSignalId): string[] {
+  return consoleSignals[id].metrics.flatMap((m) =>
+    m.type === "histogram" ? [`${m.name}_bucket`, `${m.name}_sum`, `${m.name}_count`] : [m.name],
+  );
+}
+
 export function checkDashboard(d: CheckedDashboard, knownUids: readonly string[]): string[] {
   const problems: string[] = [];
   const defined = new Set(d.templating.list.map((v) => v.name));
@@ -244,11 +259,18 @@ export function checkDashboard(d: CheckedDashboard, knownUids: readonly string[]
     const refIds = p.targets.map((t) => t.refId);
     if (new Set(refIds).size !== refIds.length) problems.push(`${p.title}: duplicate refIds`);
     for (const t of p.targets) {
-      if (!signalOfRefId(t.refId)) problems.push(`${p.title}: refId ${t.refId} names no catalog signal`);
+      const consoleId = consoleSignalOfRefId(t.refId);
+      if (!signalOfRefId(t.refId) && !consoleId)
+        problems.push(`${p.title}: refId ${t.refId} names no catalog signal`);
       if (t.datasource.uid !== DATASOURCE.uid) problems.push(`${p.title}/${t.refId}: target datasource`);
       checkVars(`${p.title}/${t.refId}`, t.expr);
       const parsed = parsePromql(substituteVariables(t.expr));
       if (parsed.errors.length) problems.push(`${p.title}/${t.refId}: PromQL syntax error`);
+      if (consoleId) {
+        const own = consoleSeriesNames(consoleId);
+        for (const name of parsed.metricNames.filter((n) => !own.includes(n)))
+          problems.push(`${p.title}/${t.refId}: reads ${name}, not a series of console signal ${consoleId}`);
+      }
       if (t.legendFormat) checkVars(`${p.title}/${t.refId} legend`, t.legendFormat);
     }
     for (const o of p.fieldConfig.overrides) {

@@ -1,9 +1,10 @@
 // Static checks of the docker-compose demo (`npm run test:compose` runs it for real, outside the main suite):
 // `docker-compose config` validates the file against the Compose schema, every bind mount must exist in
-// the repository, every image but Grafana is built here, ports are published on loopback only, and the
-// demo's Prometheus configuration must pass `promtool check config` with the generated rule files.
-import { execFileSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+// the repository, every image but Grafana is built here, ports are published on loopback only, the
+// demo's Prometheus configuration must pass `promtool check config` with the generated rule files, and it
+// scrapes the console's /metrics with the viewer token from the demo's env, never a committed one.
+import { execFileSync, spawnSync } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -16,6 +17,7 @@ const composeFile = join(root, "docker-compose.yml");
 
 interface ComposeService {
   image?: string;
+  environment?: Record<string, string>;
   volumes?: string[];
   ports?: string[];
   profiles?: string[];
@@ -23,6 +25,8 @@ interface ComposeService {
 }
 
 const SERVERS = ["mariadb-primary", "mariadb-replica1", "mariadb-replica2", "mariadb-standalone"];
+/** Where compose/prometheus/entrypoint.sh writes the viewer token for the console scrape job. */
+const CONSOLE_TOKEN_FILE = "/run/untorn/viewer-token";
 
 const loadCompose = () =>
   parse(readFileSync(composeFile, "utf8"), { merge: true }) as { services: Record<string, ComposeService> };
@@ -49,16 +53,22 @@ describe("docker-compose.yml", () => {
     );
   });
 
-  it("refuses to start without the console's secrets", () => {
+  it("refuses to start without the console's secrets, naming the one missing", () => {
     const bin = requireBinary("docker-compose", "docker-compose");
-    const empty = join(scratch, "empty.env");
-    writeFileSync(empty, "");
-    expect(() =>
-      execFileSync(bin, ["-f", composeFile, "--env-file", empty, "config", "-q"], {
-        cwd: root,
-        stdio: "pipe",
-      }),
-    ).toThrow(/UNTORN_ADMIN_PASSWORD/);
+    const config = (name: string, text: string) => {
+      const file = join(scratch, name);
+      writeFileSync(file, text);
+      return () =>
+        execFileSync(bin, ["-f", composeFile, "--env-file", file, "config", "-q"], {
+          cwd: root,
+          stdio: "pipe",
+        });
+    };
+    expect(config("empty.env", "")).toThrow(/UNTORN_(ADMIN_PASSWORD|VIEWER_TOKEN)/);
+    expect(config("no-token.env", "UNTORN_ADMIN_PASSWORD=static-check\n")).toThrow(/UNTORN_VIEWER_TOKEN/);
+    expect(config("no-password.env", `UNTORN_VIEWER_TOKEN=${"t".repeat(32)}\n`)).toThrow(
+      /UNTORN_ADMIN_PASSWORD/,
+    );
   });
 
   it("builds every image here but Grafana's, which stays behind a profile", () => {
@@ -124,14 +134,72 @@ describe("docker-compose.yml", () => {
   it("ships a Prometheus configuration that promtool accepts with the generated rules", () => {
     const promtool = requireBinary("promtool", "prometheus");
     const dir = mkdtempSync(join(tmpdir(), "untorn-compose-"));
-    const text = readFileSync(join(root, "compose", "prometheus", "prometheus.yml"), "utf8").replaceAll(
-      "/etc/prometheus/untorn/",
-      `${join(root, "dashboards", "generated", "prometheus")}/`,
-    );
+    // promtool checks that the console job's token file exists: a stand-in for the one the entrypoint writes.
+    writeFileSync(join(dir, "viewer-token"), "t".repeat(32));
+    const text = readFileSync(join(root, "compose", "prometheus", "prometheus.yml"), "utf8")
+      .replaceAll("/etc/prometheus/untorn/", `${join(root, "dashboards", "generated", "prometheus")}/`)
+      .replaceAll(CONSOLE_TOKEN_FILE, join(dir, "viewer-token"));
     writeFileSync(join(dir, "prometheus.yml"), text);
     const out = execFileSync(promtool, ["check", "config", join(dir, "prometheus.yml")], {
       encoding: "utf8",
     });
     expect(out).toMatch(/SUCCESS/);
+  });
+
+  it("scrapes the console's /metrics with the viewer token the demo's env gives the console", () => {
+    interface Job {
+      job_name: string;
+      metrics_path?: string;
+      authorization?: { credentials?: string; credentials_file?: string };
+      static_configs: { targets: string[] }[];
+    }
+    const promText = readFileSync(join(root, "compose", "prometheus", "prometheus.yml"), "utf8");
+    const prom = parse(promText) as { scrape_configs: Job[] };
+    const job = prom.scrape_configs.find((j) => j.job_name === "untorn-console");
+    expect(job?.metrics_path).toBe("/metrics");
+    expect(job?.authorization).toEqual({ credentials_file: CONSOLE_TOKEN_FILE });
+    expect(job?.static_configs.flatMap((c) => c.targets)).toEqual(["web:3000"]);
+    const services = loadCompose().services;
+    // The same variable from .env for both, never a literal token in a committed file.
+    expect(services["web"]?.environment?.["UNTORN_VIEWER_TOKEN"]).toMatch(/^\$\{UNTORN_VIEWER_TOKEN:\?/);
+    expect(services["prometheus"]?.environment?.["UNTORN_VIEWER_TOKEN"]).toBe(
+      services["web"]?.environment?.["UNTORN_VIEWER_TOKEN"],
+    );
+    const entrypoint = readFileSync(join(root, "compose", "prometheus", "entrypoint.sh"), "utf8");
+    expect(entrypoint).toContain(`token_file=${CONSOLE_TOKEN_FILE}`);
+    expect(entrypoint).toContain("umask 077");
+    expect(readFileSync(join(root, "compose", "prometheus", "Dockerfile"), "utf8")).toContain(
+      'ENTRYPOINT ["/usr/local/bin/untorn-prometheus-entrypoint"]',
+    );
+  });
+
+  it("starts the demo's Prometheus only with a viewer token, and keeps it in a file only its user reads", () => {
+    const dir = mkdtempSync(join(scratch, "entrypoint-"));
+    const script = readFileSync(join(root, "compose", "prometheus", "entrypoint.sh"), "utf8")
+      .replace(CONSOLE_TOKEN_FILE, join(dir, "viewer-token"))
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: shell parameter expansion, not a template
+      .replace('exec /usr/bin/prometheus "$@"', 'exec echo prometheus "$@" "${UNTORN_VIEWER_TOKEN:-unset}"');
+    writeFileSync(join(dir, "entrypoint.sh"), script);
+    const runWith = (token: string | undefined) =>
+      spawnSync("sh", [join(dir, "entrypoint.sh"), "--config.file=x"], {
+        encoding: "utf8",
+        env: {
+          PATH: process.env["PATH"] ?? "/usr/bin:/bin",
+          ...(token ? { UNTORN_VIEWER_TOKEN: token } : {}),
+        },
+      });
+    for (const bad of [undefined, "too-short"]) {
+      const r = runWith(bad);
+      expect(r.status, String(bad)).toBe(1);
+      expect(r.stderr).toContain("UNTORN_VIEWER_TOKEN must be set");
+      expect(existsSync(join(dir, "viewer-token"))).toBe(false);
+    }
+    const token = "v".repeat(40);
+    const r = runWith(token);
+    expect(r.status, r.stderr).toBe(0);
+    // Prometheus gets its arguments, and not the token in its environment.
+    expect(r.stdout.trim()).toBe("prometheus --config.file=x unset");
+    expect(readFileSync(join(dir, "viewer-token"), "utf8")).toBe(token);
+    expect(statSync(join(dir, "viewer-token")).mode & 0o777).toBe(0o600);
   });
 });

@@ -1,6 +1,9 @@
 // The docker-compose demo, checked from outside while it runs (`npm run test:compose`: scripts/compose-test.sh
 // builds and starts it from nothing, then runs this file, then tears it down). Everything is read over the
 // two ports the stack publishes on 127.0.0.1: Prometheus' HTTP API and the console's read API.
+import { alertNames } from "@untorn/catalog/alerts";
+import { consoleMetrics } from "@untorn/catalog/console-metrics";
+import { type ConsoleSignalId, consoleSignals } from "@untorn/catalog/console-signals";
 import { recordingRuleNames } from "@untorn/catalog/rules";
 import { describe, expect, it } from "vitest";
 import { composeDemo } from "./env.ts";
@@ -56,7 +59,7 @@ async function seriesOf(name: string): Promise<Record<string, string>[]> {
 const instancesOf = (series: Record<string, string>[]) => [...new Set(series.map((s) => s.instance))].sort();
 
 describe("the docker-compose demo, from outside", () => {
-  it("has every Prometheus target up: untorn-exporter, mysqld_exporter and node_exporter for each server", async () => {
+  it("has every Prometheus target up: untorn-exporter, mysqld_exporter and node_exporter for each server, and the console", async () => {
     const targets = await eventually("targets up", async () => {
       const data = await prom<{
         activeTargets: { labels: Record<string, string>; health: string; lastError: string }[];
@@ -73,7 +76,44 @@ describe("the docker-compose demo, from outside", () => {
         SERVERS,
       );
     }
-    expect(targets).toHaveLength(12);
+    expect(targets.filter((t) => t.labels.job === "untorn-console").map((t) => t.labels.instance)).toEqual([
+      "web:3000",
+    ]);
+    expect(targets).toHaveLength(13);
+  });
+
+  it("reads the console's rollout metrics with its viewer token, for the fleet dashboard's Rollouts row and its alert", async () => {
+    const query = (q: string) =>
+      prom<{ result: { metric: Record<string, string>; value: [number, string] }[] }>(
+        `/api/v1/query?query=${encodeURIComponent(q)}`,
+      ).then((d) => d.result);
+    await eventually("console store read", async () => {
+      const up = await query(consoleMetrics.scrapeSuccess.name);
+      expect(up.map((r) => [r.metric.job, r.value[1]])).toEqual([["untorn-console", "1"]]);
+    });
+    // A fresh demo has no rollout: these still answer (every status and verdict at 0, none waiting).
+    const answering: ConsoleSignalId[] = [
+      "console_rollouts_by_status",
+      "console_bake_verdicts",
+      "console_rollouts_waiting",
+      "console_store_up",
+    ];
+    for (const id of answering) {
+      const result = await query(consoleSignals[id].expr());
+      expect(result.length, id).toBeGreaterThan(0);
+    }
+    const waiting = await query(consoleSignals.console_rollouts_waiting.expr());
+    expect(waiting.map((r) => r.value[1])).toEqual(["0"]);
+    expect(alertNames).toContain("UntornRolloutWaitingTooLong");
+    await eventually("the rollout alert evaluated", async () => {
+      const rules = await prom<{ groups: { rules: { name: string; health: string }[] }[] }>(
+        "/api/v1/rules?type=alert",
+      );
+      const alert = rules.groups
+        .flatMap((g) => g.rules)
+        .find((r) => r.name === "UntornRolloutWaitingTooLong");
+      expect(alert?.health).toBe("ok");
+    });
   });
 
   it("reaches every server through untorn-exporter", async () => {

@@ -61,6 +61,8 @@ export interface Needs {
   readonly event?: true;
   /** Has series only for a replica (a server with a replication channel). */
   readonly replica?: true;
+  /** Series of the Untorn console's own /metrics (console-signals.ts), there only where it is scraped. */
+  readonly console?: true;
 }
 
 /** Human-readable form of Needs, e.g. "MySQL 8.0.20+, MariaDB; performance_schema on". */
@@ -79,6 +81,7 @@ export function describeNeeds(n: Needs): string {
   if (n.atomicWriteAttributes) parts.push("Linux 6.11+ atomic write attributes");
   if (n.event) parts.push("only when the event happens");
   if (n.replica) parts.push("replicas only");
+  if (n.console) parts.push("the Untorn console's /metrics scraped");
   return parts.join("; ");
 }
 
