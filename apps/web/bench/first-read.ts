@@ -6,15 +6,18 @@
  * running one variant's code.
  *
  *   UNTORN_BENCH_BEFORE=<checkout of the previous commit> npm run bench:first-read -w @untorn/web
- *   UNTORN_BENCH_VARIANTS=<name>=<checkout>[@whole],... npm run bench:first-read -w @untorn/web
+ *   UNTORN_BENCH_VARIANTS=<name>=<checkout>[@whole][@idle|@collect],... npm run bench:first-read -w @untorn/web
  *   (UNTORN_BENCH_SIZE, default 10000; UNTORN_BENCH_ROUNDS, default 3; UNTORN_BENCH_HEAP_CAP_MB adds
  *   runs with the old space capped; UNTORN_BENCH_OUT, the result file's name under bench/results,
  *   default web-first-read-client.json)
  *
  * Without UNTORN_BENCH_VARIANTS the variants are "before" (UNTORN_BENCH_BEFORE) and "after" (this
  * checkout), both streamed; "." is this checkout, and `@whole` decodes the whole file with
- * decodeReplayApi instead of streaming it. Each round runs every variant once, the order rotated and
- * alternated between rounds. Each child prints each step's wall and CPU time and the RSS after it, the
+ * decodeReplayApi instead of streaming it. `@idle` and `@collect` add the RSS 10 s after the read
+ * (`settledRssMb`, the web bench's "RSS settled"): `@idle` leaves the process alone until then,
+ * `@collect` runs the round of full collections server.mjs runs after a read (src/server/collect.ts:
+ * 3 s of quiet, then collections at 0, 100 and 5,000 ms). Each round runs every variant once, the order
+ * rotated and alternated between rounds. Each child prints each step's wall and CPU time and the RSS after it, the
  * peak RSS up to the end of the decode and of the read (`resourceUsage().maxRSS`), the heap and RSS
  * after the read once collected, and a digest of every result (facts, missing, skipped, warnings,
  * exporters, kept advice, ranking, rows, summary, and the profile's advice, ranking, rows): the bench
@@ -68,9 +71,28 @@ function digest(x: unknown): string {
 }
 
 type Decode = "stream" | "whole";
+/** After the read: straight on (forced collections only), left idle, or collect.ts's round. */
+type Settle = "none" | "idle" | "collect";
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** The RSS 10 s after the read, left idle or with collect.ts's round (COLLECT_DELAY_MS, COLLECT_PASSES_MS). */
+async function settledRss(settle: Settle, gc: () => void): Promise<number | null> {
+  if (settle === "none") return null;
+  const end = performance.now() + 10_000;
+  if (settle === "collect") {
+    await sleep(3_000);
+    for (const wait of [0, 100, 5_000]) {
+      await sleep(wait);
+      gc();
+    }
+  }
+  await sleep(Math.max(0, end - performance.now()));
+  return mb(process.memoryUsage().rss);
+}
 
 /** Child mode: the first read with the code of the checkout at `root`; prints one JSON line. */
-async function child(root: string, file: string, decode: Decode): Promise<void> {
+async function child(root: string, file: string, decode: Decode, settle: Settle): Promise<void> {
   const src = (p: string) => import(join(root, p));
   const { decodeReplayApi, readReplayApi, replayFactsOptions } = await src("packages/fleet/src/replay.ts");
   const { buildFleetFacts } = await src("packages/fleet/src/facts.ts");
@@ -115,6 +137,7 @@ async function child(root: string, file: string, decode: Decode): Promise<void> 
   );
   // What the console holds once the first read's garbage is collected (the replay stays cached).
   const peakReadMb = mb(process.resourceUsage().maxRSS * 1024);
+  const settledRssMb = await settledRss(settle, gc);
   gc();
   gc();
   const afterRead = { heapMb: mb(process.memoryUsage().heapUsed), rssMb: mb(process.memoryUsage().rss) };
@@ -147,6 +170,7 @@ async function child(root: string, file: string, decode: Decode): Promise<void> 
       afterRead,
       peakDecodeRssMb: peakDecodeMb,
       peakReadRssMb: peakReadMb,
+      settledRssMb,
       instances: fleet.facts.length,
       rows: snap.rows.length,
       ...(() => {
@@ -163,6 +187,7 @@ type ChildOut = {
   afterRead: { heapMb: number; rssMb: number };
   peakDecodeRssMb: number;
   peakReadRssMb: number;
+  settledRssMb: number | null;
   instances: number;
   rows: number;
   digest: string;
@@ -174,6 +199,7 @@ interface Variant {
   readonly name: string;
   readonly root: string;
   readonly decode: Decode;
+  readonly settle: Settle;
 }
 
 function run(v: Variant, file: string, heapCapMb: number | null): ChildOut {
@@ -191,6 +217,7 @@ function run(v: Variant, file: string, heapCapMb: number | null): ChildOut {
         v.root,
         file,
         v.decode,
+        v.settle,
       ],
       { encoding: "utf8", maxBuffer: 1 << 20 },
     ),
@@ -206,9 +233,15 @@ const median = (xs: readonly number[]) => {
 function variantsOf(env: NodeJS.ProcessEnv): Variant[] {
   if (env.UNTORN_BENCH_VARIANTS) {
     const out = env.UNTORN_BENCH_VARIANTS.split(",").map((spec): Variant => {
-      const m = /^([\w-]+)=(.+?)(@whole)?$/.exec(spec.trim());
-      if (!m) throw new Error(`UNTORN_BENCH_VARIANTS: "${spec}" is not name=<checkout>[@whole]`);
-      return { name: m[1]!, root: m[2] === "." ? HERE : resolve(m[2]!), decode: m[3] ? "whole" : "stream" };
+      const m = /^([\w-]+)=(.+?)(@whole)?(@idle|@collect)?$/.exec(spec.trim());
+      if (!m)
+        throw new Error(`UNTORN_BENCH_VARIANTS: "${spec}" is not name=<checkout>[@whole][@idle|@collect]`);
+      return {
+        name: m[1]!,
+        root: m[2] === "." ? HERE : resolve(m[2]!),
+        decode: m[3] ? "whole" : "stream",
+        settle: m[4] ? (m[4].slice(1) as Settle) : "none",
+      };
     });
     if (out.length < 2 || new Set(out.map((v) => v.name)).size !== out.length)
       throw new Error("UNTORN_BENCH_VARIANTS: at least two variants, each name once");
@@ -217,8 +250,8 @@ function variantsOf(env: NodeJS.ProcessEnv): Variant[] {
   const before = env.UNTORN_BENCH_BEFORE;
   if (!before) throw new Error("set UNTORN_BENCH_BEFORE to a checkout of the previous commit (installed)");
   return [
-    { name: "before", root: resolve(before), decode: "stream" },
-    { name: "after", root: HERE, decode: "stream" },
+    { name: "before", root: resolve(before), decode: "stream", settle: "none" },
+    { name: "after", root: HERE, decode: "stream", settle: "none" },
   ];
 }
 
@@ -240,6 +273,7 @@ const MEASURES: Record<string, (x: ChildOut) => number> = {
   rssAfterSnapshotMb: (x) => x.steps.snapshot!.rssMb,
   peakDecodeRssMb: (x) => x.peakDecodeRssMb,
   peakReadRssMb: (x) => x.peakReadRssMb,
+  settledRssMb: (x) => x.settledRssMb ?? Number.NaN,
   rssAfterReadCollectedMb: (x) => x.afterRead.rssMb,
   heapAfterReadCollectedMb: (x) => x.afterRead.heapMb,
 };
@@ -252,7 +286,7 @@ function summarise(runs: readonly Run[], variants: readonly Variant[], capMb: nu
   const medians = Object.fromEntries(
     variants.map((v) => [
       v.name,
-      Object.fromEntries(Object.entries(MEASURES).map(([k, f]) => [k, median(of(v.name).map(f))])),
+      Object.fromEntries(Object.entries(MEASURES).map(([k, f]) => [k, r3(median(of(v.name).map(f)))])),
     ]),
   );
   const ratios: Record<string, Record<string, { median: number; min: number; max: number }>> = {};
@@ -286,15 +320,16 @@ async function main(): Promise<void> {
     const runs: Run[] = [];
     for (const heapCapMb of cap ? [null, cap] : [null])
       for (let r = 1; r <= rounds; r++) {
-        // Rotate and alternate which variant goes first, so a load swing does not favour one.
-        const k = (r - 1) % variants.length;
+        // Every variant in every place of the order in turn (rotated every other round, reversed in the
+        // rounds between: A B, B A, B A, A B, ... for two), so neither a load swing nor the place favours one.
+        const k = Math.floor((r - 1) / 2) % variants.length;
         const rotated = [...variants.slice(k), ...variants.slice(0, k)];
         for (const v of r % 2 ? rotated : rotated.reverse()) {
           const load1m = Math.round(loadavg()[0]! * 10) / 10;
           const out = run(v, file, heapCapMb);
           runs.push({ round: r, variant: v.name, heapCapMb, load1m, ...out });
           console.log(
-            `round ${r} ${v.name}${heapCapMb ? ` (cap ${heapCapMb} MB)` : ""}, load ${load1m}: ${JSON.stringify(out.steps)} after read ${JSON.stringify(out.afterRead)} peak decode ${out.peakDecodeRssMb} / read ${out.peakReadRssMb} MB`,
+            `round ${r} ${v.name}${heapCapMb ? ` (cap ${heapCapMb} MB)` : ""}, load ${load1m}: ${JSON.stringify(out.steps)} after read ${JSON.stringify(out.afterRead)} peak decode ${out.peakDecodeRssMb} / read ${out.peakReadRssMb} MB${out.settledRssMb === null ? "" : `, settled ${out.settledRssMb} MB`}`,
           );
         }
       }
@@ -337,10 +372,15 @@ async function main(): Promise<void> {
 
 const [mode, ...rest] = process.argv.slice(2);
 if (mode === "--child") {
-  const [root, file, decode = "stream"] = rest;
-  if (!root || !file || (decode !== "stream" && decode !== "whole"))
+  const [root, file, decode = "stream", settle = "none"] = rest;
+  if (
+    !root ||
+    !file ||
+    (decode !== "stream" && decode !== "whole") ||
+    !["none", "idle", "collect"].includes(settle)
+  )
     throw new Error(
-      `usage: first-read.ts --child <checkout> <replay file> [stream|whole], not ${rest.join(" ")}`,
+      `usage: first-read.ts --child <checkout> <replay file> [stream|whole] [none|idle|collect], not ${rest.join(" ")}`,
     );
-  await child(root, file, decode);
+  await child(root, file, decode, settle as Settle);
 } else await main();

@@ -155,7 +155,8 @@ async function main(): Promise<void> {
     spawn(["--setup", replay, kept, advice]);
     const runs: ({ round: number; variant: string; load1m: number } & ChildOut)[] = [];
     for (let r = 1; r <= rounds; r++) {
-      const k = (r - 1) % variants.length;
+      // Every variant in every place of the order in turn (as first-read.ts).
+      const k = Math.floor((r - 1) / 2) % variants.length;
       const rotated = [...variants.slice(k), ...variants.slice(0, k)];
       for (const v of r % 2 ? rotated : rotated.reverse()) {
         const load1m = Math.round(loadavg()[0]! * 10) / 10;
@@ -173,7 +174,7 @@ async function main(): Promise<void> {
       names.map((n) => [
         n,
         Object.fromEntries(
-          MEASURES.map((k) => [k, median(runs.filter((x) => x.variant === n).map((x) => x[k]))]),
+          MEASURES.map((k) => [k, r3(median(runs.filter((x) => x.variant === n).map((x) => x[k])))]),
         ),
       ]),
     );
