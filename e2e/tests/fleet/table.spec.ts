@@ -30,6 +30,24 @@ test.describe("fleet table", () => {
     await expect(fleetPage.card("Estimated write I/O saved")).toContainText("/s");
   });
 
+  test("draws each instance's doublewrite pages/s over the page's range, its first, last and peak in words", async ({
+    fleetPage,
+    page,
+  }) => {
+    await fleetPage.goto();
+    await expect(fleetPage.columnHeader("DW pages/s")).toHaveAttribute("title", /^Doublewrite pages\/s /);
+    const words = /^Doublewrite pages\/s over .+: first .+ pages\/s, last .+ pages\/s, peak .+ pages\/s$/;
+    const line = fleetPage.row("db-on").getByRole("img", { name: words });
+    await expect(line).toBeVisible();
+    // A drawn line (the series the instance page charts, drawn on the server), not an empty box.
+    await expect(line.locator("path")).toHaveAttribute("d", /^M[\d.]+,[\d.]+L/);
+    // Another range asks for its own lines, named with that range.
+    await fleetPage.goto("range=15m");
+    await expect(fleetPage.row("db-on").getByRole("img", { name: words })).toBeVisible();
+    // Every row has a line or says why not; on this fleet none says the source failed.
+    await expect(page.locator("[data-trend-state=unavailable]")).toHaveCount(0);
+  });
+
   test("sorts by a column, both ways, and keeps the order in the URL", async ({
     fleetPage,
     page,

@@ -12,6 +12,7 @@ import { TimeRangePicker } from "../components/time-range-picker.js";
 import { type FleetQuery, fleetQueryToParams, parseFleetQuery, parsePageNumber } from "../lib/fleet-query.js";
 import { num, seconds, utc } from "../lib/format.js";
 import { requirePage } from "../server/auth/access.js";
+import { getPageTrends } from "../server/fleet/trends.js";
 import { clustersOf, fleetView, tablePage } from "../server/fleet/views.js";
 
 export const dynamic = "force-dynamic";
@@ -170,6 +171,7 @@ async function TableSection({ query, page }: { query: FleetQuery; page: number }
       initial={query}
       clusters={query.cluster && !clusters.includes(query.cluster) ? [...clusters, query.cluster] : clusters}
       stale={v.status.state === "stale"}
+      trends={getPageTrends(query.range, shown.instances)}
     />
   );
 }

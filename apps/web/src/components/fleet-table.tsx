@@ -2,7 +2,8 @@
 /**
  * The fleet table: one page of the instances, sorted, filtered and searched on the server (the URL holds
  * the state: sorting, a filter or the search asks the server for the new first page), so the browser
- * parses and hydrates PAGE_SIZE rows however large the fleet; only the visible rows are in the DOM.
+ * parses and hydrates PAGE_SIZE rows however large the fleet; only the visible rows are in the DOM. Each
+ * row's sparkline arrives drawn (server/fleet/trends.ts) in a promise of its own, so the rows never wait for it.
  */
 import { useVirtualizer, type Virtualizer } from "@tanstack/react-virtual";
 import { FLAVORS, GATE_STATUSES as GATES, VERDICTS } from "@untorn/vocabulary/words";
@@ -14,6 +15,8 @@ import {
   memo,
   type RefObject,
   type SetStateAction,
+  Suspense,
+  use,
   useEffect,
   useMemo,
   useRef,
@@ -33,6 +36,7 @@ import type { TableRow } from "../lib/fleet-row.js";
 import { flavorName, num, pct, serverLabel } from "../lib/format.js";
 import { gainText } from "../lib/gain.js";
 import { instanceHref } from "../lib/paths.js";
+import { type PageTrends, SPARKLINE } from "../lib/sparkline.js";
 import { decodeRows, type EncodedRow } from "../lib/table-rows.js";
 import { doublewriteLabel, GateBadge, gateLabel, VerdictBadge, verdictLabel } from "./badges.js";
 
@@ -74,6 +78,50 @@ const COLUMNS: readonly Column[] = [
   { key: "gain", label: "Expected gain", title: "The best opportunity's expected gain" },
 ];
 
+/** What the trend cell says when it has no line to draw. */
+const TREND_TEXT: Readonly<Record<Exclude<PageTrends["state"], "ok" | "stale">, string>> = {
+  "not-recorded": "not recorded",
+  unavailable: "unavailable",
+  "no-source": "–",
+};
+
+/** One row's sparkline, or in words why there is none (never a line that was not measured). */
+function TrendCell({ trends, instance }: { trends: Promise<PageTrends>; instance: string }) {
+  const t = use(trends);
+  const cell = t.cells[instance];
+  if (t.state === "ok" || t.state === "stale") {
+    if (!cell)
+      return (
+        <span className="subtle" title={`${t.what}: no value for this instance in the range`}>
+          no data
+        </span>
+      );
+    const label =
+      t.state === "stale"
+        ? `${cell.label} (from the last good read: ${t.note ?? "the source fails"})`
+        : cell.label;
+    return (
+      <svg
+        className={t.state === "stale" ? "sparkline stale" : "sparkline"}
+        role="img"
+        aria-label={label}
+        viewBox={`0 0 ${SPARKLINE.width} ${SPARKLINE.height}`}
+        width={SPARKLINE.width}
+        height={SPARKLINE.height}
+        data-trend
+      >
+        <title>{label}</title>
+        <path d={cell.d} />
+      </svg>
+    );
+  }
+  return (
+    <span className="subtle" title={t.note ?? undefined} data-trend-state={t.state}>
+      {TREND_TEXT[t.state]}
+    </span>
+  );
+}
+
 function shareNote(basis: TableRow["dblwrShareBasis"]): string | undefined {
   if (basis === "innodb") return "of InnoDB's write bytes: no device data";
   if (basis === "shared-device")
@@ -88,6 +136,7 @@ const Row = memo(function Row({
   offset,
   start,
   stale,
+  trends,
 }: {
   row: TableRow;
   /** Index on this page; offset + index among the matching rows. */
@@ -95,6 +144,7 @@ const Row = memo(function Row({
   offset: number;
   start: number;
   stale: boolean;
+  trends: Promise<PageTrends>;
 }) {
   return (
     <tr
@@ -143,6 +193,11 @@ const Row = memo(function Row({
             {row.dblwrShareBasis === "innodb" ? "*" : row.dblwrShareBasis === "shared-device" ? "†" : ""}
           </span>
         )}
+      </td>
+      <td className="trend-cell">
+        <Suspense fallback={<span className="subtle">…</span>}>
+          <TrendCell trends={trends} instance={row.instance} />
+        </Suspense>
       </td>
       <td className="gain-cell">
         {row.gain ? (
@@ -299,9 +354,9 @@ const Head = memo(function Head({ query, setQuery }: { query: FleetQuery; setQue
   return (
     <thead>
       <tr aria-rowindex={1}>
-        {COLUMNS.map((c) => {
+        {COLUMNS.flatMap((c) => {
           const active = query.sort === c.key;
-          return (
+          const th = (
             <th
               key={c.key}
               scope="col"
@@ -315,11 +370,22 @@ const Head = memo(function Head({ query, setQuery }: { query: FleetQuery; setQue
               </button>
             </th>
           );
+          if (c.key !== "share") return [th];
+          return [
+            th,
+            <th key="trend" scope="col" className="trend-head" title={trendTitle(query.range)}>
+              DW pages/s
+            </th>,
+          ];
         })}
       </tr>
     </thead>
   );
 });
+
+/** The trend column's title: the figure, its unit and the range its lines span. */
+const trendTitle = (range: string | null) =>
+  `Doublewrite pages/s (doublewrite pages written per second) over ${range ? `the last ${range}` : "the page's default range"}: the series the instance page charts, one line per instance, scaled from 0 to its peak; each line's label gives its first, last and peak values`;
 
 /** GET /api/v1/fleet.csv with the table's filters, sort and range. */
 const csvHref = (q: FleetQuery) => {
@@ -453,6 +519,7 @@ export function FleetTable({
   initial,
   clusters,
   stale = false,
+  trends,
 }: {
   /** The page's rows as lib/table-rows.ts encodes them: compact on the wire. */
   encoded: readonly EncodedRow[];
@@ -469,6 +536,8 @@ export function FleetTable({
   clusters: readonly string[];
   /** Every row comes from the last good snapshot (the source is failing): each is marked. */
   stale?: boolean;
+  /** The page's sparklines, drawn on the server (server/fleet/trends.ts); the rows do not wait for them. */
+  trends: Promise<PageTrends>;
 }) {
   const visible = useMemo(() => decodeRows(encoded), [encoded]);
   const router = useRouter();
@@ -554,6 +623,7 @@ export function FleetTable({
                 offset={offset}
                 stale={stale}
                 start={item.start}
+                trends={trends}
               />
             ))}
           </tbody>

@@ -23,6 +23,8 @@ export interface TablePage {
   readonly pages: number;
   /** Index of the page's first row among the matching rows. */
   readonly offset: number;
+  /** The page's instances, in row order (for what is read per page, e.g. the sparklines). */
+  readonly instances: readonly string[];
 }
 
 /** Matching rows per snapshot rows and query (rows arrays are never mutated): paging re-sorts nothing. */
@@ -48,8 +50,10 @@ function matchingRows(rows: readonly FleetRow[], query: FleetQuery): FleetRow[] 
 export function tablePage(rows: readonly FleetRow[], query: FleetQuery, page: number): TablePage {
   const all = matchingRows(rows, query);
   const b = pageBounds(all.length, page);
+  const shown = all.slice(b.offset, b.end);
   return {
-    rows: encodeRows(all.slice(b.offset, b.end)),
+    rows: encodeRows(shown),
+    instances: shown.map((r) => r.instance),
     count: all.length,
     page: b.page,
     pages: b.pages,
