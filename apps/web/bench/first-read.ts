@@ -1,20 +1,29 @@
 /**
- * The console's first fleet read over a replay, step by step, the previous build beside this one: the
- * streamed decode (readReplayApi, as source.ts reads the file), the facts (buildFleetFacts), the
- * snapshot (buildSnapshot: advice kept, ranking, rows) and the CLI's profile of the same facts
- * (profileFacts: every advice, ranking, rows), each child process running one build's code.
+ * The console's first fleet read over a replay, step by step, builds (or ways of decoding) side by side:
+ * the decode (readReplayApi streamed, as source.ts reads the file, or decodeReplayApi of the whole
+ * file), the facts (buildFleetFacts), the snapshot (buildSnapshot: advice kept, ranking, rows) and the
+ * CLI's profile of the same facts (profileFacts: every advice, ranking, rows), each child process
+ * running one variant's code.
  *
  *   UNTORN_BENCH_BEFORE=<checkout of the previous commit> npm run bench:first-read -w @untorn/web
+ *   UNTORN_BENCH_VARIANTS=<name>=<checkout>[@whole][@idle|@collect],... npm run bench:first-read -w @untorn/web
  *   (UNTORN_BENCH_SIZE, default 10000; UNTORN_BENCH_ROUNDS, default 3; UNTORN_BENCH_HEAP_CAP_MB adds
  *   runs with the old space capped; UNTORN_BENCH_OUT, the result file's name under bench/results,
  *   default web-first-read-client.json)
  *
- * Each child prints each step's wall and CPU time and the RSS after it, the heap and RSS after the read
- * once collected, the peak RSS (`resourceUsage().maxRSS`), and a digest of every result (facts, missing,
- * skipped, warnings, exporters, kept advice, ranking, rows, summary, and the profile's advice, ranking,
- * rows): the bench fails unless both builds give the same digest, on the synthetic fleet and on the lab
- * recording. Writes bench/results/web-first-read-client.json
- * (or UNTORN_BENCH_OUT).
+ * Without UNTORN_BENCH_VARIANTS the variants are "before" (UNTORN_BENCH_BEFORE) and "after" (this
+ * checkout), both streamed; "." is this checkout, and `@whole` decodes the whole file with
+ * decodeReplayApi instead of streaming it. `@idle` and `@collect` add the RSS 10 s after the read
+ * (`settledRssMb`, the web bench's "RSS settled"): `@idle` leaves the process alone until then,
+ * `@collect` runs the round of full collections server.mjs runs after a read (src/server/fleet/collect.ts:
+ * 3 s of quiet, then collections at 0, 100 and 5,000 ms). Each round runs every variant once, the order
+ * rotated and alternated between rounds. Each child prints each step's wall and CPU time and the RSS after it, the
+ * peak RSS up to the end of the decode and of the read (`resourceUsage().maxRSS`), the heap and RSS
+ * after the read once collected, and a digest of every result (facts, missing, skipped, warnings,
+ * exporters, kept advice, ranking, rows, summary, and the profile's advice, ranking, rows): the bench
+ * fails unless every variant gives the same digest, on the synthetic fleet and on the lab recording.
+ * Ratios are the medians of the per-round ratios of each pair, with their spread. Writes
+ * bench/results/web-first-read-client.json (or UNTORN_BENCH_OUT).
  */
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
@@ -61,10 +70,31 @@ function digest(x: unknown): string {
   return h.digest("hex");
 }
 
+type Decode = "stream" | "whole";
+/** After the read: straight on (forced collections only), left idle, or collect.ts's round. */
+type Settle = "none" | "idle" | "collect";
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** The RSS 10 s after the read, left idle or with collect.ts's round (COLLECT_DELAY_MS, COLLECT_PASSES_MS). */
+async function settledRss(settle: Settle, gc: () => void): Promise<number | null> {
+  if (settle === "none") return null;
+  const end = performance.now() + 10_000;
+  if (settle === "collect") {
+    await sleep(3_000);
+    for (const wait of [0, 100, 5_000]) {
+      await sleep(wait);
+      gc();
+    }
+  }
+  await sleep(Math.max(0, end - performance.now()));
+  return mb(process.memoryUsage().rss);
+}
+
 /** Child mode: the first read with the code of the checkout at `root`; prints one JSON line. */
-async function child(root: string, file: string): Promise<void> {
+async function child(root: string, file: string, decode: Decode, settle: Settle): Promise<void> {
   const src = (p: string) => import(join(root, p));
-  const { readReplayApi, replayFactsOptions } = await src("packages/fleet/src/replay.ts");
+  const { decodeReplayApi, readReplayApi, replayFactsOptions } = await src("packages/fleet/src/replay.ts");
   const { buildFleetFacts } = await src("packages/fleet/src/facts.ts");
   const { profileFacts } = await src("packages/fleet/src/profile.ts");
   const { buildSnapshot } = await src("apps/web/src/server/fleet/snapshot.ts");
@@ -85,12 +115,15 @@ async function child(root: string, file: string): Promise<void> {
     return out;
   }
 
-  const api = await step("decode", () =>
-    readReplayApi({
-      chunks: () => createReadStream(file, { highWaterMark: 256 * 1024 }),
-      whole: () => fsp.readFile(file),
-    }),
+  const api = await step("decode", async () =>
+    decode === "whole"
+      ? decodeReplayApi(await fsp.readFile(file))
+      : readReplayApi({
+          chunks: () => createReadStream(file, { highWaterMark: 256 * 1024 }),
+          whole: () => fsp.readFile(file),
+        }),
   );
+  const peakDecodeMb = mb(process.resourceUsage().maxRSS * 1024);
   const fleet = await step("facts", () => buildFleetFacts(api, replayFactsOptions(api.meta)));
   const snap = await step("snapshot", () =>
     buildSnapshot({
@@ -104,6 +137,7 @@ async function child(root: string, file: string): Promise<void> {
   );
   // What the console holds once the first read's garbage is collected (the replay stays cached).
   const peakReadMb = mb(process.resourceUsage().maxRSS * 1024);
+  const settledRssMb = await settledRss(settle, gc);
   gc();
   gc();
   const afterRead = { heapMb: mb(process.memoryUsage().heapUsed), rssMb: mb(process.memoryUsage().rss) };
@@ -134,7 +168,9 @@ async function child(root: string, file: string): Promise<void> {
         cpuMs: ms(steps.decode!.cpuMs + steps.facts!.cpuMs + steps.snapshot!.cpuMs),
       },
       afterRead,
+      peakDecodeRssMb: peakDecodeMb,
       peakReadRssMb: peakReadMb,
+      settledRssMb,
       instances: fleet.facts.length,
       rows: snap.rows.length,
       ...(() => {
@@ -145,19 +181,28 @@ async function child(root: string, file: string): Promise<void> {
   );
 }
 
-type Build = "before" | "after";
 type ChildOut = {
   steps: Record<string, Step>;
   firstRead: { wallMs: number; cpuMs: number };
   afterRead: { heapMb: number; rssMb: number };
+  peakDecodeRssMb: number;
   peakReadRssMb: number;
+  settledRssMb: number | null;
   instances: number;
   rows: number;
   digest: string;
   digests: Record<string, string>;
 };
 
-function run(root: string, file: string, heapCapMb: number | null): ChildOut {
+/** One way of reading: the checkout whose code runs, and how it decodes the replay. */
+interface Variant {
+  readonly name: string;
+  readonly root: string;
+  readonly decode: Decode;
+  readonly settle: Settle;
+}
+
+function run(v: Variant, file: string, heapCapMb: number | null): ChildOut {
   return JSON.parse(
     execFileSync(
       process.execPath,
@@ -169,8 +214,10 @@ function run(root: string, file: string, heapCapMb: number | null): ChildOut {
         "tsx",
         SELF,
         "--child",
-        root,
+        v.root,
         file,
+        v.decode,
+        v.settle,
       ],
       { encoding: "utf8", maxBuffer: 1 << 20 },
     ),
@@ -182,81 +229,137 @@ const median = (xs: readonly number[]) => {
   return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
 };
 
-async function main(): Promise<void> {
-  const before = process.env.UNTORN_BENCH_BEFORE;
+/** UNTORN_BENCH_VARIANTS (`name=root[@whole]`, comma-separated), else before and after. */
+function variantsOf(env: NodeJS.ProcessEnv): Variant[] {
+  if (env.UNTORN_BENCH_VARIANTS) {
+    const out = env.UNTORN_BENCH_VARIANTS.split(",").map((spec): Variant => {
+      const m = /^([\w-]+)=(.+?)(@whole)?(@idle|@collect)?$/.exec(spec.trim());
+      if (!m)
+        throw new Error(`UNTORN_BENCH_VARIANTS: "${spec}" is not name=<checkout>[@whole][@idle|@collect]`);
+      return {
+        name: m[1]!,
+        root: m[2] === "." ? HERE : resolve(m[2]!),
+        decode: m[3] ? "whole" : "stream",
+        settle: m[4] ? (m[4].slice(1) as Settle) : "none",
+      };
+    });
+    if (out.length < 2 || new Set(out.map((v) => v.name)).size !== out.length)
+      throw new Error("UNTORN_BENCH_VARIANTS: at least two variants, each name once");
+    return out;
+  }
+  const before = env.UNTORN_BENCH_BEFORE;
   if (!before) throw new Error("set UNTORN_BENCH_BEFORE to a checkout of the previous commit (installed)");
+  return [
+    { name: "before", root: resolve(before), decode: "stream", settle: "none" },
+    { name: "after", root: HERE, decode: "stream", settle: "none" },
+  ];
+}
+
+type Run = { round: number; variant: string; heapCapMb: number | null; load1m: number } & ChildOut;
+
+const MEASURES: Record<string, (x: ChildOut) => number> = {
+  decodeCpuMs: (x) => x.steps.decode!.cpuMs,
+  factsCpuMs: (x) => x.steps.facts!.cpuMs,
+  snapshotCpuMs: (x) => x.steps.snapshot!.cpuMs,
+  profileCpuMs: (x) => x.steps.profile!.cpuMs,
+  decodeWallMs: (x) => x.steps.decode!.wallMs,
+  factsWallMs: (x) => x.steps.facts!.wallMs,
+  snapshotWallMs: (x) => x.steps.snapshot!.wallMs,
+  profileWallMs: (x) => x.steps.profile!.wallMs,
+  firstReadWallMs: (x) => x.firstRead.wallMs,
+  firstReadCpuMs: (x) => x.firstRead.cpuMs,
+  rssAfterDecodeMb: (x) => x.steps.decode!.rssMb,
+  rssAfterFactsMb: (x) => x.steps.facts!.rssMb,
+  rssAfterSnapshotMb: (x) => x.steps.snapshot!.rssMb,
+  peakDecodeRssMb: (x) => x.peakDecodeRssMb,
+  peakReadRssMb: (x) => x.peakReadRssMb,
+  settledRssMb: (x) => x.settledRssMb ?? Number.NaN,
+  rssAfterReadCollectedMb: (x) => x.afterRead.rssMb,
+  heapAfterReadCollectedMb: (x) => x.afterRead.heapMb,
+};
+
+const r3 = (x: number) => Math.round(x * 1000) / 1000;
+
+/** Per variant, each measure's median; per ordered pair, the median (and range) of per-round ratios. */
+function summarise(runs: readonly Run[], variants: readonly Variant[], capMb: number | null) {
+  const of = (name: string) => runs.filter((x) => x.variant === name && x.heapCapMb === capMb);
+  const medians = Object.fromEntries(
+    variants.map((v) => [
+      v.name,
+      Object.fromEntries(Object.entries(MEASURES).map(([k, f]) => [k, r3(median(of(v.name).map(f)))])),
+    ]),
+  );
+  const ratios: Record<string, Record<string, { median: number; min: number; max: number }>> = {};
+  for (const a of variants)
+    for (const b of variants) {
+      if (a === b) continue;
+      ratios[`${a.name}/${b.name}`] = Object.fromEntries(
+        Object.entries(MEASURES).map(([k, f]) => {
+          const per = of(a.name).map((x) => {
+            const y = of(b.name).find((z) => z.round === x.round)!;
+            return f(x) / f(y);
+          });
+          return [k, { median: r3(median(per)), min: r3(Math.min(...per)), max: r3(Math.max(...per)) }];
+        }),
+      );
+    }
+  return { medians, ratios };
+}
+
+async function main(): Promise<void> {
+  const variants = variantsOf(process.env);
   const size = Number(process.env.UNTORN_BENCH_SIZE ?? 10_000);
   const rounds = Number(process.env.UNTORN_BENCH_ROUNDS ?? 3);
   const cap = process.env.UNTORN_BENCH_HEAP_CAP_MB ? Number(process.env.UNTORN_BENCH_HEAP_CAP_MB) : null;
-  const roots: Record<Build, string> = { before: resolve(before), after: HERE };
   const { writeSyntheticReplay } = await import("./synthetic-fleet.js");
   const work = mkdtempSync(join(tmpdir(), "untorn-first-read-"));
   const load0 = loadavg()[0]!;
   try {
     const file = join(work, "fleet.json.gz");
     const { samples } = await writeSyntheticReplay(file, { size, end: END });
-    const runs: ({ round: number; build: Build; heapCapMb: number | null; load1m: number } & ChildOut)[] = [];
+    const runs: Run[] = [];
     for (const heapCapMb of cap ? [null, cap] : [null])
-      for (let r = 1; r <= rounds; r++)
-        for (const build of (r % 2 ? ["before", "after"] : ["after", "before"]) as Build[]) {
+      for (let r = 1; r <= rounds; r++) {
+        // Every variant in every place of the order in turn (rotated every other round, reversed in the
+        // rounds between: A B, B A, B A, A B, ... for two), so neither a load swing nor the place favours one.
+        const k = Math.floor((r - 1) / 2) % variants.length;
+        const rotated = [...variants.slice(k), ...variants.slice(0, k)];
+        for (const v of r % 2 ? rotated : rotated.reverse()) {
           const load1m = Math.round(loadavg()[0]! * 10) / 10;
-          const out = run(roots[build], file, heapCapMb);
-          runs.push({ round: r, build, heapCapMb, load1m, ...out });
+          const out = run(v, file, heapCapMb);
+          runs.push({ round: r, variant: v.name, heapCapMb, load1m, ...out });
           console.log(
-            `round ${r} ${build}${heapCapMb ? ` (cap ${heapCapMb} MB)` : ""}, load ${load1m}: ${JSON.stringify(out.steps)} after read ${JSON.stringify(out.afterRead)} peak ${out.peakReadRssMb} MB`,
+            `round ${r} ${v.name}${heapCapMb ? ` (cap ${heapCapMb} MB)` : ""}, load ${load1m}: ${JSON.stringify(out.steps)} after read ${JSON.stringify(out.afterRead)} peak decode ${out.peakDecodeRssMb} / read ${out.peakReadRssMb} MB${out.settledRssMb === null ? "" : `, settled ${out.settledRssMb} MB`}`,
           );
         }
-    const lab = (["before", "after"] as Build[]).map((build) => ({ build, ...run(roots[build], LAB, null) }));
+      }
+    const lab = variants.map((v) => ({ variant: v.name, ...run(v, LAB, null) }));
     const sameSynthetic = new Set(runs.map((x) => x.digest)).size === 1;
-    const sameLab = lab[0]!.digest === lab[1]!.digest;
+    const sameLab = new Set(lab.map((x) => x.digest)).size === 1;
     if (!sameSynthetic || !sameLab) {
-      const differing = (a: ChildOut, b: ChildOut) =>
-        Object.keys(a.digests).filter((k) => a.digests[k] !== b.digests[k]);
+      const differing = (xs: readonly ChildOut[]) => {
+        const other = xs.find((x) => x.digest !== xs[0]!.digest);
+        return other ? Object.keys(other.digests).filter((k) => other.digests[k] !== xs[0]!.digests[k]) : [];
+      };
       throw new Error(
-        `the builds' results differ: synthetic ${sameSynthetic ? "same" : differing(runs[0]!, runs.find((x) => x.digest !== runs[0]!.digest)!).join(", ")}; lab ${sameLab ? "same" : differing(lab[0]!, lab[1]!).join(", ")}`,
+        `the variants' results differ: synthetic ${sameSynthetic ? "same" : differing(runs).join(", ")}; lab ${sameLab ? "same" : differing(lab).join(", ")}`,
       );
     }
-    const pick = (b: Build, capMb: number | null, f: (x: ChildOut) => number) =>
-      median(runs.filter((x) => x.build === b && x.heapCapMb === capMb).map(f));
-    const measures: Record<string, (x: ChildOut) => number> = {
-      decodeCpuMs: (x) => x.steps.decode!.cpuMs,
-      factsCpuMs: (x) => x.steps.facts!.cpuMs,
-      snapshotCpuMs: (x) => x.steps.snapshot!.cpuMs,
-      profileCpuMs: (x) => x.steps.profile!.cpuMs,
-      decodeWallMs: (x) => x.steps.decode!.wallMs,
-      factsWallMs: (x) => x.steps.facts!.wallMs,
-      snapshotWallMs: (x) => x.steps.snapshot!.wallMs,
-      profileWallMs: (x) => x.steps.profile!.wallMs,
-      firstReadWallMs: (x) => x.firstRead.wallMs,
-      firstReadCpuMs: (x) => x.firstRead.cpuMs,
-      rssAfterDecodeMb: (x) => x.steps.decode!.rssMb,
-      rssAfterFactsMb: (x) => x.steps.facts!.rssMb,
-      rssAfterSnapshotMb: (x) => x.steps.snapshot!.rssMb,
-      peakReadRssMb: (x) => x.peakReadRssMb,
-      rssAfterReadCollectedMb: (x) => x.afterRead.rssMb,
-      heapAfterReadCollectedMb: (x) => x.afterRead.heapMb,
-    };
     const summary = Object.fromEntries(
       (cap ? [null, cap] : [null]).map((capMb) => [
         capMb ? `heapCap${capMb}` : "defaultHeap",
-        Object.fromEntries(
-          Object.entries(measures).map(([k, f]) => {
-            const b = pick("before", capMb, f);
-            const a = pick("after", capMb, f);
-            return [k, { before: b, after: a, ratio: Math.round((a / b) * 1000) / 1000 }];
-          }),
-        ),
+        summarise(runs, variants, capMb),
       ]),
     );
     const result = {
       benchmark:
-        "web console's first read over a replay, previous build beside this one, each run in its own process: streamed decode, facts, snapshot, and the CLI profile of the same facts",
+        "web console's first read over a replay, variants side by side, each run in its own process: decode, facts, snapshot, and the CLI profile of the same facts",
       when: new Date().toISOString(),
       machine: benchMachine(load0),
-      builds: { before: roots.before, after: roots.after },
+      variants,
       fleet: { instances: size, samples, rounds },
       sameResults: { synthetic: sameSynthetic, lab: sameLab, digest: runs[0]!.digest },
-      medians: summary,
+      summary,
       runs,
       lab,
     };
@@ -269,8 +372,15 @@ async function main(): Promise<void> {
 
 const [mode, ...rest] = process.argv.slice(2);
 if (mode === "--child") {
-  const [root, file] = rest;
-  if (!root || !file)
-    throw new Error(`usage: first-read.ts --child <checkout> <replay file>, not ${rest.join(" ")}`);
-  await child(root, file);
+  const [root, file, decode = "stream", settle = "none"] = rest;
+  if (
+    !root ||
+    !file ||
+    (decode !== "stream" && decode !== "whole") ||
+    !["none", "idle", "collect"].includes(settle)
+  )
+    throw new Error(
+      `usage: first-read.ts --child <checkout> <replay file> [stream|whole] [none|idle|collect], not ${rest.join(" ")}`,
+    );
+  await child(root, file, decode, settle as Settle);
 } else await main();

@@ -363,8 +363,10 @@ if (arg && formArg && fileArg) {
   try {
     for (let r = 0; r < rounds; r++) {
       for (const s of chosen) {
-        // Rotate and alternate which variant goes first, so a load swing does not favour one.
-        const k = r % variants.length;
+        // Rotated every other round and reversed in the rounds between, so that each variant takes every
+        // place in the order in turn (rotating and reversing in the same round kept the first one first
+        // with two variants).
+        const k = Math.floor(r / 2) % variants.length;
         const rotated = [...variants.slice(k), ...variants.slice(0, k)];
         const order = r % 2 === 0 ? rotated : rotated.reverse();
         for (const variant of order) {

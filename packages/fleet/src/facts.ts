@@ -28,7 +28,6 @@ import {
   type STORAGE_LAYERS,
 } from "@untorn/vocabulary/words";
 import { CountingApi, mapLimit, nowOf, type PromQueryApi, type VectorSample } from "./api.js";
-import { plainParser } from "./plain-parse.js";
 import {
   avgRange,
   durationSeconds,
@@ -686,9 +685,6 @@ function youngFactors(
   };
 }
 
-/** instanceFactsSchema's output for the drafts it accepts, without zod's per-call work (plain-parse.ts). */
-const plainFacts = plainParser(instanceFactsSchema);
-
 /** Parses the draft; a field the schema refuses is dropped (with a warning), never the instance. */
 function validate(
   draft: Record<string, unknown>,
@@ -696,8 +692,6 @@ function validate(
   invalid: (w: string) => void,
 ): InstanceFacts | null {
   for (let attempt = 0; attempt < 10; attempt++) {
-    const fast = plainFacts(draft);
-    if (fast) return fast;
     const r = instanceFactsSchema.safeParse(draft);
     if (r.success) return r.data;
     for (const issue of r.error.issues) {

@@ -19,22 +19,7 @@ import { z } from "zod";
 import type { MatrixSeries, PromQueryApi, QueryAnswer, VectorSample } from "./api.js";
 import { nowOf } from "./api.js";
 import type { FleetFactsOptions } from "./facts.js";
-import { OPEN_ARRAY } from "./json-bytes.js";
-import { type LabelSetsByBytes, readSamples, readSamplesAt } from "./json-samples.js";
-import {
-  arrayAt,
-  arrayElementOffsets,
-  arrayElements,
-  isArray,
-  keyIs,
-  objectAt,
-  objectMembers,
-  type Span,
-  type TopLevelSpans,
-  topLevelSpans,
-  valueEnd,
-} from "./json-spans.js";
-import { EntrySplitter } from "./json-stream.js";
+import { EntrySplitter, type LabelSetsByBytes, readInstantEntry } from "./replay-json.js";
 
 export const REPLAY_FORMAT = "untorn-replay";
 export const REPLAY_VERSION = 1;
@@ -45,7 +30,7 @@ const SampleValue = z
   .describe('A sample value: a number, or "NaN", "+Inf", "-Inf".');
 const LabelSet = z.record(z.string(), z.string());
 
-/** One instant sample as the file holds it (plainSample checks the same without zod). */
+/** One instant sample as the file holds it. */
 export const replaySampleSchema = z.object({ labels: LabelSet, value: SampleValue }).strict();
 
 const instantAnswerSchema = z
@@ -247,7 +232,6 @@ const replayHeaderSchema = replayFileSchema.extend({
 
 type Issue = z.core.$ZodIssue;
 type EntryKey = "instant" | "range";
-const ENTRY_KEYS: ReadonlySet<string> = new Set<EntryKey>(["instant", "range"]);
 
 /**
  * Validates the entries at `key` one at a time (`count` of them, `entry(i)` giving the i-th as parsed
@@ -270,243 +254,94 @@ function* validatedEntries<T>(
   }
 }
 
-/** A piece of the document that JSON.parse rejects: the whole text is parsed again for its error. */
-class PieceSyntaxError extends Error {}
-
 /**
- * A ReplayApi from the document's pieces (json-spans.ts): the header's members parsed and validated,
- * then each entry parsed from its bytes, validated and stored in turn, so no whole tree is ever built.
- * Returns null where the whole document must be read instead (a header zod or the format check
- * rejects: the whole file's issues are wanted then).
+ * A replay document's entries into the columnar store as its bytes arrive (replay-json.ts): each entry
+ * as soon as its last byte is in, an instant entry in the recorder's form read straight into columns,
+ * any other entry JSON.parse'd and validated with its schema. `irregular` once anything is not as
+ * expected (a piece JSON.parse or the schema refuses, a document of another shape): the caller then
+ * reads the whole file for JSON.parse's and zod's own errors.
  */
-function apiFromPieces(json: Buffer, spans: TopLevelSpans): ReplayApi | null {
-  /** JSON.parse of the bytes at `span`; with `list`, of the comma-separated values there, as an array. */
-  const parse = ([start, end]: Span, list = false): unknown => {
+class EntryReader {
+  private readonly intern = labelInterner();
+  /** Label sets by their bytes, for this read only. */
+  private readonly sets: LabelSetsByBytes = new Map();
+  private readonly instant: InstantInput[] = [];
+  private readonly range: ReplayFile["range"][number][] = [];
+  private readonly splitter = new EntrySplitter((key, json) => {
     try {
-      const text = json.toString("utf8", start, end);
-      return JSON.parse(list ? `[${text}]` : text);
+      if (key === "range") {
+        const r = rangeEntrySchema.safeParse(JSON.parse(json.toString("utf8")));
+        if (r.success) this.range.push(r.data);
+        else this.splitter.irregular = true;
+        return;
+      }
+      const columns = this.columnar(json);
+      if (columns) {
+        this.instant.push(columns);
+        return;
+      }
+      const r = instantEntrySchema.safeParse(JSON.parse(json.toString("utf8")));
+      if (r.success) this.instant.push(r.data);
+      else this.splitter.irregular = true;
     } catch {
-      throw new PieceSyntaxError();
+      this.splitter.irregular = true;
     }
-  };
-  const entries = new Map<EntryKey, readonly Span[]>();
-  const header = Object.fromEntries(
-    spans.members.map(({ key, value }) => {
-      const name = parse(key) as string;
-      const elements = spans.elements.get(value);
-      if (!elements || !ENTRY_KEYS.has(name)) {
-        entries.delete(name as EntryKey);
-        return [name, parse(value)];
-      }
-      entries.set(name as EntryKey, elements);
-      return [name, []];
-    }),
-  );
-  if ((header as { format?: unknown }).format !== REPLAY_FORMAT) return null;
-  const head = replayHeaderSchema.safeParse(header);
-  if (!head.success) return null;
-  const issues: Issue[] = [];
-  const of = (key: EntryKey) => {
-    const xs = entries.get(key) ?? [];
-    return [xs.length, (i: number) => parse(xs[i]!)] as const;
-  };
-  // Samples' label sets are interned as they are read, so the many equal ones die young.
-  const intern = labelInterner();
-  const api = new ReplayApi({
-    meta: head.data.meta,
-    internLabels: intern,
-    instant: instantEntriesFromPieces(json, entries.get("instant") ?? [], parse, intern, issues),
-    range: validatedEntries(rangeEntrySchema, "range", ...of("range"), issues),
   });
-  if (issues.length) throw new ReplayFormatError("not a valid replay file", issues);
-  return api;
-}
 
-const ANSWERS_KEY = Buffer.from('"answers"');
-const DATA_KEY = Buffer.from('"data"');
-
-/** Spans from flat offsets (arrayAt). */
-function spansOf(offsets: readonly number[]): Span[] {
-  const out: Span[] = new Array(offsets.length / 2);
-  for (let k = 0; k < out.length; k++) out[k] = [offsets[2 * k]!, offsets[2 * k + 1]!];
-  return out;
-}
-
-/** Samples JSON.parse'd and validated at a time: small enough to die young, big enough to be cheap. */
-const SAMPLE_CHUNK = 256;
-
-/**
- * The instant entries at `spans`, each read columnar from its pieces (instantEntryColumns) or, where that
- * fails, validated whole with the entry schema, which then gives zod's own issues for it.
- */
-function* instantEntriesFromPieces(
-  json: Buffer,
-  spans: readonly Span[],
-  parse: (s: Span, list?: boolean) => unknown,
-  intern: (labels: Labels) => Labels,
-  issues: Issue[],
-): Generator<InstantInput> {
-  const sets: LabelSetsByBytes = new Map();
-  for (let i = 0; i < spans.length; i++) {
-    const columns = issues.length === 0 ? instantEntryColumns(json, spans[i]!, parse, intern, sets) : null;
-    if (columns) {
-      yield columns;
-      continue;
-    }
-    const r = instantEntrySchema.safeParse(parse(spans[i]!));
-    if (!r.success)
-      for (const issue of r.error.issues) issues.push({ ...issue, path: ["instant", i, ...issue.path] });
-    else if (issues.length === 0) yield r.data;
+  get entries(): number {
+    return this.instant.length + this.range.length;
   }
-}
 
-/**
- * One instant entry read from its bytes without building its samples' tree whole: the entry with every
- * answer's `data` left empty is validated with the entry schema, then the samples straight into columns,
- * by readSamples (json-samples.ts) where they have the recorder's form, or else SAMPLE_CHUNK at a time
- * with JSON.parse and the sample schema. Null where anything is amiss (invalid, duplicate keys, not the
- * expected shape): the caller validates the entry whole for zod's issues.
- */
-function instantEntryColumns(
-  json: Buffer,
-  span: Span,
-  parse: (s: Span, list?: boolean) => unknown,
-  intern: (labels: Labels) => Labels,
-  sets: LabelSetsByBytes,
-): InstantInput | null {
-  // One pass over the entry's bytes finds its members, its answers and their members, and reads each
-  // answer's samples (readSamplesAt) where they have the recorder's form; what that pass could not read
-  // is found below as before (objectMembers, arrayElements, readSamples) from the spans it gives.
-  const samplesAt = new Map<number, ReturnType<typeof readSamplesAt>>();
-  const answerAt = new Map<number, NonNullable<ReturnType<typeof objectAt>>>();
-  const limit = span[1];
-  const dataEnd = (i: number): number => {
-    const read = readSamplesAt(json, i, limit, sets);
-    if (!read) return valueEnd(json, i);
-    samplesAt.set(i, read);
-    return read.end;
-  };
-  const answerEnd = (i: number): number => {
-    const o = objectAt(json, i, limit, (key, at) =>
-      keyIs(json, key, DATA_KEY) ? dataEnd(at) : valueEnd(json, at),
-    );
-    if (!o) return valueEnd(json, i);
-    answerAt.set(i, o);
-    return o.end;
-  };
-  const answersOf = new Map<number, NonNullable<ReturnType<typeof arrayAt>>>();
-  const answersEnd = (i: number): number => {
-    const a = arrayAt(json, i, limit, answerEnd);
-    if (!a) return valueEnd(json, i);
-    answersOf.set(i, a);
-    return a.end;
-  };
-  const entry = objectAt(json, span[0], limit, (key, at) =>
-    json[at] === OPEN_ARRAY && keyIs(json, key, ANSWERS_KEY) ? answersEnd(at) : valueEnd(json, at),
-  );
-  if (!entry || entry.end !== span[1]) return null;
-  const members = entry.members;
-  const skeleton: Record<string, unknown> = {};
-  const dataOf: Span[] = [];
-  for (const m of members) {
-    const name = parse(m.key) as string;
-    if (name === "__proto__" || Object.hasOwn(skeleton, name)) return null;
-    if (name !== "answers" || !isArray(json, m.value)) {
-      skeleton[name] = parse(m.value);
-      continue;
-    }
-    const seenAnswers = answersOf.get(m.value[0]);
-    const answers =
-      seenAnswers?.end === m.value[1]
-        ? spansOf(seenAnswers.offsets)
-        : arrayElements(json, m.value[0], m.value[1]);
-    if (!answers) return null;
-    const out: Record<string, unknown>[] = [];
-    for (const a of answers) {
-      const seen = answerAt.get(a[0]);
-      const fields = seen?.end === a[1] ? seen.members : objectMembers(json, a[0], a[1]);
-      if (!fields) return null;
-      const answer: Record<string, unknown> = {};
-      let data: Span | null = null;
-      for (const f of fields) {
-        const field = parse(f.key) as string;
-        if (field === "__proto__" || Object.hasOwn(answer, field)) return null;
-        if (field === "data" && isArray(json, f.value)) {
-          data = f.value;
-          answer[field] = [];
-        } else answer[field] = parse(f.value);
-      }
-      if (!data) return null;
-      dataOf.push(data);
-      out.push(answer);
-    }
-    skeleton[name] = out;
+  /** Follows the next chunk of the document; false once it is irregular. */
+  push(chunk: Buffer): boolean {
+    this.splitter.push(chunk);
+    return !this.splitter.irregular;
   }
-  const head = instantEntrySchema.safeParse(skeleton);
-  if (!head.success) return null;
-  const answers: ColumnarAnswer[] = [];
-  for (const [k, a] of head.data.answers.entries()) {
-    const span = dataOf[k]!;
-    const seen = samplesAt.get(span[0]);
-    const read = seen?.end === span[1] ? seen : readSamples(json, span[0], span[1], sets);
-    if (read) {
-      answers.push({
-        time: a.time,
-        labels: read.labels,
-        values: read.values,
-        ...(a.warnings ? { warnings: a.warnings } : {}),
-      });
-      continue;
-    }
-    const data = arrayElementOffsets(json, span[0], span[1]);
-    if (!data) return null;
-    const n = data.length / 2;
-    const labels: Labels[] = new Array(n);
-    const values = new Float64Array(n);
-    for (let from = 0; from < n; from += SAMPLE_CHUNK) {
-      const to = Math.min(from + SAMPLE_CHUNK, n);
-      const chunk = parse([data[2 * from]!, data[2 * to - 1]!], true) as unknown[];
-      for (let j = 0; j < chunk.length; j++) {
-        const s = plainSample(chunk[j]);
-        if (!s) return null;
-        labels[from + j] = intern(s.labels);
-        values[from + j] = s.value;
-      }
-    }
-    answers.push({ time: a.time, labels, values, ...(a.warnings ? { warnings: a.warnings } : {}) });
-  }
-  return { query: head.data.query, answers };
-}
 
-/**
- * A parsed sample that replaySampleSchema accepts, checked by a plain loop: its labels as they are
- * (zod's record would copy them) and its value as a number. Null for anything else, and for a label
- * named `__proto__` (zod's copy would not keep it): the caller then validates the entry with zod, whose
- * result or issues stand. A property test holds this to the schema.
- */
-export function plainSample(x: unknown): { labels: Labels; value: number } | null {
-  if (typeof x !== "object" || x === null || Object.getPrototypeOf(x) !== Object.prototype) return null;
-  let keys = 0;
-  for (const k in x) {
-    if (k !== "labels" && k !== "value") return null;
-    keys++;
+  /** The entry with its samples in columns and the rest validated, or null (read it whole). */
+  private columnar(json: Buffer): InstantInput | null {
+    const read = readInstantEntry(json, this.sets);
+    if (!read) return null;
+    const head = instantEntrySchema.safeParse(read.entry);
+    if (!head.success) return null;
+    const answers = head.data.answers.map((a, k): ColumnarAnswer => {
+      const { labels, values } = read.samples[k]!;
+      return { time: a.time, labels, values, ...(a.warnings ? { warnings: a.warnings } : {}) };
+    });
+    return { query: head.data.query, answers };
   }
-  if (keys !== 2) return null;
-  const { labels, value } = x as { labels: unknown; value: unknown };
-  if (typeof labels !== "object" || labels === null || Object.getPrototypeOf(labels) !== Object.prototype)
-    return null;
-  for (const k in labels) {
-    if (k === "__proto__" || typeof (labels as Record<string, unknown>)[k] !== "string") return null;
+
+  /** The ReplayApi once the whole document is in; null where it must be read whole instead. */
+  api(): ReplayApi | null {
+    const skeleton = this.splitter.end();
+    if (!skeleton) return null;
+    let header: unknown;
+    try {
+      header = JSON.parse(skeleton.toString("utf8"));
+    } catch {
+      return null;
+    }
+    if (typeof header !== "object" || header === null) return null;
+    if ((header as { format?: unknown }).format !== REPLAY_FORMAT) return null;
+    const head = replayHeaderSchema.safeParse(header);
+    if (!head.success) return null;
+    // Let each array go as the store takes its entries.
+    const drain = <T>(xs: T[]) =>
+      (function* () {
+        for (let i = 0; i < xs.length; i++) {
+          const x = xs[i]!;
+          (xs as (T | undefined)[])[i] = undefined;
+          yield x;
+        }
+        xs.length = 0;
+      })();
+    return new ReplayApi({
+      meta: head.data.meta,
+      internLabels: this.intern,
+      instant: drain(this.instant),
+      range: drain(this.range),
+    });
   }
-  let v: number;
-  if (typeof value === "number") {
-    if (!Number.isFinite(value)) return null;
-    v = value;
-  } else if (value === "NaN") v = Number.NaN;
-  else if (value === "+Inf") v = Number.POSITIVE_INFINITY;
-  else if (value === "-Inf") v = Number.NEGATIVE_INFINITY;
-  else return null;
-  return { labels: labels as Labels, value: v };
 }
 
 /** A ReplayApi from the whole parsed document, each entry's slot cleared once it is stored. */
@@ -540,27 +375,15 @@ function apiFromTree(json: unknown): ReplayApi {
 /**
  * Parses a replay file (gzip or plain JSON) straight into a ReplayApi; throws ReplayFormatError naming
  * what is wrong, with the same message and issues as decodeReplay. Use it instead of
- * `new ReplayApi(decodeReplay(bytes))` when only the answers are needed: neither the whole text, the
- * whole parsed tree nor zod's whole validated copy is ever built (together they were about seven times
- * a 10,000-instance recording's 100 MB of JSON at the decode's peak). Each entry is parsed from its bytes,
- * validated, stored columnar and let go in turn; a document whose pieces do not parse, or whose header
- * is invalid, is read whole instead for JSON.parse's and zod's own errors.
+ * `new ReplayApi(decodeReplay(bytes))` when only the answers are needed: the entries are read from the
+ * bytes one at a time into the columnar store (EntryReader), so neither the whole parsed tree nor zod's
+ * whole validated copy is built. A document read so cannot be (invalid, or of another shape) is parsed
+ * whole, for JSON.parse's and zod's own errors.
  */
 export function decodeReplayApi(bytes: Uint8Array): ReplayApi {
   const json = replayJsonBytes(bytes);
-  let spans: TopLevelSpans | null = null;
-  try {
-    spans = topLevelSpans(json, ENTRY_KEYS, ([start, end]) => JSON.parse(json.toString("utf8", start, end)));
-  } catch {
-    // A key that does not parse: the whole text's JSON.parse names it.
-  }
-  try {
-    const api = spans && apiFromPieces(json, spans);
-    if (api) return api;
-  } catch (err) {
-    if (!(err instanceof PieceSyntaxError)) throw err;
-  }
-  return apiFromTree(parseWholeJson(json));
+  const reader = new EntryReader();
+  return (reader.push(json) && reader.api()) || apiFromTree(parseWholeJson(json));
 }
 
 /** How far readReplayApi has got: bytes of the file taken so far, entries decoded. */
@@ -573,7 +396,7 @@ export interface ReplayReadProgress {
 export interface ReplayBytes {
   /** The file's bytes from its start, in order (a file read stream); consumed once. */
   readonly chunks: () => AsyncIterable<Uint8Array>;
-  /** The whole file, for decodeReplayApi when the stream cannot be decoded as it comes. */
+  /** The whole file, read whole when the stream cannot be decoded as it comes. */
   readonly whole: () => Promise<Uint8Array>;
 }
 
@@ -586,55 +409,23 @@ export interface ReadReplayOptions {
 
 /**
  * decodeReplayApi of a file read as a stream: the gzip is decompressed a chunk at a time and each entry
- * is validated into the columnar store as soon as its last byte arrives (json-stream.ts), so neither
- * the compressed file nor its decompressed JSON (100 MB at 10,000 instances) is ever held whole, and the
- * event loop runs between chunks. A file this cannot read so (not gzip or JSON as expected, a truncated
- * gzip, a document that ends inside an entry, an invalid header or entry) is read whole with
- * decodeReplayApi instead, which then throws the same ReplayFormatError (message and issues) as it
- * always has, or reads it as it always has.
+ * goes into the columnar store as soon as its last byte arrives (EntryReader), so neither the compressed
+ * file nor its decompressed JSON (100 MB at 10,000 instances) is ever held whole, and the event loop
+ * runs between chunks. A file this cannot read so (not gzip or JSON as expected, a truncated gzip, a
+ * document that ends inside an entry, an invalid header or entry) is parsed whole instead, which then
+ * throws the same ReplayFormatError (message and issues) as decodeReplayApi, or reads it as it does.
  */
 export async function readReplayApi(bytes: ReplayBytes, o: ReadReplayOptions = {}): Promise<ReplayApi> {
   const streamed = await streamReplayApi(bytes, o);
-  return streamed ?? decodeReplayApi(await bytes.whole());
+  return streamed ?? apiFromTree(parseWholeJson(replayJsonBytes(await bytes.whole())));
 }
 
 const asBuffer = (b: Uint8Array) =>
   Buffer.isBuffer(b) ? b : Buffer.from(b.buffer, b.byteOffset, b.byteLength);
 
-/** The stream's half of readReplayApi: null wherever decodeReplayApi must read the whole file. */
+/** The stream's half of readReplayApi: null wherever the whole file must be read instead. */
 async function streamReplayApi(bytes: ReplayBytes, o: ReadReplayOptions): Promise<ReplayApi | null> {
-  const intern = labelInterner();
-  // Label sets by their bytes (json-samples.ts), for this read only.
-  const sets: LabelSetsByBytes = new Map();
-  const instant: InstantInput[] = [];
-  const range: ReplayFile["range"][number][] = [];
-  const parse =
-    (json: Buffer) =>
-    ([start, end]: Span, list = false): unknown => {
-      const text = json.toString("utf8", start, end);
-      return JSON.parse(list ? `[${text}]` : text);
-    };
-  const splitter = new EntrySplitter((key, json) => {
-    try {
-      const whole = () => JSON.parse(json.toString("utf8")) as unknown;
-      if (key === "range") {
-        const r = rangeEntrySchema.safeParse(whole());
-        if (r.success) range.push(r.data);
-        else splitter.irregular = true;
-        return;
-      }
-      const columns = instantEntryColumns(json, [0, json.length], parse(json), intern, sets);
-      if (columns) {
-        instant.push(columns);
-        return;
-      }
-      const r = instantEntrySchema.safeParse(whole());
-      if (r.success) instant.push(r.data);
-      else splitter.irregular = true;
-    } catch {
-      splitter.irregular = true;
-    }
-  });
+  const reader = new EntryReader();
   let bytesRead = 0;
   const input = bytes.chunks()[Symbol.asyncIterator]();
   try {
@@ -659,52 +450,16 @@ async function streamReplayApi(bytes: ReplayBytes, o: ReadReplayOptions): Promis
       ? pipeline(Readable.from(chunks), createGunzip({ chunkSize: o.chunkBytes ?? 256 * 1024 }), () => {})
       : chunks;
     for await (const piece of source as AsyncIterable<Buffer>) {
-      splitter.push(piece);
-      o.onProgress?.({ bytesRead, entries: instant.length + range.length });
-      if (splitter.irregular) return null;
+      const regular = reader.push(piece);
+      o.onProgress?.({ bytesRead, entries: reader.entries });
+      if (!regular) return null;
     }
   } catch {
     return null;
   } finally {
     await input.return?.();
   }
-  return apiFromStream(splitter, instant, range, intern);
-}
-
-function apiFromStream(
-  splitter: EntrySplitter,
-  instant: InstantInput[],
-  range: ReplayFile["range"][number][],
-  intern: (labels: Labels) => Labels,
-): ReplayApi | null {
-  const skeleton = splitter.end();
-  if (!skeleton) return null;
-  let header: unknown;
-  try {
-    header = JSON.parse(skeleton.toString("utf8"));
-  } catch {
-    return null;
-  }
-  if (typeof header !== "object" || header === null) return null;
-  if ((header as { format?: unknown }).format !== REPLAY_FORMAT) return null;
-  const head = replayHeaderSchema.safeParse(header);
-  if (!head.success) return null;
-  // Let each array go as the store takes its entries.
-  const drain = <T>(xs: T[]) =>
-    (function* () {
-      for (let i = 0; i < xs.length; i++) {
-        const x = xs[i]!;
-        (xs as (T | undefined)[])[i] = undefined;
-        yield x;
-      }
-      xs.length = 0;
-    })();
-  return new ReplayApi({
-    meta: head.data.meta,
-    internLabels: intern,
-    instant: drain(instant),
-    range: drain(range),
-  });
+  return reader.api();
 }
 
 /** Facts options that reproduce the recording's query texts (window, step, statistics...). */
@@ -880,8 +635,8 @@ export class ReplayApi implements PromQueryApi {
   private readonly ranges = new Map<string, ReplayFile["range"][number]>();
   readonly meta: ReplayMeta;
   /**
-   * How the instant entries arrived: read from their bytes a chunk of samples at a time (columnar,
-   * decodeReplayApi's path) or as whole parsed entries (a ReplayFile, or decodeReplayApi's fallback).
+   * How the instant entries arrived: read from their bytes straight into columns (replay-json.ts) or as
+   * whole parsed entries (a ReplayFile, or an entry in another form than the recorder's).
    */
   readonly decoding = { columnarEntries: 0, wholeEntries: 0 };
 

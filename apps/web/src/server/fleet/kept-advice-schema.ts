@@ -1,11 +1,8 @@
 /**
  * What the snapshot keeps of an instance's advice (KeptAdvice, snapshot.ts) as a zod schema, made of the
  * advisor's own advice schemas, for checking the advice a kept fleet read brings back (kept-file.ts).
- * 10,000 of them are checked at a restart, so a plain-loop parser built from the schema checks them and
- * zod decides only where that parser is unsure.
  */
 import { adviceSchema, findingSchema, gateSchema, verdictSchema } from "@untorn/advisor/advice-schema";
-import { plainParser } from "@untorn/fleet/plain-parse";
 import { z } from "zod";
 import type { KeptAdvice } from "./snapshot.js";
 
@@ -61,12 +58,8 @@ export const keptAdviceSchema = z
 const fits = (x: z.infer<typeof keptAdviceSchema>): KeptAdvice => x;
 void fits;
 
-const plain = plainParser(keptAdviceSchema);
-
 /** `x` as a KeptAdvice when it passes keptAdviceSchema, else null. */
 export function parseKeptAdvice(x: unknown): KeptAdvice | null {
-  const quick = plain(x);
-  if (quick !== undefined) return quick;
   const r = keptAdviceSchema.safeParse(x);
   return r.success ? r.data : null;
 }

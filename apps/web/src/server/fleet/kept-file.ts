@@ -297,8 +297,8 @@ function parseRest(line: string): Omit<FleetFacts, "facts"> {
  * One instance's line: its facts and kept advice. Only the facts' identity is checked: the file comes
  * from this very build (its header says so) and gzip's CRC guards the bytes, so a full
  * instanceFactsSchema parse of every instance would only slow the start it is there to speed up. The
- * advice is checked against keptAdviceSchema (a plain-loop parser, zod where it is unsure) and must be
- * the same instance's: advice that fails is "rejected" and the instance advised again, never trusted.
+ * advice is checked against keptAdviceSchema and must be the same instance's: advice that fails is
+ * "rejected" and the instance advised again, never trusted.
  */
 function parseInstance(
   line: string,

@@ -1,8 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { readSamples, readSamplesAt } from "./json-samples.js";
-import { valueEnd } from "./json-spans.js";
 import { fromWire, replaySampleSchema } from "./replay.js";
+import { readSamplesAt, valueEnd } from "./replay-json.js";
 
 /** What JSON.parse and the sample schema make of `text`: columns, or "rejected". */
 function reference(text: string) {
@@ -24,11 +23,12 @@ function reference(text: string) {
   return { labels, values };
 }
 
+/** readSamplesAt of `text` followed by `pad`: its columns where it reads the whole text, else null. */
 const read = (text: string, pad = "") => {
-  const b = Buffer.from(`${pad}${text}${pad}`, "utf8");
-  const start = Buffer.byteLength(pad);
-  const r = readSamples(b, start, b.length - start, new Map());
-  return r && { labels: r.labels.map((l) => Object.entries(l)), values: [...r.values] };
+  const b = Buffer.from(`${text}${pad}`, "utf8");
+  const r = readSamplesAt(b, 0, new Map());
+  if (!r || b.toString("utf8", r.end).trim() !== "") return null;
+  return { labels: r.labels.map((l) => Object.entries(l)), values: [...r.values] };
 };
 
 const sameColumns = (
@@ -59,7 +59,7 @@ const sample = fc.record(
   { requiredKeys: ["labels", "value"] },
 );
 
-describe("readSamples", () => {
+describe("readSamplesAt", () => {
   it("reads what the recorder writes as JSON.parse and the sample schema do", () => {
     const text = JSON.stringify([
       { labels: { instance: "db-1:9104", untorn_stat: "avg" }, value: 1.5 },
@@ -74,7 +74,7 @@ describe("readSamples", () => {
 
   it("hands one label set object to every sample with the same label bytes", () => {
     const b = Buffer.from(JSON.stringify([1, 2, 3].map((value) => ({ labels: { a: "x" }, value }))));
-    const r = readSamples(b, 0, b.length, new Map())!;
+    const r = readSamplesAt(b, 0, new Map())!;
     expect(r.labels[0]).toBe(r.labels[2]);
   });
 
@@ -137,17 +137,14 @@ describe("readSamples", () => {
   });
 });
 
-describe("readSamplesAt", () => {
+describe("readSamplesAt, text after the array", () => {
   /** The array at the start of `text` read with its end found as it reads, and the checks it must pass. */
   const check = (text: string) => {
     const b = Buffer.from(text, "utf8");
-    const at = readSamplesAt(b, 0, b.length, new Map());
-    // Where readSamples reads the array valueEnd finds, readSamplesAt reads it too.
-    const end = valueEnd(b, 0);
-    const whole = end > 0 ? readSamples(b, 0, end, new Map()) : null;
-    expect(at === null).toBe(whole === null);
+    const at = readSamplesAt(b, 0, new Map());
     if (!at) return;
-    expect(at.end).toBe(end);
+    // It ends where the structure says the array ends, and reads what JSON.parse and the schema read there.
+    expect(at.end).toBe(valueEnd(b, 0));
     const want = reference(b.toString("utf8", 0, at.end));
     expect(want).not.toBe("rejected");
     const got = { labels: at.labels.map((l) => Object.entries(l)), values: [...at.values] };
@@ -155,7 +152,7 @@ describe("readSamplesAt", () => {
   };
   const after = fc.constantFrom("", "}", ',"time":1}]}', " ] , {", "]", '"x"', "\\", "[1]");
 
-  it("ends where valueEnd does and reads what readSamples reads there, text after it aside (fast-check)", () => {
+  it("ends where valueEnd does and reads what JSON.parse and the schema read there (fast-check)", () => {
     fc.assert(
       fc.property(fc.array(sample, { maxLength: 5 }), fc.constantFrom(0, 2), after, (xs, indent, tail) =>
         check(`${JSON.stringify(xs, null, indent)}${tail}`),
