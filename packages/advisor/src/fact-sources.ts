@@ -35,8 +35,16 @@ const query = (field: FactPath, how: string): FactSource => ({ field, kind: "que
 export const FACT_SOURCES: readonly FactSource[] = [
   query("schemaVersion", "always 1"),
   query("identity.instance", "the instance label of the series (host:port or /probe target)"),
-  store("identity.cluster", "fleet metadata"),
-  store("identity.role", "fleet metadata (or replica status)"),
+  x(
+    "identity.cluster",
+    "untorn_replication_role",
+    "the scrape label cluster of its series; fleet metadata overrides",
+  ),
+  x(
+    "identity.role",
+    "untorn_replication_role",
+    "label role (replica status, connected replicas); fleet metadata overrides",
+  ),
   store("identity.labels", "fleet metadata"),
   x("server.flavor", "untorn_server_info", "label flavor"),
   x("server.version", "untorn_server_info", "label version"),

@@ -48,7 +48,7 @@ const stat = (d: string) => windowStatSchema.nullish().describe(d);
 const identitySchema = z
   .object({
     instance: z.string().min(1).describe("Prometheus instance label (host:port) or the /probe target."),
-    cluster: text("Replication cluster name from the store's fleet metadata."),
+    cluster: text("Replication cluster name: the scrape label `cluster`, or the store's fleet metadata."),
     role: z.enum(REPLICATION_ROLES).nullish().describe("Replication role; null when unknown."),
     labels: z.record(z.string(), z.string()).nullish().describe("Extra fleet labels (team, env...)."),
   })

@@ -81,3 +81,26 @@ export async function mapLimit<T, R>(
   await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker));
   return out;
 }
+
+/** Brands a ReplayMissError whichever copy of this module made it (Symbol.for is process-wide). */
+const REPLAY_MISS = Symbol.for("untorn.ReplayMissError");
+
+/**
+ * A query the replay cannot answer. `instanceof` holds across copies of this module: Next.js bundles it
+ * once per bundle (the instrumentation hook, the pages), and the web console reads a replay once per
+ * process, so the replay that throws may come from another copy than the code that catches.
+ */
+export class ReplayMissError extends Error {
+  override readonly name = "ReplayMissError";
+  readonly [REPLAY_MISS] = true;
+  static override [Symbol.hasInstance](x: unknown): boolean {
+    return typeof x === "object" && x !== null && (x as { [REPLAY_MISS]?: unknown })[REPLAY_MISS] === true;
+  }
+  constructor(
+    readonly query: string,
+    reason: string,
+  ) {
+    const shown = query.length > 400 ? `${query.slice(0, 399)}…` : query;
+    super(`${reason}: ${shown}`);
+  }
+}

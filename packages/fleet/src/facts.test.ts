@@ -3,6 +3,7 @@ import { STAT_LABEL } from "@untorn/catalog/window-stats";
 import { describe, expect, it } from "vitest";
 import type { PromQueryApi } from "./api.js";
 import { buildFleetFacts, instanceFacts } from "./facts.js";
+import { mergeMetadata } from "./metadata.js";
 import { factQueries, planOptions } from "./plan.js";
 import { ReplayApi } from "./replay.js";
 import { type FakeInstance, fakeReplay } from "./testing/fake-api.js";
@@ -202,6 +203,45 @@ describe("buildFleetFacts", () => {
     expect(r.warnings.join("\n")).toMatch(/pageSizeBytes: dropped 12345/);
     expect(r.warnings.join("\n")).toMatch(/dataFsyncs: dropped avg = NaN/);
     expect(r.missing["db-odd:9105"]).toContain("config.pageSizeBytes");
+  });
+
+  it("reads role and cluster from the servers and the scrape labels; declared metadata overrides them", async () => {
+    const on = FIXTURE_FLEET.find((x) => x.instance === "db-on:9105")!;
+    const withTopology = FIXTURE_FLEET.map((x) =>
+      x === on ? { ...x, info: { ...x.info, topology: { role: "replica", cluster: "orders" } } } : x,
+    );
+    const r = await buildFleetFacts(api(withTopology), { window: "1h", at: AT });
+    const facts = (i: string) => r.facts.find((f) => f.identity.instance === i)!;
+    expect(facts("db-on:9105").identity).toMatchObject({ role: "replica", cluster: "orders" });
+    expect(facts("db-off:9105").identity.role).toBeUndefined();
+    const declared = mergeMetadata(facts("db-on:9105"), { role: "primary", cluster: "orders-eu" });
+    expect(declared.facts.identity).toMatchObject({ role: "primary", cluster: "orders-eu" });
+  });
+
+  it("drops a role outside the vocabulary and an empty cluster label", async () => {
+    const xs = FIXTURE_FLEET.map((x) =>
+      x.instance === "db-on:9105"
+        ? { ...x, info: { ...x.info, topology: { role: "leader", cluster: "" } } }
+        : x,
+    );
+    const r = await buildFleetFacts(api(xs), { window: "1h", at: AT });
+    const on = r.facts.find((f) => f.identity.instance === "db-on:9105")!;
+    expect(on.identity.role).toBeUndefined();
+    expect(on.identity.cluster).toBeUndefined();
+  });
+
+  it("reads a recording made before the topology query without one, and fails on any other miss", async () => {
+    const file = fakeReplay(FIXTURE_FLEET, { window: "1h", times: [AT - 300, AT] });
+    const topology = factQueries(planOptions({ window: "1h" })).find((q) => q.id === "topology")!;
+    const old = { ...file, instant: file.instant.filter((e) => e.query !== topology.expr) };
+    const r = await buildFleetFacts(new ReplayApi(old), { window: "1h", at: AT });
+    expect(r.facts).toHaveLength(4);
+    expect(r.facts.every((f) => f.identity.role === undefined)).toBe(true);
+    const server = factQueries(planOptions({ window: "1h" })).find((q) => q.id === "server")!;
+    const broken = { ...file, instant: file.instant.filter((e) => e.query !== server.expr) };
+    await expect(buildFleetFacts(new ReplayApi(broken), { window: "1h", at: AT })).rejects.toThrow(
+      /query not in the replay file/,
+    );
   });
 
   it("makes the same number of requests for 3 and for 300 instances", async () => {

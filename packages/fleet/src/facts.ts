@@ -25,9 +25,18 @@ import {
   type DoublewriteMode,
   FLAVORS,
   type Flavor,
+  REPLICATION_ROLES,
+  type ReplicationRole,
   type STORAGE_LAYERS,
 } from "@untorn/vocabulary/words";
-import { CountingApi, mapLimit, nowOf, type PromQueryApi, type VectorSample } from "./api.js";
+import {
+  CountingApi,
+  mapLimit,
+  nowOf,
+  type PromQueryApi,
+  ReplayMissError,
+  type VectorSample,
+} from "./api.js";
 import {
   avgRange,
   durationSeconds,
@@ -182,11 +191,24 @@ export async function buildFleetFacts(api: PromQueryApi, opts: FleetFactsOptions
   let done = 0;
   // Each answer is folded in as it arrives and then dropped: for 10,000 instances one holds 20,000+ samples.
   await mapLimit(queries, opts.concurrency ?? 4, async (q) => {
-    const a = await counting.queryVector(q.expr, { time: at });
+    const a = await answer(counting, q, at);
     collector.add(q, a.data, a.warnings);
     opts.onProgress?.(probed + ++done, probed + queries.length);
   });
   return { ...collector.finish(), queries: counting.count, recordingRules: rules, clockNote };
+}
+
+/**
+ * One query's answer. An optional query that a recording made before it existed cannot answer reads as
+ * no series (its facts stay unknown, as they were when it was recorded); any other failure fails the read.
+ */
+async function answer(api: PromQueryApi, q: PlannedQuery, at: number) {
+  try {
+    return await api.queryVector(q.expr, { time: at });
+  } catch (err) {
+    if (q.optional && err instanceof ReplayMissError) return { data: [], warnings: [] };
+    throw err;
+  }
 }
 
 /**
@@ -548,6 +570,11 @@ function buildDraft(
     config: {},
   };
   if (server.managed) setPath(f, "platform.managed", server.managed);
+  const topology = a.info.get("topology");
+  const role = topology?.role as ReplicationRole | undefined;
+  if (role && REPLICATION_ROLES.includes(role)) setPath(f, "identity.role", role);
+  const cluster = nonEmpty(topology?.cluster);
+  if (cluster) setPath(f, "identity.cluster", cluster);
 
   const mode = a.info.get("doublewriteMode")?.mode as DoublewriteMode | undefined;
   if (mode && DOUBLEWRITE_MODES.includes(mode)) setPath(f, "config.doublewrite", mode);

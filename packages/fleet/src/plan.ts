@@ -117,6 +117,8 @@ export interface WindowedSpec {
   readonly gate?: "innodbMetricsDblwr" | "dblwrMutex";
   /** Read from untorn-exporter only: the catalog's signal or component has no fallback. */
   readonly untornOnly?: true;
+  /** A replay that lacks this query answers it as empty instead of failing the read. */
+  readonly optional?: true;
 }
 
 const rate = (field: string, build: Build, extra: Partial<WindowedSpec> = {}): WindowedSpec => ({
@@ -213,6 +215,8 @@ export interface InstantSpec {
   readonly kind: InstantKind;
   readonly build: Build;
   readonly untornOnly?: true;
+  /** A replay that lacks this query answers it as empty instead of failing the read. */
+  readonly optional?: true;
 }
 
 const info = (id: string, build: Build): InstantSpec => ({ id, kind: "info", build });
@@ -229,6 +233,9 @@ export const INSTANT: readonly InstantSpec[] = [
   info("doublewriteMode", fromSignal("doublewrite_mode")),
   info("innodbConfig", fromSignal("innodb_config_info")),
   info("storageInfo", fromSignal("storage_info")),
+  // Role and cluster as the servers and the scrape labels say (declared metadata overrides them).
+  // Optional: recordings made before it answer nothing for it (facts.ts).
+  { id: "topology", kind: "info", build: fromSignal("replication_role"), optional: true },
   { id: "up.untorn", kind: "presence", build: (o) => signals.mysql_up.vec({ ...o, source: "untorn" }) },
   // Instances that mysqld_exporter reaches; "any" plans only (the fallback is not read otherwise).
   { id: "up.fallback", kind: "presence", build: (o) => signals.mysql_up.vec({ ...o, source: "fallback" }) },
@@ -271,6 +278,8 @@ export interface PlannedQuery {
   readonly id: string;
   readonly kind: QueryKind;
   readonly expr: string;
+  /** See InstantSpec.optional. */
+  readonly optional?: true;
 }
 
 export const QUALITY_QUERY = "quality";
@@ -289,7 +298,12 @@ export function factQueries(p: PlanOptions): PlannedQuery[] {
   const out: PlannedQuery[] = [];
   for (const s of INSTANT) {
     if (p.source === "untorn" && s.id === "up.fallback") continue;
-    out.push({ id: s.id, kind: "instant", expr: s.build(base).q });
+    out.push({
+      id: s.id,
+      kind: "instant",
+      expr: s.build(base).q,
+      ...(s.optional ? { optional: s.optional } : {}),
+    });
   }
   out.push({
     id: QUALITY_QUERY,

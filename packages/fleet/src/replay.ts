@@ -17,7 +17,7 @@ import { createGunzip, gunzipSync, gzipSync } from "node:zlib";
 import { STATS } from "@untorn/catalog/window-stats";
 import { z } from "zod";
 import type { MatrixSeries, PromQueryApi, QueryAnswer, VectorSample } from "./api.js";
-import { nowOf } from "./api.js";
+import { nowOf, ReplayMissError } from "./api.js";
 import type { FleetFactsOptions } from "./facts.js";
 import { EntrySplitter, type LabelSetsByBytes, readInstantEntry } from "./replay-json.js";
 
@@ -158,28 +158,8 @@ export class ReplayFormatError extends Error {
   }
 }
 
-/** Brands a ReplayMissError whichever copy of this module made it (Symbol.for is process-wide). */
-const REPLAY_MISS = Symbol.for("untorn.ReplayMissError");
-
-/**
- * A query the replay cannot answer. `instanceof` holds across copies of this module: Next.js bundles it
- * once per bundle (the instrumentation hook, the pages), and the web console reads a replay once per
- * process, so the replay that throws may come from another copy than the code that catches.
- */
-export class ReplayMissError extends Error {
-  override readonly name = "ReplayMissError";
-  readonly [REPLAY_MISS] = true;
-  static override [Symbol.hasInstance](x: unknown): boolean {
-    return typeof x === "object" && x !== null && (x as { [REPLAY_MISS]?: unknown })[REPLAY_MISS] === true;
-  }
-  constructor(
-    readonly query: string,
-    reason: string,
-  ) {
-    const shown = query.length > 400 ? `${query.slice(0, 399)}…` : query;
-    super(`${reason}: ${shown}`);
-  }
-}
+/** Defined beside the query API, so the facts builder can tell a miss without reading replays. */
+export { ReplayMissError };
 
 /** gzip(JSON) of a validated replay file. */
 export function encodeReplay(file: ReplayFile): Buffer {

@@ -67,13 +67,13 @@ export const directSpecs = {
   replication_role: {
     title: "Replication role",
     description:
-      "The server's role, as the label `role`: replica when a replication channel is configured, else primary when a replica is connected, else standalone (untorn-exporter only: mysqld_exporter has no role).",
+      "The server's role, as the label `role`: replica when a replication channel is configured, else primary when a replica is connected, else standalone (untorn-exporter only: mysqld_exporter has no role); with the scrape label `cluster` where the targets carry one (the fleet's topology).",
     unit: "info",
     group: "health",
     metrics: ["replicationRole"],
-    labels: ["role"],
+    labels: ["role", "cluster"],
     windowed: false,
-    untorn: (s) => where(maxBy(["role"], instant(s, M.replicationRole.name)), "==", 1),
+    untorn: (s) => where(maxBy(["role", "cluster"], instant(s, M.replicationRole.name)), "==", 1),
   },
   replication_lag_seconds: {
     needs: REPLICA,

@@ -28,9 +28,9 @@ export type FakeStat = number | Partial<Record<Stat, number>>;
 
 export interface FakeInstance {
   readonly instance: string;
-  /** Label sets of the info series (server_info, doublewrite_mode, innodb_config_info, storage_info). */
+  /** Label sets of the info series (server_info, doublewrite_mode, innodb_config_info, storage_info, replication_role). */
   readonly info?: Partial<
-    Record<"server" | "doublewriteMode" | "innodbConfig" | "storageInfo", Record<string, string>>
+    Record<"server" | "doublewriteMode" | "innodbConfig" | "storageInfo" | "topology", Record<string, string>>
   >;
   /** untorn_mysql_up / mysql_up values; absent = no such series. */
   readonly presence?: { readonly untorn?: number; readonly fallback?: number };
