@@ -27,14 +27,17 @@ export async function startToggleProxy(target: string): Promise<ToggleProxy> {
       return;
     }
     if (held) await new Promise<void>((release) => held!.push(release));
+    // A client that gave up while its request was held (a timed-out or navigated-away read) has gone:
+    // reading its body would throw "aborted" in this process.
+    if (req.destroyed || res.destroyed) return;
     if (down) {
       // Drop the connection without an answer: what a crashed Prometheus looks like to a client.
       req.socket.destroy();
       return;
     }
     const chunks: Buffer[] = [];
-    for await (const c of req) chunks.push(c as Buffer);
     try {
+      for await (const c of req) chunks.push(c as Buffer);
       const upstream = await fetch(`${target}${req.url}`, {
         method: req.method,
         headers: { "content-type": req.headers["content-type"] ?? "application/x-www-form-urlencoded" },
@@ -45,7 +48,7 @@ export async function startToggleProxy(target: string): Promise<ToggleProxy> {
       });
       res.end(Buffer.from(await upstream.arrayBuffer()));
     } catch (err) {
-      res.writeHead(502).end((err as Error).message);
+      if (!res.destroyed) res.writeHead(502).end((err as Error).message);
     }
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
