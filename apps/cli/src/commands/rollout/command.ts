@@ -1,10 +1,8 @@
 /** `untorn rollout command <id>`: any command as JSON, for scripts. */
-import { runCommand } from "@untorn/rollout-runner/runner";
 import type { Command } from "commander";
 import { type Io, readJsonFile } from "../../io.js";
-import { type CommonFlags, commonOptions, parseId, parseInt10 } from "./options.js";
-import { printOutcome } from "./output.js";
-import { depsOf, withStore } from "./store.js";
+import { type CommonFlags, commonOptions, expectedVersionOf, parseId } from "./options.js";
+import { sendCommand } from "./send.js";
 
 /** `rollout command <id>`: one command as JSON. */
 export function registerCommand(rollout: Command, io: Io): void {
@@ -27,18 +25,6 @@ export function registerCommand(rollout: Command, io: Io): void {
         commandSchema,
         "rollout command (rollout-command.schema.json)",
       );
-      const expectedVersion =
-        flags.expectedVersion === undefined
-          ? undefined
-          : parseInt10(flags.expectedVersion, "--expected-version", 1, 2 ** 31 - 1);
-      await withStore(flags, io, async (store) => {
-        const o = await runCommand(
-          depsOf(store, flags, io),
-          id,
-          cmd,
-          expectedVersion === undefined ? {} : { expectedVersion },
-        );
-        printOutcome(io, flags.json, o, id);
-      });
+      await sendCommand(io, flags, id, cmd, expectedVersionOf(flags));
     });
 }

@@ -57,6 +57,13 @@ export function parseInt10(text: string, flag: string, min: number, max: number)
   return Number(text);
 }
 
+/** --expected-version as runCommand's option (none without the flag). */
+export function expectedVersionOf(flags: { expectedVersion?: string }): { expectedVersion?: number } {
+  return flags.expectedVersion === undefined
+    ? {}
+    : { expectedVersion: parseInt10(flags.expectedVersion, "--expected-version", 1, 2 ** 31 - 1) };
+}
+
 const ID = z.uuid();
 export function parseId(text: string): string {
   if (!ID.safeParse(text).success)

@@ -1,8 +1,6 @@
-/** Text for a stored rollout and a command's outcome, shared by the subcommands that print them. */
+/** Text for a stored rollout and what happens next, shared by `create` and `show`. */
 import { nextActions, type RolloutState } from "@untorn/rollout/state";
-import type { CommandOutcome, StoredRollout } from "@untorn/rollout-runner/runner";
-import { CliError, EXIT } from "../../errors.js";
-import type { Io } from "../../io.js";
+import type { StoredRollout } from "@untorn/rollout-runner/runner";
 
 export function summary(s: StoredRollout): string {
   const st = s.state;
@@ -25,21 +23,4 @@ export function nextText(state: RolloutState, now: number): string {
   if (n.wakeAt !== null)
     lines.push(`the reconciler moves it next at ${new Date(n.wakeAt * 1000).toISOString()}`);
   return lines.length ? `${lines.join("\n")}\n` : "";
-}
-
-export function printOutcome(io: Io, json: boolean | undefined, o: CommandOutcome, id: string): void {
-  if (json) {
-    io.out(
-      `${JSON.stringify({ ok: o.ok, replayed: o.replayed, refusal: o.refusal, id, status: o.state.status, version: o.version, events: o.events }, null, 2)}\n`,
-    );
-  } else {
-    if (o.replayed) io.out("already done with this --key: nothing changed\n");
-    for (const e of o.events) if (e.type !== "command-refused") io.out(`${e.type}: ${e.message}\n`);
-    io.out(`rollout ${id}: ${o.state.status}, version ${o.version}\n`);
-  }
-  if (!o.ok && o.refusal)
-    throw new CliError(
-      `rollout ${id} refused the command (${o.refusal.code}): ${o.refusal.message}`,
-      EXIT.refused,
-    );
 }

@@ -1,6 +1,5 @@
 /** The operator's verbs (`untorn rollout approve <id>`, `pause`, ...): one command each to a rollout. */
 import type { CommandInput } from "@untorn/rollout/commands";
-import { runCommand } from "@untorn/rollout-runner/runner";
 import type { Command } from "commander";
 import { CliError, EXIT } from "../../errors.js";
 import type { Io } from "../../io.js";
@@ -9,13 +8,13 @@ import {
   type CommonFlags,
   clockOf,
   commonOptions,
+  expectedVersionOf,
   parseId,
   parseInt10,
   parseKey,
   parseTime,
 } from "./options.js";
-import { printOutcome } from "./output.js";
-import { depsOf, withStore } from "./store.js";
+import { sendCommand } from "./send.js";
 
 type Build = (
   f: CommonFlags & Record<string, string | boolean | undefined>,
@@ -38,21 +37,10 @@ function commandVerb(
       const id = parseId(idText);
       const key = parseKey(flags.key);
       const actor = actorOf(flags, io);
-      const expectedVersion =
-        flags.expectedVersion === undefined
-          ? undefined
-          : parseInt10(flags.expectedVersion, "--expected-version", 1, 2 ** 31 - 1);
+      const version = expectedVersionOf(flags);
       const clock = clockOf(flags);
       const cmd = build(flags, key, actor, clock);
-      await withStore(flags, io, async (store) => {
-        const o = await runCommand(
-          depsOf(store, flags, io),
-          id,
-          cmd,
-          expectedVersion === undefined ? {} : { expectedVersion },
-        );
-        printOutcome(io, flags.json, o, id);
-      });
+      await sendCommand(io, flags, id, cmd, version);
     },
   );
 }
