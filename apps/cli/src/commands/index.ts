@@ -15,6 +15,6 @@ export const COMMANDS: readonly { readonly name: CommandName; load(): Promise<Re
   { name: "advise", load: async () => (await import("./advise.js")).registerAdvise },
   { name: "record", load: async () => (await import("./record.js")).registerRecord },
   { name: "compare", load: async () => (await import("./compare.js")).registerCompare },
-  { name: "rollout", load: async () => (await import("./rollout.js")).registerRollout },
+  { name: "rollout", load: async () => (await import("./rollout/index.js")).registerRollout },
   { name: "audit", load: async () => (await import("./audit.js")).registerAudit },
 ];
