@@ -13,7 +13,7 @@ import { createGzip } from "node:zlib";
 import { REPLAY_FORMAT, REPLAY_VERSION, type ReplayFile } from "@untorn/fleet/replay";
 import type { FakeInstance } from "@untorn/fleet/testing/fake-api";
 import { fakeReplay } from "@untorn/fleet/testing/fake-api";
-import { fakeInstance, type Load } from "../src/testing/fake-fleet.js";
+import { fakeInstance, type Load } from "@untorn/fleet/testing/fake-fleet";
 
 /** mulberry32: a small deterministic PRNG. */
 function prng(seed: number): () => number {

@@ -1,9 +1,9 @@
 import { advise } from "@untorn/advisor/advise";
 import type { InstanceFacts } from "@untorn/advisor/facts";
 import { mergeMetadata } from "@untorn/fleet/metadata";
+import { fakeInstance, HEAVY } from "@untorn/fleet/testing/fake-fleet";
 import type { InstanceMetadata } from "@untorn/store/store";
 import { beforeAll, describe, expect, it } from "vitest";
-import { fakeInstance, HEAVY } from "../../testing/fake-fleet.js";
 import { factsOf } from "../../testing/fleet-facts.js";
 
 type Meta = Parameters<typeof mergeMetadata>[1];

@@ -8,13 +8,13 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { encodeReplay } from "@untorn/fleet/replay";
+import { fakeInstance, HEAVY } from "@untorn/fleet/testing/fake-fleet";
 import { reportSchema } from "@untorn/rollout/report";
 import { cluster, operator, playedRollout } from "@untorn/rollout/testing";
 import { createStoredRollout, runCommand } from "@untorn/rollout-runner/runner";
 import type { Store } from "@untorn/store/store";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { errorSchema, rolloutListResponseSchema, rolloutResponseSchema } from "../../lib/api-schema.js";
-import { fakeInstance, HEAVY } from "../../testing/fake-fleet.js";
 import { END, smallReplay } from "../../testing/fleet-facts.js";
 import { type Principal, runAs } from "../auth/access.js";
 

@@ -4,7 +4,7 @@
  * 10.11 sysbench runs of docs/reference/iops-metering.md §11 (one doublewrite page per flushed page, ~123-page batches, about
  * 10 fsyncs per batch, data bytes ×2 with doublewrite on).
  */
-import type { FakeInstance } from "@untorn/fleet/testing/fake-api";
+import type { FakeInstance } from "./fake-api.js";
 
 export interface Load {
   /** Buffer pool pages flushed per second. */
