@@ -5,7 +5,11 @@
  * @untorn/fleet/row depends on zod and the vocabulary only, so client code importing this module does
  * not pull the advisor into the browser.
  */
-import { exporterPresenceSchema, fleetRowSchema as sharedRowSchema } from "@untorn/fleet/row";
+import {
+  exporterPresenceSchema,
+  type FleetRow as SharedRow,
+  fleetRowSchema as sharedRowSchema,
+} from "@untorn/fleet/row";
 import type {
   DoublewriteMode,
   Flavor,
@@ -26,6 +30,23 @@ export const fleetRowSchema = sharedRowSchema
   .strict();
 
 export type FleetRow = z.infer<typeof fleetRowSchema>;
+
+type ExporterPresence = z.infer<typeof exporterPresenceSchema>;
+
+const NO_EXPORTER: ExporterPresence = { untorn: false, mysqldExporter: false };
+
+/** The fleet pipeline's rows (@untorn/fleet/pipeline) with each instance's exporters, not stale. */
+export function webRows(
+  rows: readonly SharedRow[],
+  exporters: Readonly<Record<string, ExporterPresence>>,
+): FleetRow[] {
+  return rows.map((r) => ({ ...r, exporters: exporters[r.instance] ?? NO_EXPORTER, stale: false }));
+}
+
+/** The rows marked as coming from the last good snapshot. */
+export function staleRows(rows: readonly FleetRow[]): FleetRow[] {
+  return rows.map((r) => ({ ...r, stale: true }));
+}
 
 /** What the fleet table needs of a row (FleetRow has it all; the browser gets this much, lib/table-rows.ts). */
 export interface TableRow {

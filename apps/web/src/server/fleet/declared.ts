@@ -5,7 +5,7 @@
  */
 import fs from "node:fs";
 import { type DeclaredMetadata, metadataFileSchema } from "@untorn/fleet/metadata";
-import type { MetadataByInstance } from "@untorn/fleet/profile";
+import type { MetadataByInstance } from "@untorn/fleet/pipeline";
 
 export interface DeclaredFile {
   readonly file: string;

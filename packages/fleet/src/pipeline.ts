@@ -1,11 +1,13 @@
 /**
- * A fleet snapshot: the facts read at one evaluation time, the stored metadata overlaid on them, what
- * the fleet pages read of the advisor's result per instance, the ranking, the table rows and the summary
- * (@untorn/fleet/rows, the builder the CLI uses too; the web adds each row's exporters and stale flag).
- * Building one is pure given the fleet facts and the metadata (tested without Prometheus or a store);
- * revising one instance after a metadata change re-advises that instance only.
+ * The one fleet pipeline of the CLI and the web console: declarations layered on the measured facts, each
+ * instance advised (in batches, so a caller can yield between them), the ranking, the table rows and the
+ * summary (rows.ts), and one instance advised again after its metadata changed. Pure given the facts and
+ * the declarations: tested without Prometheus or a store.
  *
- * The snapshot keeps of each instance's advice only what ranking, the fleet table and summary, the
+ * Declarations come in two layers: the declared metadata file's entries (the CLI's `--metadata`, the web
+ * console's UNTORN_METADATA_FILE or a recording's sidecar), then what users stored in the web console.
+ *
+ * A snapshot keeps of each instance's advice only what ranking, the fleet table and summary, the
  * recommendations page and the API's fleet rows read (KeptAdvice): the full advice (profile, evidence,
  * gate checks, action steps and snippets) is about 19 KB of JSON an instance, most of a 10,000-instance
  * snapshot's heap. The instance page and GET /api/v1/instances/{id} advise that one instance again from
@@ -13,16 +15,89 @@
  * the ranking was built from.
  */
 import { createHash } from "node:crypto";
-import type { Advice } from "@untorn/advisor/advise";
+import { type Advice, advise } from "@untorn/advisor/advise";
 import type { InstanceFacts } from "@untorn/advisor/facts";
 import type { FleetRanking, RankedFinding } from "@untorn/advisor/fleet";
 import type { ConfigChange, Finding } from "@untorn/advisor/rule";
-import type { ExporterPresence, FleetFacts, RecordingRulesUse, SkippedInstance } from "@untorn/fleet/facts";
-import { type MergeResult, mergeMetadata } from "@untorn/fleet/metadata";
-import { adviseAll, type MetadataByInstance } from "@untorn/fleet/profile";
-import { type RowAdvice, rankRows } from "@untorn/fleet/rows";
-import type { InstanceMetadata } from "@untorn/store/store";
-import type { FleetRow, FleetSummary } from "../../lib/fleet-row.js";
+import type { ExporterPresence, FleetFacts, RecordingRulesUse, SkippedInstance } from "./facts.js";
+import { type DeclaredMetadata, type MergeResult, mergeMetadata } from "./metadata.js";
+import type { FleetRow, FleetSummary } from "./row.js";
+import { type RowAdvice, rankRows } from "./rows.js";
+
+/** Declarations by instance label (a metadata file, or the web app's store). */
+export type MetadataByInstance = ReadonlyMap<string, DeclaredMetadata>;
+
+/** A stored declaration: one instance's metadata row (the web app's store keeps more fields). */
+export interface StoredDeclaration extends DeclaredMetadata {
+  readonly instance: string;
+}
+
+export interface Declarations {
+  /** Fact paths each instance took from its declaration. */
+  readonly declared: Readonly<Record<string, readonly string[]>>;
+  /** Conflicts between declared and measured facts (the measured ones are used), and unknown instances. */
+  readonly warnings: readonly string[];
+}
+
+/** Overlays each instance's declaration on its facts; a declaration for an instance not found is reported. */
+export function applyMetadata(
+  facts: readonly InstanceFacts[],
+  metadata: MetadataByInstance | null | undefined,
+  found: ReadonlySet<string> = new Set(facts.map((f) => f.identity.instance)),
+): { facts: InstanceFacts[] } & Declarations {
+  if (!metadata || metadata.size === 0) return { facts: [...facts], declared: {}, warnings: [] };
+  const declared: Record<string, readonly string[]> = {};
+  const warnings: string[] = [];
+  const out = facts.map((f) => {
+    const instance = f.identity.instance;
+    const m = mergeMetadata(f, metadata.get(instance));
+    if (m.declared.length) declared[instance] = m.declared;
+    for (const c of m.conflicts) warnings.push(`${instance}: ${c}`);
+    return m.facts;
+  });
+  for (const instance of metadata.keys())
+    if (!found.has(instance)) warnings.push(`metadata for ${instance}: no such instance in the data`);
+  return { facts: out, declared, warnings };
+}
+
+/**
+ * The two layers as one declaration per instance, for a caller that overlays once (the rollout
+ * reconciler): the file's entry, then the stored row's non-empty fields over it, field by field.
+ */
+export function layerDeclarations(
+  file: MetadataByInstance | null | undefined,
+  stored: Iterable<StoredDeclaration>,
+): Map<string, DeclaredMetadata> {
+  const out = new Map<string, DeclaredMetadata>(file ?? []);
+  for (const r of stored) {
+    const prev = out.get(r.instance) ?? {};
+    out.set(r.instance, {
+      ...prev,
+      ...(r.cluster ? { cluster: r.cluster } : {}),
+      ...(r.role ? { role: r.role } : {}),
+      ...(r.storageClass ? { storageClass: r.storageClass } : {}),
+      ...(r.managedService ? { managedService: r.managedService } : {}),
+      ...(r.storageFacts && Object.keys(r.storageFacts).length > 0
+        ? { storageFacts: { ...(prev.storageFacts ?? {}), ...r.storageFacts } }
+        : {}),
+    });
+  }
+  return out;
+}
+
+/** Advice for each instance; one the advisor fails on is reported as skipped instead of failing the fleet. */
+export function adviseAll(facts: readonly InstanceFacts[]): { advice: Advice[]; failed: SkippedInstance[] } {
+  const advice: Advice[] = [];
+  const failed: SkippedInstance[] = [];
+  for (const f of facts) {
+    try {
+      advice.push(advise(f));
+    } catch (err) {
+      failed.push({ instance: f.identity.instance, reason: `the advisor failed: ${(err as Error).message}` });
+    }
+  }
+  return { advice, failed };
+}
 
 /** What the snapshot keeps of a finding: ranking's fields, the rule's docs page and the actions' changes. */
 export interface KeptFinding extends RankedFinding {
@@ -74,8 +149,8 @@ export function keepAdvice(a: Advice): KeptAdvice {
 }
 
 /**
- * An instance's advice as a kept fleet read keeps it (kept-file.ts), with the digest of the inputs it was
- * derived from besides the facts and the build (adviceInputs).
+ * An instance's advice as a kept fleet read keeps it (the web app's kept-file.ts), with the digest of the
+ * inputs it was derived from besides the facts and the build (adviceInputs).
  */
 export interface ReusableAdvice {
   readonly advice: KeptAdvice;
@@ -84,11 +159,17 @@ export interface ReusableAdvice {
 
 /**
  * The digest of what an instance's advice is derived from besides its measured facts and the build: the
- * declared metadata file's entry for it and its stored metadata, the two overlays buildSnapshot makes
+ * declared metadata file's entry for it and its stored metadata, the two overlays snapshotSteps makes
  * before advising (the advisor itself is pure). Equal digests, equal facts and the same build give the
  * same advice.
  */
-export function adviceInputs(snap: Pick<Snapshot, "metadata" | "declaredMeta">, instance: string): string {
+export function adviceInputs(
+  snap: {
+    readonly metadata: ReadonlyMap<string, DeclaredMetadata>;
+    readonly declaredMeta: MetadataByInstance;
+  },
+  instance: string,
+): string {
   const declared = snap.declaredMeta.get(instance) ?? null;
   const stored = snap.metadata.get(instance) ?? null;
   return createHash("sha256")
@@ -96,28 +177,27 @@ export function adviceInputs(snap: Pick<Snapshot, "metadata" | "declaredMeta">, 
     .digest("base64url");
 }
 
-/** Advises each instance and keeps only KeptAdvice, so at most one full advice is alive at a time. */
-function adviseKept(facts: Iterable<InstanceFacts>): {
-  advice: Map<string, KeptAdvice>;
-  failed: SkippedInstance[];
-} {
-  const out = { advice: new Map<string, KeptAdvice>(), failed: [] as SkippedInstance[], reused: 0 };
-  for (const _ of adviseKeptSteps(facts, out, null));
-  return out;
-}
-
 /** Instances advised between two turns of the event loop in buildSnapshotYielding (a few ms). */
 const ADVISE_BATCH = 100;
 /** Instances whose kept advice is reused between two turns (a digest each: far cheaper than advice). */
 const REUSE_BATCH = 2000;
 
+interface KeptOut {
+  readonly advice: Map<string, KeptAdvice>;
+  readonly failed: SkippedInstance[];
+  reused: number;
+}
+
+const keptOut = (): KeptOut => ({ advice: new Map(), failed: [], reused: 0 });
+
 /**
- * adviseKept's work into `out`, pausing (yielding) after every ADVISE_BATCH instances advised. An
- * instance `reuse` gives the advice of (its kept advice and the inputs digest it matches) takes it as is.
+ * Advises each instance into `out` and keeps only KeptAdvice, so at most one full advice is alive at a
+ * time, pausing (yielding) after every ADVISE_BATCH instances advised. An instance `reuse` gives the
+ * advice of (its kept advice and the inputs digest it matches) takes it as is.
  */
-function* adviseKeptSteps(
+export function* adviseKeptSteps(
   facts: Iterable<InstanceFacts>,
-  out: { advice: Map<string, KeptAdvice>; failed: SkippedInstance[]; reused: number },
+  out: KeptOut,
   reuse: ((instance: string) => KeptAdvice | null) | null,
 ): Generator<void> {
   let n = 0;
@@ -137,7 +217,21 @@ function* adviseKeptSteps(
   }
 }
 
-export interface Snapshot {
+/** Runs a pipeline generator to its end without yielding (the CLI, tests). */
+function run<T>(steps: Generator<void, T>): T {
+  for (;;) {
+    const r = steps.next();
+    if (r.done) return r.value;
+  }
+}
+
+/** The caller's rows from the pipeline's (the web app adds which exporters each instance has). */
+export type RowsOf<R extends FleetRow> = (
+  rows: readonly FleetRow[],
+  exporters: Readonly<Record<string, ExporterPresence>>,
+) => R[];
+
+export interface Snapshot<M extends StoredDeclaration = StoredDeclaration, R extends FleetRow = FleetRow> {
   /** Evaluation time, Unix seconds. */
   readonly at: number;
   readonly window: string;
@@ -158,13 +252,15 @@ export interface Snapshot {
   readonly merged: ReadonlyMap<string, MergeResult>;
   /** What the fleet pages read of each advised instance's advice; instanceAdvice gives the full one. */
   readonly advice: ReadonlyMap<string, KeptAdvice>;
-  readonly metadata: ReadonlyMap<string, InstanceMetadata>;
+  readonly metadata: ReadonlyMap<string, M>;
   readonly missing: Readonly<Record<string, readonly string[]>>;
   readonly exporters: Readonly<Record<string, ExporterPresence>>;
   readonly skipped: readonly SkippedInstance[];
   readonly warnings: readonly string[];
   readonly ranking: FleetRanking;
-  readonly rows: readonly FleetRow[];
+  readonly rows: readonly R[];
+  /** How the rows were made from the pipeline's, again on a revision. */
+  readonly rowsOf: RowsOf<R>;
   readonly summary: FleetSummary;
   /** Why the stored metadata could not be read (the advice then lacks it), or null. */
   readonly storeProblem: string | null;
@@ -176,7 +272,7 @@ export interface Snapshot {
   readonly reused: number;
 }
 
-/** The declared metadata file overlaid on the facts (server/declared.ts). */
+/** The declared metadata file overlaid on the facts (the web app's declared.ts reads it). */
 export interface DeclaredInfo {
   readonly file: string;
   /** Instances it declares facts for; 0 when it could not be used. */
@@ -184,40 +280,41 @@ export interface DeclaredInfo {
   readonly problem: string | null;
 }
 
-export interface SnapshotInput {
+export interface SnapshotInput<M extends StoredDeclaration, R extends FleetRow> {
+  /** The facts as measured: the declared file's entries are overlaid here, then the stored metadata. */
   readonly fleet: Omit<FleetFacts, "plan">;
-  readonly metadata: readonly InstanceMetadata[];
+  readonly metadata: readonly M[];
   readonly storeProblem: string | null;
   readonly declared?: DeclaredInfo | null;
-  /** The declared file's entries already overlaid on `fleet.facts` (recorded for adviceInputs). */
+  /** The declared file's entries (recorded for adviceInputs). */
   readonly declaredMeta?: MetadataByInstance | null;
   /**
    * Advice kept from an earlier build of the same facts (the kept fleet read): an instance's is used
    * instead of advising it again when its inputs digest is the one adviceInputs gives now.
    */
   readonly reuse?: ReadonlyMap<string, ReusableAdvice> | null;
+  readonly rowsOf: RowsOf<R>;
   readonly fetchedAt: number;
   readonly fetchMs: number;
   readonly window: string;
 }
 
-export function buildSnapshot(input: SnapshotInput, clock: () => number = () => performance.now()): Snapshot {
-  const steps = snapshotSteps(input, clock);
-  for (;;) {
-    const r = steps.next();
-    if (r.done) return r.value;
-  }
+export function buildSnapshot<M extends StoredDeclaration, R extends FleetRow>(
+  input: SnapshotInput<M, R>,
+  clock: () => number = () => performance.now(),
+): Snapshot<M, R> {
+  return run(snapshotSteps(input, clock));
 }
 
 /**
- * buildSnapshot for the server: the same snapshot, with a turn of the event loop after every
- * ADVISE_BATCH instances advised, so that pages (the "reading the fleet" state among them) are served
- * while a 10,000-instance fleet is advised. `adviseMs` then includes those turns.
+ * buildSnapshot for a server: the same snapshot, with a turn of the event loop after every ADVISE_BATCH
+ * instances advised, so that pages (the "reading the fleet" state among them) are served while a
+ * 10,000-instance fleet is advised. `adviseMs` then includes those turns.
  */
-export async function buildSnapshotYielding(
-  input: SnapshotInput,
+export async function buildSnapshotYielding<M extends StoredDeclaration, R extends FleetRow>(
+  input: SnapshotInput<M, R>,
   clock: () => number = () => performance.now(),
-): Promise<Snapshot> {
+): Promise<Snapshot<M, R>> {
   const steps = snapshotSteps(input, clock);
   for (;;) {
     const r = steps.next();
@@ -226,15 +323,21 @@ export async function buildSnapshotYielding(
   }
 }
 
-function* snapshotSteps(input: SnapshotInput, clock: () => number): Generator<void, Snapshot> {
+/** The snapshot's work: both declaration layers, the advice in batches (a yield between), the ranking. */
+export function* snapshotSteps<M extends StoredDeclaration, R extends FleetRow>(
+  input: SnapshotInput<M, R>,
+  clock: () => number,
+): Generator<void, Snapshot<M, R>> {
   const t0 = clock();
-  const metadata = new Map(input.metadata.map((m) => [m.instance, m]));
-  const measured = new Map(input.fleet.facts.map((f) => [f.identity.instance, f]));
-  const merged = new Map<string, MergeResult>();
-  for (const f of input.fleet.facts)
-    merged.set(f.identity.instance, mergeMetadata(f, metadata.get(f.identity.instance)));
   const declaredMeta: MetadataByInstance = input.declaredMeta ?? new Map();
-  const kept = { advice: new Map<string, KeptAdvice>(), failed: [] as SkippedInstance[], reused: 0 };
+  // Declared facts join the measured ones first; what users store is overlaid on both.
+  const file = applyMetadata(input.fleet.facts, declaredMeta);
+  const metadata = new Map(input.metadata.map((m) => [m.instance, m]));
+  const measured = new Map(file.facts.map((f) => [f.identity.instance, f]));
+  const merged = new Map<string, MergeResult>();
+  for (const f of file.facts)
+    merged.set(f.identity.instance, mergeMetadata(f, metadata.get(f.identity.instance)));
+  const kept = keptOut();
   const reuse = input.reuse;
   yield* adviseKeptSteps(
     [...merged.values()].map((m) => m.facts),
@@ -246,9 +349,8 @@ function* snapshotSteps(input: SnapshotInput, clock: () => number): Generator<vo
         }
       : null,
   );
-  const { advice: adviceMap, failed } = kept;
-  const skipped = [...input.fleet.skipped, ...failed];
-  const { ranking, rows, summary } = rank(adviceMap, merged, input.fleet.exporters, skipped.length);
+  const skipped = [...input.fleet.skipped, ...kept.failed];
+  const ranked = rank(kept.advice, merged, skipped.length);
   return {
     at: input.fleet.at,
     window: input.window,
@@ -260,15 +362,16 @@ function* snapshotSteps(input: SnapshotInput, clock: () => number): Generator<vo
     clockNote: input.fleet.clockNote ?? null,
     measured,
     merged,
-    advice: adviceMap,
+    advice: kept.advice,
     metadata,
     missing: input.fleet.missing,
     exporters: input.fleet.exporters,
     skipped,
-    warnings: input.fleet.warnings,
-    ranking,
-    rows,
-    summary,
+    warnings: [...input.fleet.warnings, ...file.warnings],
+    ranking: ranked.ranking,
+    rows: input.rowsOf(ranked.rows, input.fleet.exporters),
+    rowsOf: input.rowsOf,
+    summary: ranked.summary,
     storeProblem: input.storeProblem,
     declared: input.declared ?? null,
     declaredMeta,
@@ -279,22 +382,17 @@ function* snapshotSteps(input: SnapshotInput, clock: () => number): Generator<vo
 function rank(
   advice: ReadonlyMap<string, KeptAdvice>,
   merged: ReadonlyMap<string, MergeResult>,
-  exporters: Readonly<Record<string, ExporterPresence>>,
   skipped: number,
-): { ranking: FleetRanking; rows: FleetRow[]; summary: FleetSummary } {
-  const facts = new Map([...merged].map(([k, m]) => [k, m.facts]));
-  const { ranking, rows, summary } = rankRows(advice, facts, skipped);
-  return {
-    ranking,
-    rows: rows.map((r) => ({ ...r, exporters: exporters[r.instance] ?? NO_EXPORTER, stale: false })),
-    summary,
-  };
+) {
+  return rankRows(advice, new Map([...merged].map(([k, m]) => [k, m.facts])), skipped);
 }
 
-const NO_EXPORTER: ExporterPresence = { untorn: false, mysqldExporter: false };
-
 /** The snapshot with one instance's metadata replaced (or removed) and that instance re-advised. */
-export function reviseSnapshot(snap: Snapshot, instance: string, meta: InstanceMetadata | null): Snapshot {
+export function reviseSnapshot<M extends StoredDeclaration, R extends FleetRow>(
+  snap: Snapshot<M, R>,
+  instance: string,
+  meta: M | null,
+): Snapshot<M, R> {
   const facts = snap.measured.get(instance);
   const metadata = new Map(snap.metadata);
   if (meta) metadata.set(instance, meta);
@@ -304,18 +402,22 @@ export function reviseSnapshot(snap: Snapshot, instance: string, meta: InstanceM
   const m = mergeMetadata(facts, meta);
   merged.set(instance, m);
   const advice = new Map(snap.advice);
-  const { advice: one, failed } = adviseKept([m.facts]);
-  const kept = one.get(instance);
+  const one = keptOut();
+  run(adviseKeptSteps([m.facts], one, null));
+  const kept = one.advice.get(instance);
   if (kept) advice.set(instance, kept);
   else advice.delete(instance);
-  const skipped = [...snap.skipped.filter((s) => s.instance !== instance), ...failed];
+  const skipped = [...snap.skipped.filter((s) => s.instance !== instance), ...one.failed];
+  const ranked = rank(advice, merged, skipped.length);
   return {
     ...snap,
     metadata,
     merged,
     advice,
     skipped,
-    ...rank(advice, merged, snap.exporters, skipped.length),
+    ranking: ranked.ranking,
+    rows: snap.rowsOf(ranked.rows, snap.exporters),
+    summary: ranked.summary,
   };
 }
 
@@ -332,9 +434,4 @@ export function instanceAdvice(
   const { advice, failed } = adviseAll([m.facts]);
   if (advice[0]) return { advice: advice[0] };
   return { failed: failed[0]?.reason ?? "the advisor returned no advice" };
-}
-
-/** The rows marked as coming from the last good snapshot. */
-export function staleRows(rows: readonly FleetRow[]): FleetRow[] {
-  return rows.map((r) => ({ ...r, stale: true }));
 }
