@@ -28,9 +28,7 @@ import { type RowAdvice, rankRows } from "./rows.js";
 export type MetadataByInstance = ReadonlyMap<string, DeclaredMetadata>;
 
 /** A stored declaration: one instance's metadata row (the web app's store keeps more fields). */
-export interface StoredDeclaration extends DeclaredMetadata {
-  readonly instance: string;
-}
+export type StoredDeclaration = DeclaredMetadata & { readonly instance: string };
 
 export interface Declarations {
   /** Fact paths each instance took from its declaration. */
@@ -182,14 +180,6 @@ const ADVISE_BATCH = 100;
 /** Instances whose kept advice is reused between two turns (a digest each: far cheaper than advice). */
 const REUSE_BATCH = 2000;
 
-interface KeptOut {
-  readonly advice: Map<string, KeptAdvice>;
-  readonly failed: SkippedInstance[];
-  reused: number;
-}
-
-const keptOut = (): KeptOut => ({ advice: new Map(), failed: [], reused: 0 });
-
 /**
  * Advises each instance into `out` and keeps only KeptAdvice, so at most one full advice is alive at a
  * time, pausing (yielding) after every ADVISE_BATCH instances advised. An instance `reuse` gives the
@@ -197,7 +187,7 @@ const keptOut = (): KeptOut => ({ advice: new Map(), failed: [], reused: 0 });
  */
 export function* adviseKeptSteps(
   facts: Iterable<InstanceFacts>,
-  out: KeptOut,
+  out: { readonly advice: Map<string, KeptAdvice>; readonly failed: SkippedInstance[]; reused: number },
   reuse: ((instance: string) => KeptAdvice | null) | null,
 ): Generator<void> {
   let n = 0;
@@ -214,14 +204,6 @@ export function* adviseKeptSteps(
     if (one.advice[0]) out.advice.set(f.identity.instance, keepAdvice(one.advice[0]));
     out.failed.push(...one.failed);
     if (++n % ADVISE_BATCH === 0) yield;
-  }
-}
-
-/** Runs a pipeline generator to its end without yielding (the CLI, tests). */
-function run<T>(steps: Generator<void, T>): T {
-  for (;;) {
-    const r = steps.next();
-    if (r.done) return r.value;
   }
 }
 
@@ -272,22 +254,25 @@ export interface Snapshot<M extends StoredDeclaration = StoredDeclaration, R ext
   readonly reused: number;
 }
 
-/** The declared metadata file overlaid on the facts (the web app's declared.ts reads it). */
-export interface DeclaredInfo {
+/** A declared metadata file as read (the web app's declared.ts reads one). */
+export interface DeclaredFile {
   readonly file: string;
-  /** Instances it declares facts for; 0 when it could not be used. */
-  readonly instances: number;
+  /** The declarations, or null when the file could not be used. */
+  readonly instances: MetadataByInstance | null;
+  /** Why the file could not be used, or null. */
   readonly problem: string | null;
 }
+
+/** The declared metadata file overlaid on the facts, with the number of instances it declares facts for. */
+export type DeclaredInfo = Omit<DeclaredFile, "instances"> & { readonly instances: number };
 
 export interface SnapshotInput<M extends StoredDeclaration, R extends FleetRow> {
   /** The facts as measured: the declared file's entries are overlaid here, then the stored metadata. */
   readonly fleet: Omit<FleetFacts, "plan">;
   readonly metadata: readonly M[];
   readonly storeProblem: string | null;
-  readonly declared?: DeclaredInfo | null;
-  /** The declared file's entries (recorded for adviceInputs). */
-  readonly declaredMeta?: MetadataByInstance | null;
+  /** The declared metadata file, overlaid before the stored metadata. */
+  readonly declared?: DeclaredFile | null;
   /**
    * Advice kept from an earlier build of the same facts (the kept fleet read): an instance's is used
    * instead of advising it again when its inputs digest is the one adviceInputs gives now.
@@ -303,7 +288,11 @@ export function buildSnapshot<M extends StoredDeclaration, R extends FleetRow>(
   input: SnapshotInput<M, R>,
   clock: () => number = () => performance.now(),
 ): Snapshot<M, R> {
-  return run(snapshotSteps(input, clock));
+  const steps = snapshotSteps(input, clock);
+  for (;;) {
+    const r = steps.next();
+    if (r.done) return r.value;
+  }
 }
 
 /**
@@ -329,7 +318,8 @@ export function* snapshotSteps<M extends StoredDeclaration, R extends FleetRow>(
   clock: () => number,
 ): Generator<void, Snapshot<M, R>> {
   const t0 = clock();
-  const declaredMeta: MetadataByInstance = input.declaredMeta ?? new Map();
+  const d = input.declared;
+  const declaredMeta: MetadataByInstance = d?.instances ?? new Map();
   // Declared facts join the measured ones first; what users store is overlaid on both.
   const file = applyMetadata(input.fleet.facts, declaredMeta);
   const metadata = new Map(input.metadata.map((m) => [m.instance, m]));
@@ -337,7 +327,7 @@ export function* snapshotSteps<M extends StoredDeclaration, R extends FleetRow>(
   const merged = new Map<string, MergeResult>();
   for (const f of file.facts)
     merged.set(f.identity.instance, mergeMetadata(f, metadata.get(f.identity.instance)));
-  const kept = keptOut();
+  const kept = { advice: new Map<string, KeptAdvice>(), failed: [] as SkippedInstance[], reused: 0 };
   const reuse = input.reuse;
   yield* adviseKeptSteps(
     [...merged.values()].map((m) => m.facts),
@@ -373,7 +363,7 @@ export function* snapshotSteps<M extends StoredDeclaration, R extends FleetRow>(
     rowsOf: input.rowsOf,
     summary: ranked.summary,
     storeProblem: input.storeProblem,
-    declared: input.declared ?? null,
+    declared: d ? { file: d.file, instances: d.instances?.size ?? 0, problem: d.problem } : null,
     declaredMeta,
     reused: kept.reused,
   };
@@ -402,10 +392,8 @@ export function reviseSnapshot<M extends StoredDeclaration, R extends FleetRow>(
   const m = mergeMetadata(facts, meta);
   merged.set(instance, m);
   const advice = new Map(snap.advice);
-  const one = keptOut();
-  run(adviseKeptSteps([m.facts], one, null));
-  const kept = one.advice.get(instance);
-  if (kept) advice.set(instance, kept);
+  const one = adviseAll([m.facts]);
+  if (one.advice[0]) advice.set(instance, keepAdvice(one.advice[0]));
   else advice.delete(instance);
   const skipped = [...snap.skipped.filter((s) => s.instance !== instance), ...one.failed];
   const ranked = rank(advice, merged, skipped.length);

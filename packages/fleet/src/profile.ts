@@ -70,17 +70,14 @@ export async function profileFleet(
   ]);
   const m = applyMetadata(fleet.facts, metadata, found);
   opts.onAdvising?.(m.facts.length);
-  const { advice, ranking, rows, summary, failed } = profileFacts(m.facts, fleet.skipped.length);
+  const { failed, ...profile } = profileFacts(m.facts, fleet.skipped.length);
   return {
     ...fleet,
     facts: m.facts,
     declared: m.declared,
     warnings: [...fleet.warnings, ...m.warnings],
     skipped: [...fleet.skipped, ...failed],
-    advice,
-    ranking,
-    rows,
-    summary,
+    ...profile,
   };
 }
 

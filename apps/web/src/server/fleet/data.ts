@@ -284,18 +284,12 @@ async function snapshotOf(
   fetchMs: number,
   reuse: ReadonlyMap<string, ReusableAdvice> | null = null,
 ): Promise<Snapshot> {
-  const declared = metadataFile ? readDeclaredFile(metadataFile) : null;
   const meta = await readMetadata(e);
   return buildSnapshotYielding({
     fleet: measured,
     metadata: meta.rows,
     storeProblem: meta.problem,
-    declared: declared && {
-      file: declared.file,
-      instances: declared.instances?.size ?? 0,
-      problem: declared.problem,
-    },
-    declaredMeta: declared?.instances ?? null,
+    declared: metadataFile ? readDeclaredFile(metadataFile) : null,
     reuse,
     rowsOf: webRows,
     fetchedAt,

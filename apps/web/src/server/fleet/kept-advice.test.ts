@@ -35,7 +35,7 @@ function build(
     rowsOf: webRows,
     metadata: meta,
     storeProblem: null,
-    declaredMeta: decl,
+    declared: { file: "fleet.metadata.json", instances: decl, problem: null },
     reuse,
     fetchedAt: 1,
     fetchMs: 12,
