@@ -1,8 +1,9 @@
 /**
  * The console's first fleet read over a synthetic 10,000-instance replay, in one process, and the heap
  * its snapshot keeps: the snapshot as built before issue 16's slimming (every instance's full advice
- * kept, reproduced below from the web app's snapshot.ts of then) beside buildSnapshot (only what the fleet pages
- * read kept, one instance's full advice given again by instanceAdvice when its page opens).
+ * kept, reproduced below from the web app's snapshot.ts of then) beside @untorn/fleet/pipeline's
+ * buildSnapshot (only what the fleet pages read kept, one instance's full advice given again by
+ * instanceAdvice when its page opens).
  *
  *   npm run bench:snapshot -w @untorn/web            (node --expose-gc; UNTORN_BENCH_SIZE, UNTORN_BENCH_ROUNDS)
  *
@@ -74,8 +75,8 @@ const median = (xs: readonly number[]) => {
 };
 
 /**
- * The snapshot's per-instance content as the web app's snapshot.ts of before issue 16 built and kept it (merge, advise every
- * instance, keep every full Advice, rank): what this bench compares against.
+ * The snapshot's per-instance content as the web app's snapshot.ts of before issue 16 built and kept it
+ * (merge, advise every instance, keep every full Advice, rank): what this bench compares against.
  */
 function previousSnapshot(fleet: Omit<FleetFacts, "plan">) {
   const t0 = performance.now();
