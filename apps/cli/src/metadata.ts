@@ -5,7 +5,7 @@
  */
 import fs from "node:fs";
 import { type DeclaredMetadata, metadataFileSchema, sidecarMetadataPath } from "@untorn/fleet/metadata";
-import type { MetadataByInstance } from "@untorn/fleet/profile";
+import type { MetadataByInstance } from "@untorn/fleet/pipeline";
 import type { Command } from "commander";
 import { type Io, readJsonFile } from "./io.js";
 

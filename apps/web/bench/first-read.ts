@@ -1,9 +1,10 @@
 /**
  * The console's first fleet read over a replay, step by step, builds (or ways of decoding) side by side:
  * the decode (readReplayApi streamed, as source.ts reads the file, or decodeReplayApi of the whole
- * file), the facts (buildFleetFacts), the snapshot (buildSnapshot: advice kept, ranking, rows) and the
- * CLI's profile of the same facts (profileFacts: every advice, ranking, rows), each child process
- * running one variant's code.
+ * file), the facts (buildFleetFacts), the snapshot (buildSnapshot of @untorn/fleet/pipeline: advice
+ * kept, ranking, rows) and the CLI's profile of the same facts (profileFacts: every advice, ranking,
+ * rows), each child process running one variant's code (a checkout from before the pipeline has
+ * buildSnapshot in apps/web/src/server/fleet/snapshot.ts).
  *
  *   UNTORN_BENCH_BEFORE=<checkout of the previous commit> npm run bench:first-read -w @untorn/web
  *   UNTORN_BENCH_VARIANTS=<name>=<checkout>[@whole][@idle|@collect],... npm run bench:first-read -w @untorn/web
@@ -97,7 +98,9 @@ async function child(root: string, file: string, decode: Decode, settle: Settle)
   const { decodeReplayApi, readReplayApi, replayFactsOptions } = await src("packages/fleet/src/replay.ts");
   const { buildFleetFacts } = await src("packages/fleet/src/facts.ts");
   const { profileFacts } = await src("packages/fleet/src/profile.ts");
-  const { buildSnapshot } = await src("apps/web/src/server/fleet/snapshot.ts");
+  const { buildSnapshot } = await src("packages/fleet/src/pipeline.ts").catch(() =>
+    src("apps/web/src/server/fleet/snapshot.ts"),
+  );
   const gc = (globalThis as { gc?: () => void }).gc;
   if (!gc) throw new Error("run with node --expose-gc");
 
@@ -128,6 +131,7 @@ async function child(root: string, file: string, decode: Decode, settle: Settle)
   const snap = await step("snapshot", () =>
     buildSnapshot({
       fleet,
+      rowsOf: (rows: unknown[]) => rows,
       metadata: [],
       storeProblem: null,
       fetchedAt: 0,

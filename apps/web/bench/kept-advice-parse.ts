@@ -36,7 +36,8 @@ const r3 = (x: number) => Math.round(x * 1000) / 1000;
 async function setup(file: string, dir: string, out: string): Promise<void> {
   const { readReplayApi, replayFactsOptions } = await import("@untorn/fleet/replay");
   const { buildFleetFacts } = await import("@untorn/fleet/facts");
-  const { adviceInputs, buildSnapshot } = await import("../src/server/fleet/snapshot.js");
+  const { adviceInputs, buildSnapshot } = await import("@untorn/fleet/pipeline");
+  const { webRows } = await import("../src/lib/fleet-row.js");
   const { writeKeptRead } = await import("../src/server/fleet/kept-file.js");
   const api = await readReplayApi({
     chunks: () => createReadStream(file, { highWaterMark: 256 * 1024 }),
@@ -45,6 +46,7 @@ async function setup(file: string, dir: string, out: string): Promise<void> {
   const fleet = await buildFleetFacts(api, replayFactsOptions(api.meta));
   const snap = await buildSnapshot({
     fleet,
+    rowsOf: webRows,
     metadata: [],
     storeProblem: null,
     fetchedAt: 0,

@@ -1,8 +1,9 @@
 /**
  * The console's first fleet read over a synthetic 10,000-instance replay, in one process, and the heap
  * its snapshot keeps: the snapshot as built before issue 16's slimming (every instance's full advice
- * kept, reproduced below from the previous snapshot.ts) beside buildSnapshot (only what the fleet pages
- * read kept, one instance's full advice given again by instanceAdvice when its page opens).
+ * kept, reproduced below from the web app's snapshot.ts of then) beside @untorn/fleet/pipeline's
+ * buildSnapshot (only what the fleet pages read kept, one instance's full advice given again by
+ * instanceAdvice when its page opens).
  *
  *   npm run bench:snapshot -w @untorn/web            (node --expose-gc; UNTORN_BENCH_SIZE, UNTORN_BENCH_ROUNDS)
  *
@@ -23,10 +24,11 @@ import { fileURLToPath } from "node:url";
 import type { Advice } from "@untorn/advisor/advise";
 import { buildFleetFacts, type FleetFacts } from "@untorn/fleet/facts";
 import { mergeMetadata } from "@untorn/fleet/metadata";
-import { adviseAll } from "@untorn/fleet/profile";
+import { adviseAll, buildSnapshot, instanceAdvice } from "@untorn/fleet/pipeline";
 import { decodeReplay, decodeReplayApi, ReplayApi, replayFactsOptions } from "@untorn/fleet/replay";
 import { rankRows } from "@untorn/fleet/rows";
-import { buildSnapshot, instanceAdvice, type Snapshot } from "../src/server/fleet/snapshot.js";
+import { webRows } from "../src/lib/fleet-row.js";
+import type { Snapshot } from "../src/server/fleet/data.js";
 import { benchMachine } from "./machine.js";
 import { instanceName, writeSyntheticReplay } from "./synthetic-fleet.js";
 
@@ -73,8 +75,8 @@ const median = (xs: readonly number[]) => {
 };
 
 /**
- * The snapshot's per-instance content as the previous snapshot.ts built and kept it (merge, advise every
- * instance, keep every full Advice, rank): what this bench compares against.
+ * The snapshot's per-instance content as the web app's snapshot.ts of before issue 16 built and kept it
+ * (merge, advise every instance, keep every full Advice, rank): what this bench compares against.
  */
 function previousSnapshot(fleet: Omit<FleetFacts, "plan">) {
   const t0 = performance.now();
@@ -93,7 +95,15 @@ function previousSnapshot(fleet: Omit<FleetFacts, "plan">) {
 }
 
 function currentSnapshot(fleet: Omit<FleetFacts, "plan">): Snapshot {
-  return buildSnapshot({ fleet, metadata: [], storeProblem: null, fetchedAt: 0, fetchMs: 0, window: "1h" });
+  return buildSnapshot({
+    fleet,
+    rowsOf: webRows,
+    metadata: [],
+    storeProblem: null,
+    fetchedAt: 0,
+    fetchMs: 0,
+    window: "1h",
+  });
 }
 
 function build(v: Variant, fleet: Omit<FleetFacts, "plan">) {

@@ -34,10 +34,11 @@ import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { buildFleetFacts } from "@untorn/fleet/facts";
+import { buildSnapshot } from "@untorn/fleet/pipeline";
 import { decodeReplayApi, type ReplayApi, readReplayApi, replayFactsOptions } from "@untorn/fleet/replay";
 import autocannon from "autocannon";
 import { chromium, type Page } from "playwright-core";
-import { buildSnapshot } from "../src/server/fleet/snapshot.js";
+import { webRows } from "../src/lib/fleet-row.js";
 import {
   type FakePrometheus,
   pinnedToRecording,
@@ -703,6 +704,7 @@ async function rawRead(file: string, api: ReplayApi, decodeMs: number): Promise<
   }
   const snap = buildSnapshot({
     fleet: facts,
+    rowsOf: webRows,
     metadata: [],
     storeProblem: null,
     fetchedAt: Date.now(),

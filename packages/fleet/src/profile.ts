@@ -1,9 +1,10 @@
 /**
  * The fleet profile: facts for every instance, the advisor's result for each, the ranking by expected
- * benefit × confidence, and the fleet table's rows and summary (rows.ts, the builder the web app's
- * snapshot uses too). What `untorn fleet` and `untorn advise` show.
+ * benefit × confidence, and the fleet table's rows and summary. What `untorn fleet` and `untorn advise`
+ * show: the pipeline's declarations, advice and ranking (pipeline.ts, the web console's too), with the
+ * full Advice kept for the CLI's output.
  */
-import { type Advice, advise } from "@untorn/advisor/advise";
+import type { Advice } from "@untorn/advisor/advise";
 import type { InstanceFacts } from "@untorn/advisor/facts";
 import type { FleetRanking } from "@untorn/advisor/fleet";
 import type { PromQueryApi } from "./api.js";
@@ -15,39 +16,9 @@ import {
   type SkippedInstance,
 } from "./facts.js";
 import { type DeclaredMetadata, mergeMetadata } from "./metadata.js";
+import { adviseAll, applyMetadata, type Declarations, type MetadataByInstance } from "./pipeline.js";
 import type { FleetSummary, RankedFleetRow } from "./row.js";
 import { rankedRows, rankRows } from "./rows.js";
-
-/** Declarations by instance label (a metadata file, or the web app's store). */
-export type MetadataByInstance = ReadonlyMap<string, DeclaredMetadata>;
-
-export interface Declarations {
-  /** Fact paths each instance took from its declaration. */
-  readonly declared: Readonly<Record<string, readonly string[]>>;
-  /** Conflicts between declared and measured facts (the measured ones are used), and unknown instances. */
-  readonly warnings: readonly string[];
-}
-
-/** Overlays each instance's declaration on its facts; a declaration for an instance not found is reported. */
-export function applyMetadata(
-  facts: readonly InstanceFacts[],
-  metadata: MetadataByInstance | undefined,
-  found: ReadonlySet<string> = new Set(facts.map((f) => f.identity.instance)),
-): { facts: InstanceFacts[] } & Declarations {
-  if (!metadata || metadata.size === 0) return { facts: [...facts], declared: {}, warnings: [] };
-  const declared: Record<string, readonly string[]> = {};
-  const warnings: string[] = [];
-  const out = facts.map((f) => {
-    const instance = f.identity.instance;
-    const m = mergeMetadata(f, metadata.get(instance));
-    if (m.declared.length) declared[instance] = m.declared;
-    for (const c of m.conflicts) warnings.push(`${instance}: ${c}`);
-    return m.facts;
-  });
-  for (const instance of metadata.keys())
-    if (!found.has(instance)) warnings.push(`metadata for ${instance}: no such instance in the data`);
-  return { facts: out, declared, warnings };
-}
 
 export interface FleetProfile extends FleetFacts {
   /** Fact paths each instance took from the declared metadata. */
@@ -57,20 +28,6 @@ export interface FleetProfile extends FleetFacts {
   /** The fleet table's rows (row.ts) with the ranking's detail, in rank order. */
   readonly rows: readonly RankedFleetRow[];
   readonly summary: FleetSummary;
-}
-
-/** Advice for each instance; one the advisor fails on is reported as skipped instead of failing the fleet. */
-export function adviseAll(facts: readonly InstanceFacts[]): { advice: Advice[]; failed: SkippedInstance[] } {
-  const advice: Advice[] = [];
-  const failed: SkippedInstance[] = [];
-  for (const f of facts) {
-    try {
-      advice.push(advise(f));
-    } catch (err) {
-      failed.push({ instance: f.identity.instance, reason: `the advisor failed: ${(err as Error).message}` });
-    }
-  }
-  return { advice, failed };
 }
 
 /** Profiles a set of facts (offline: `untorn advise` over a file, or facts built elsewhere). */
@@ -113,17 +70,14 @@ export async function profileFleet(
   ]);
   const m = applyMetadata(fleet.facts, metadata, found);
   opts.onAdvising?.(m.facts.length);
-  const { advice, ranking, rows, summary, failed } = profileFacts(m.facts, fleet.skipped.length);
+  const { failed, ...profile } = profileFacts(m.facts, fleet.skipped.length);
   return {
     ...fleet,
     facts: m.facts,
     declared: m.declared,
     warnings: [...fleet.warnings, ...m.warnings],
     skipped: [...fleet.skipped, ...failed],
-    advice,
-    ranking,
-    rows,
-    summary,
+    ...profile,
   };
 }
 

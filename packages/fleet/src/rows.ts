@@ -22,7 +22,7 @@ type IndicatorValue = { readonly value: Advice["profile"]["indicators"]["amplifi
 
 /**
  * What the rows, the summary and the ranking read of an instance's advice. A full Advice is one; a
- * caller that holds a whole fleet can keep a copy of just this (the web console's snapshot does).
+ * caller that holds a whole fleet can keep a copy of just this (the pipeline's snapshot does).
  */
 export interface RowAdvice extends RankableAdvice {
   readonly safetyGate: Pick<

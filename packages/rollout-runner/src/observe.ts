@@ -13,7 +13,7 @@ import { chooseBlockSeconds } from "@untorn/compare/blocks";
 import { ratioOfTotals } from "@untorn/compare/stats/ratio-of-totals";
 import type { MatrixSeries, PromQueryApi, VectorSample } from "@untorn/fleet/api";
 import { buildFleetFacts, type FleetFactsOptions } from "@untorn/fleet/facts";
-import { applyMetadata, type MetadataByInstance } from "@untorn/fleet/profile";
+import { applyMetadata, type MetadataByInstance } from "@untorn/fleet/pipeline";
 import type { BakeSeries, Health, ObservationsInput, ReadBack } from "@untorn/rollout/observations";
 import type { ActiveRollout } from "@untorn/rollout/plan";
 import type { BakeRequest, NextActions } from "@untorn/rollout/state";

@@ -1,9 +1,9 @@
 import fs from "node:fs";
 import { fileURLToPath } from "node:url";
+import { buildSnapshot, instanceAdvice } from "@untorn/fleet/pipeline";
 import { beforeAll, describe, expect, it } from "vitest";
 import { fleetResponse, fleetResponseJson, instanceResponse } from "../server/fleet/api.js";
-import type { FleetView } from "../server/fleet/data.js";
-import { buildSnapshot, instanceAdvice, type Snapshot } from "../server/fleet/snapshot.js";
+import type { FleetView, Snapshot } from "../server/fleet/data.js";
 import { factsOf } from "../testing/fleet-facts.js";
 import {
   API_SCHEMAS,
@@ -13,6 +13,7 @@ import {
   renderApiSchema,
 } from "./api-schema.js";
 import { DEFAULT_QUERY, parseFleetQuery } from "./fleet-query.js";
+import { webRows } from "./fleet-row.js";
 
 const DOCS = fileURLToPath(new URL("../../../../docs/schemas/", import.meta.url));
 
@@ -30,6 +31,7 @@ describe("responses match their schemas", () => {
   beforeAll(async () => {
     snap = buildSnapshot({
       fleet: await factsOf(),
+      rowsOf: webRows,
       metadata: [],
       storeProblem: null,
       fetchedAt: Date.UTC(2026, 10, 18),

@@ -2,9 +2,10 @@
  * The web app's fleet row: @untorn/fleet's one row (row.ts, the CLI prints the same) with which exporters
  * the instance has and whether the row comes from the last good snapshot. With the fleet summary, the
  * zod schemas are the API's documented response shape (docs/schemas/api-fleet.schema.json).
- * @untorn/fleet/row depends on zod and the vocabulary only, so client code importing this module does
- * not pull the advisor into the browser.
+ * @untorn/fleet/row depends on zod and the vocabulary only (of @untorn/fleet/pipeline this module imports
+ * a type only), so client code importing this module does not pull the advisor into the browser.
  */
+import type { RowsOf } from "@untorn/fleet/pipeline";
 import { exporterPresenceSchema, fleetRowSchema as sharedRowSchema } from "@untorn/fleet/row";
 import type {
   DoublewriteMode,
@@ -26,6 +27,17 @@ export const fleetRowSchema = sharedRowSchema
   .strict();
 
 export type FleetRow = z.infer<typeof fleetRowSchema>;
+
+const NO_EXPORTER = { untorn: false, mysqldExporter: false };
+
+/** The fleet pipeline's rows (@untorn/fleet/pipeline) with each instance's exporters, not stale. */
+export const webRows: RowsOf<FleetRow> = (rows, exporters) =>
+  rows.map((r) => ({ ...r, exporters: exporters[r.instance] ?? NO_EXPORTER, stale: false }));
+
+/** The rows marked as coming from the last good snapshot. */
+export function staleRows(rows: readonly FleetRow[]): FleetRow[] {
+  return rows.map((r) => ({ ...r, stale: true }));
+}
 
 /** What the fleet table needs of a row (FleetRow has it all; the browser gets this much, lib/table-rows.ts). */
 export interface TableRow {

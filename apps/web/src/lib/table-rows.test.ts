@@ -1,8 +1,8 @@
+import { buildSnapshot } from "@untorn/fleet/pipeline";
 import { beforeAll, describe, expect, it } from "vitest";
-import { buildSnapshot } from "../server/fleet/snapshot.js";
 import { factsOf } from "../testing/fleet-facts.js";
 import { applyFleetQuery, DEFAULT_QUERY, SORT_KEYS } from "./fleet-query.js";
-import type { FleetRow } from "./fleet-row.js";
+import { type FleetRow, webRows } from "./fleet-row.js";
 import { decodeRows, encodeRows, toTableRow } from "./table-rows.js";
 
 let rows: readonly FleetRow[];
@@ -10,6 +10,7 @@ let rows: readonly FleetRow[];
 beforeAll(async () => {
   rows = buildSnapshot({
     fleet: await factsOf(),
+    rowsOf: webRows,
     metadata: [],
     storeProblem: null,
     fetchedAt: 0,

@@ -4,8 +4,8 @@ import { buildFleetFacts, type FleetFacts } from "@untorn/fleet/facts";
 import { ReplayApi, type ReplayFile, replayFactsOptions } from "@untorn/fleet/replay";
 import type { FakeInstance } from "@untorn/fleet/testing/fake-api";
 import { fakeReplay } from "@untorn/fleet/testing/fake-api";
+import { SMALL_FLEET } from "@untorn/fleet/testing/fake-fleet";
 import type { InstanceMetadata } from "@untorn/store/store";
-import { SMALL_FLEET } from "./fake-fleet.js";
 
 /** Last evaluation time of the fake recordings: 2026-11-18T11:06:40Z. */
 export const END = 1_795_000_000;

@@ -5,9 +5,9 @@ import path from "node:path";
 import type { PromQueryApi } from "@untorn/fleet/api";
 import { encodeReplay, ReplayApi, ReplayMissError } from "@untorn/fleet/replay";
 import { fakeReplay } from "@untorn/fleet/testing/fake-api";
+import { SMALL_FLEET } from "@untorn/fleet/testing/fake-fleet";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { parseEnv } from "../../env.js";
-import { SMALL_FLEET } from "../../testing/fake-fleet.js";
 import { type FakePrometheus, startFakePrometheus } from "../../testing/fake-prometheus.js";
 import { END, smallReplay } from "../../testing/fleet-facts.js";
 import {

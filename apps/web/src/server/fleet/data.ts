@@ -19,11 +19,17 @@ import type { PromQueryApi } from "@untorn/fleet/api";
 import { type InstanceCharts, instanceCharts } from "@untorn/fleet/charts";
 import { buildFleetFacts, type ExporterPresence, type FleetFacts } from "@untorn/fleet/facts";
 import type { DeclaredMetadata } from "@untorn/fleet/metadata";
-import { applyMetadata } from "@untorn/fleet/profile";
+import {
+  buildSnapshotYielding,
+  type Snapshot as FleetSnapshot,
+  instanceAdvice,
+  type ReusableAdvice,
+  reviseSnapshot,
+} from "@untorn/fleet/pipeline";
 import { TIME_RANGE_PRESETS, timeRangeSeconds } from "@untorn/prom/duration";
 import type { InstanceMetadata, Store } from "@untorn/store/store";
 import { type Env, env } from "../../env.js";
-import type { FleetRow } from "../../lib/fleet-row.js";
+import { type FleetRow, staleRows, webRows } from "../../lib/fleet-row.js";
 import { type RangeKey, rangeSeconds } from "../../lib/ranges.js";
 import { redactForReaders } from "../../lib/redact.js";
 import { getStore } from "../store.js";
@@ -37,14 +43,6 @@ import {
   saveKeptRead,
 } from "./kept-read.js";
 import {
-  buildSnapshotYielding,
-  instanceAdvice,
-  type ReusableAdvice,
-  reviseSnapshot,
-  type Snapshot,
-  staleRows,
-} from "./snapshot.js";
-import {
   forgetReplays,
   type ReadingInfo,
   type ReplayIdentity,
@@ -57,6 +55,9 @@ import {
 } from "./source.js";
 
 export type { ReadingInfo, SourceInfo } from "./source.js";
+
+/** The web console's fleet snapshot: the pipeline's, with the store's metadata rows and the web's rows. */
+export type Snapshot = FleetSnapshot<InstanceMetadata, FleetRow>;
 
 export type StatusState = "ok" | "stale" | "unavailable" | "no-source";
 
@@ -271,8 +272,9 @@ async function readSnapshot(e: Env, src: ResolvedSource): Promise<Snapshot> {
 }
 
 /**
- * The snapshot of measured facts: the declared file's facts, then the store's metadata overlaid, advised
- * (an instance's advice taken from `reuse`, the kept read's, when its inputs digest still matches).
+ * The snapshot of measured facts: the declared file and the store's metadata read, and handed to the
+ * fleet pipeline, which overlays them in that order and advises (an instance's advice taken from `reuse`,
+ * the kept read's, when its inputs digest still matches).
  */
 async function snapshotOf(
   e: Env,
@@ -282,25 +284,17 @@ async function snapshotOf(
   fetchMs: number,
   reuse: ReadonlyMap<string, ReusableAdvice> | null = null,
 ): Promise<Snapshot> {
-  // Declared facts join the measured ones first; what users store is overlaid on both.
-  const declared = metadataFile ? readDeclaredFile(metadataFile) : null;
-  const overlay = applyMetadata(measured.facts, declared?.instances ?? undefined);
-  const fleet = { ...measured, facts: overlay.facts, warnings: [...measured.warnings, ...overlay.warnings] };
   const meta = await readMetadata(e);
   return buildSnapshotYielding({
-    fleet,
+    fleet: measured,
     metadata: meta.rows,
     storeProblem: meta.problem,
-    declared: declared && {
-      file: declared.file,
-      instances: declared.instances?.size ?? 0,
-      problem: declared.problem,
-    },
-    declaredMeta: declared?.instances ?? null,
+    declared: metadataFile ? readDeclaredFile(metadataFile) : null,
     reuse,
+    rowsOf: webRows,
     fetchedAt,
     fetchMs,
-    window: fleet.plan.window,
+    window: measured.plan.window,
   });
 }
 

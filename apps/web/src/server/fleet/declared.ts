@@ -5,15 +5,7 @@
  */
 import fs from "node:fs";
 import { type DeclaredMetadata, metadataFileSchema } from "@untorn/fleet/metadata";
-import type { MetadataByInstance } from "@untorn/fleet/profile";
-
-export interface DeclaredFile {
-  readonly file: string;
-  /** The declarations, or null when the file could not be used. */
-  readonly instances: MetadataByInstance | null;
-  /** Why the file could not be used, or null. */
-  readonly problem: string | null;
-}
+import type { DeclaredFile } from "@untorn/fleet/pipeline";
 
 /** Reads and validates the file; problems name the file and, for bad content, the field. */
 export function readDeclaredFile(file: string): DeclaredFile {

@@ -1,12 +1,14 @@
+import { buildSnapshot } from "@untorn/fleet/pipeline";
 import { describe, expect, it } from "vitest";
+import { webRows } from "../../lib/fleet-row.js";
 import { factsOf } from "../../testing/fleet-facts.js";
 import { FLEET_CSV_HEADER, fleetCsv } from "./exports.js";
-import { buildSnapshot } from "./snapshot.js";
 
 describe("fleetCsv", () => {
   it("writes every row given, in order, its cells as the row has them", async () => {
     const snap = buildSnapshot({
       fleet: await factsOf(),
+      rowsOf: webRows,
       metadata: [],
       storeProblem: null,
       fetchedAt: 0,
@@ -31,6 +33,7 @@ describe("fleetCsv", () => {
   it("cannot carry a formula from a label into a spreadsheet", async () => {
     const snap = buildSnapshot({
       fleet: await factsOf(),
+      rowsOf: webRows,
       metadata: [],
       storeProblem: null,
       fetchedAt: 0,

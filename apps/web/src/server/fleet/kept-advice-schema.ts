@@ -1,10 +1,10 @@
 /**
- * What the snapshot keeps of an instance's advice (KeptAdvice, snapshot.ts) as a zod schema, made of the
+ * What the snapshot keeps of an instance's advice (KeptAdvice, @untorn/fleet/pipeline) as a zod schema, made of the
  * advisor's own advice schemas, for checking the advice a kept fleet read brings back (kept-file.ts).
  */
 import { adviceSchema, findingSchema, gateSchema, verdictSchema } from "@untorn/advisor/advice-schema";
+import type { KeptAdvice } from "@untorn/fleet/pipeline";
 import { z } from "zod";
-import type { KeptAdvice } from "./snapshot.js";
 
 const indicatorValue = z.object({ value: z.number().nullable() }).strict();
 

@@ -8,13 +8,14 @@ import path from "node:path";
 import { gunzipSync, gzipSync } from "node:zlib";
 import type { FleetFacts } from "@untorn/fleet/facts";
 import type { DeclaredMetadata } from "@untorn/fleet/metadata";
-import { applyMetadata } from "@untorn/fleet/profile";
+import { adviceInputs, buildSnapshot, type ReusableAdvice } from "@untorn/fleet/pipeline";
 import type { InstanceMetadata } from "@untorn/store/store";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { webRows } from "../../lib/fleet-row.js";
 import { factsOf, storedMetadata as metadata } from "../../testing/fleet-facts.js";
+import type { Snapshot } from "./data.js";
 import { parseKeptAdvice } from "./kept-advice-schema.js";
 import { KEPT_FILE, type KeptSource, keptSourceKey, readKeptRead, writeKeptRead } from "./kept-file.js";
-import { adviceInputs, buildSnapshot, type ReusableAdvice, type Snapshot } from "./snapshot.js";
 
 const LIVE: KeptSource = { kind: "live", url: "http://prom:9090", window: "1h" };
 let root: string;
@@ -23,18 +24,18 @@ let measured: FleetFacts;
 const declared = new Map<string, DeclaredMetadata>([["db-heavy-plain:9105", { storageClass: "gp3" }]]);
 const stored = [metadata("db-off:9105", { cluster: "orders", role: "primary" })];
 
-/** The snapshot data.ts builds: the declared file's entries overlaid, then the stored metadata. */
+/** The snapshot data.ts builds: the pipeline overlays the declared file's entries, then the stored metadata. */
 function build(
   meta: readonly InstanceMetadata[],
   decl: ReadonlyMap<string, DeclaredMetadata>,
   reuse: ReadonlyMap<string, ReusableAdvice> | null = null,
 ): Snapshot {
-  const overlay = applyMetadata(measured.facts, decl);
   return buildSnapshot({
-    fleet: { ...measured, facts: overlay.facts, warnings: [...measured.warnings, ...overlay.warnings] },
+    fleet: measured,
+    rowsOf: webRows,
     metadata: meta,
     storeProblem: null,
-    declaredMeta: decl,
+    declared: { file: "fleet.metadata.json", instances: decl, problem: null },
     reuse,
     fetchedAt: 1,
     fetchMs: 12,

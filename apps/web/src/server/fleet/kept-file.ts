@@ -2,7 +2,7 @@
  * The kept fleet read's file: the measured FleetFacts of the last good fleet read, so that a restarted
  * console serves its fleet pages at once instead of after the whole read (docs/web.md, "The kept fleet
  * read"). Beside each instance's facts it keeps what the snapshot keeps of its advice (KeptAdvice) and
- * the digest of that advice's other inputs (snapshot.ts, adviceInputs: the declared metadata file's
+ * the digest of that advice's other inputs (@untorn/fleet/pipeline, adviceInputs: the declared metadata file's
  * entry and the stored metadata): a restart takes the advice of an instance whose digest still matches
  * and advises the others again; the declared file and the store's metadata are always read fresh.
  *
@@ -25,9 +25,9 @@ import { pipeline } from "node:stream/promises";
 import { createGunzip, createGzip } from "node:zlib";
 import type { InstanceFacts } from "@untorn/advisor/facts";
 import type { FleetFacts } from "@untorn/fleet/facts";
+import type { ReusableAdvice } from "@untorn/fleet/pipeline";
 import { z } from "zod";
 import { parseKeptAdvice } from "./kept-advice-schema.js";
-import type { ReusableAdvice } from "./snapshot.js";
 
 /** Bumped whenever the layout of the file changes; another format is never read. */
 export const KEPT_FORMAT = 2;

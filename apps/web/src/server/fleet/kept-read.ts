@@ -9,6 +9,7 @@ import "server-only";
  */
 import path from "node:path";
 import type { FleetFacts } from "@untorn/fleet/facts";
+import { adviceInputs, type Snapshot } from "@untorn/fleet/pipeline";
 import type { Env } from "../../env.js";
 import { serverInfo } from "../../lib/server-info.js";
 import { largeWork } from "./collect.js";
@@ -22,7 +23,6 @@ import {
   removeLeftovers,
   writeKeptRead,
 } from "./kept-file.js";
-import { adviceInputs, type Snapshot } from "./snapshot.js";
 
 export { type KeptRead, type KeptSource, type KeptSourceIdentity, keptSourceKey } from "./kept-file.js";
 

@@ -1,8 +1,9 @@
+import { buildSnapshot } from "@untorn/fleet/pipeline";
 import { beforeAll, describe, expect, it } from "vitest";
+import { webRows } from "../../lib/fleet-row.js";
 import { factsOf } from "../../testing/fleet-facts.js";
 import { RECOMMENDATIONS_CSV_HEADER, recommendationsCsv } from "./exports.js";
 import { filterGroups, groupFindings, type RuleGroup, waitingInstances } from "./recommendations.js";
-import { buildSnapshot } from "./snapshot.js";
 
 let groups: RuleGroup[];
 let findings: number;
@@ -10,6 +11,7 @@ let findings: number;
 beforeAll(async () => {
   const snap = buildSnapshot({
     fleet: await factsOf(),
+    rowsOf: webRows,
     metadata: [],
     storeProblem: null,
     fetchedAt: 0,

@@ -1,7 +1,7 @@
 /** The fleet's findings grouped by rule (pure): what to change where, most severe and widespread first. */
 import type { GainEstimate } from "@untorn/advisor/gain";
 import type { Severity } from "@untorn/advisor/rule";
-import type { KeptAdvice } from "./snapshot.js";
+import type { KeptAdvice } from "@untorn/fleet/pipeline";
 
 export interface AffectedInstance {
   readonly instance: string;

@@ -7,8 +7,7 @@ import "server-only";
  * Time: live, the wall clock. Replay, the recording's last evaluation time, frozen: gates read the
  * recording as it was then, and a bake window after a change point made "now" never fills.
  */
-import type { DeclaredMetadata } from "@untorn/fleet/metadata";
-import type { MetadataByInstance } from "@untorn/fleet/profile";
+import { layerDeclarations, type MetadataByInstance } from "@untorn/fleet/pipeline";
 import { type BakeEstimate, estimateBakes } from "@untorn/rollout/bake-estimate";
 import type { Change } from "@untorn/rollout/change";
 import { type Plan, planInputSchema, planRollout } from "@untorn/rollout/plan";
@@ -153,26 +152,10 @@ export async function loadRollout(id: string, e: Env = env()): Promise<StoredRol
 
 /**
  * What the reconciler overlays on the facts it fetches: the declared file, then what users stored
- * (field by field, the store's non-empty values win), the same layers the pages apply.
+ * (the layers the pages apply, layered by the fleet pipeline).
  */
 export async function declarations(e: Env = env()): Promise<MetadataByInstance> {
   const src = await readSource(e);
-  const out = new Map<string, DeclaredMetadata>();
   const file = src.metadataFile ? readDeclaredFile(src.metadataFile) : null;
-  for (const [k, v] of file?.instances ?? []) out.set(k, v);
-  const rows = await (await getStore(e)).listInstanceMetadata();
-  for (const r of rows) {
-    const prev = out.get(r.instance) ?? {};
-    out.set(r.instance, {
-      ...prev,
-      ...(r.cluster ? { cluster: r.cluster } : {}),
-      ...(r.role ? { role: r.role } : {}),
-      ...(r.storageClass ? { storageClass: r.storageClass } : {}),
-      ...(r.managedService ? { managedService: r.managedService } : {}),
-      ...(r.storageFacts && Object.keys(r.storageFacts).length > 0
-        ? { storageFacts: { ...(prev.storageFacts ?? {}), ...r.storageFacts } }
-        : {}),
-    });
-  }
-  return out;
+  return layerDeclarations(file?.instances, await (await getStore(e)).listInstanceMetadata());
 }

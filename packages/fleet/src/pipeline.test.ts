@@ -1,22 +1,55 @@
 import { advise } from "@untorn/advisor/advise";
-import { rankRows } from "@untorn/fleet/rows";
 import { beforeAll, describe, expect, it } from "vitest";
-import { factsOf, storedMetadata as metadata } from "../../testing/fleet-facts.js";
+import { buildFleetFacts } from "./facts.js";
 import {
   buildSnapshot,
   instanceAdvice,
   keepAdvice,
+  layerDeclarations,
+  type RowsOf,
   reviseSnapshot,
   type Snapshot,
-  staleRows,
-} from "./snapshot.js";
+  type StoredDeclaration,
+} from "./pipeline.js";
+import { ReplayApi, replayFactsOptions } from "./replay.js";
+import type { FleetRow } from "./row.js";
+import { rankRows } from "./rows.js";
+import { fakeReplay } from "./testing/fake-api.js";
+import { SMALL_FLEET } from "./testing/fake-fleet.js";
 
-let snap: Snapshot;
+/** Last evaluation time of the fake recording: 2026-11-18T11:06:40Z. */
+const END = 1_795_000_000;
+
+/** A stored declaration for `instance`, empty but for `over`. */
+const metadata = (instance: string, over: Partial<StoredDeclaration> = {}): StoredDeclaration => ({
+  instance,
+  cluster: null,
+  role: null,
+  storageClass: null,
+  storageFacts: {},
+  managedService: null,
+  ...over,
+});
+
+/** The caller's own row fields, as the web app adds them (its lib/fleet-row.ts). */
+type Row = FleetRow & { readonly exporters: { readonly untorn: boolean }; readonly stale: boolean };
+const rowsOf: RowsOf<Row> = (rows, exporters) =>
+  rows.map((r) => ({ ...r, exporters: { untorn: exporters[r.instance]?.untorn ?? false }, stale: false }));
+
+let snap: Snapshot<StoredDeclaration, Row>;
 
 beforeAll(async () => {
-  const fleet = await factsOf();
+  const api = new ReplayApi(
+    fakeReplay(SMALL_FLEET, {
+      window: "1h",
+      times: [END - 300, END],
+      chart: { start: END - 3 * 3600, end: END, step: 60 },
+    }),
+  );
+  const fleet = await buildFleetFacts(api, replayFactsOptions(api.meta));
   snap = buildSnapshot({
     fleet,
+    rowsOf,
     metadata: [metadata("db-off:9105", { cluster: "orders", role: "primary" })],
     storeProblem: null,
     fetchedAt: 1,
@@ -137,7 +170,32 @@ describe("reviseSnapshot", () => {
   });
 });
 
-it("staleRows marks every row stale", () => {
-  expect(staleRows(snap.rows).every((r) => r.stale)).toBe(true);
-  expect(snap.rows.every((r) => !r.stale)).toBe(true);
+it("makes the caller's rows again on a revision", () => {
+  expect(snap.rows.every((r) => !r.stale && typeof r.exporters.untorn === "boolean")).toBe(true);
+  const next = reviseSnapshot(snap, "db-idle:9105", metadata("db-idle:9105", { cluster: "analytics" }));
+  expect(next.rows.every((r) => !r.stale && typeof r.exporters.untorn === "boolean")).toBe(true);
+});
+
+describe("layerDeclarations", () => {
+  it("takes the declared file's entries, then the stored rows' non-empty fields over them", () => {
+    const file = new Map([
+      [
+        "a",
+        { cluster: "lab", role: "replica" as const, storageFacts: { fsType: "xfs", cloud: "aws" as const } },
+      ],
+      ["b", { cluster: "lab" }],
+    ]);
+    const out = layerDeclarations(file, [
+      metadata("a", { cluster: "mine", storageFacts: { fsType: "ext4" } }),
+      metadata("c", { storageClass: "gp3" }),
+    ]);
+    expect(out.get("a")).toEqual({
+      cluster: "mine",
+      role: "replica",
+      storageFacts: { fsType: "ext4", cloud: "aws" },
+    });
+    expect(out.get("b")).toEqual({ cluster: "lab" });
+    expect(out.get("c")).toEqual({ storageClass: "gp3" });
+    expect(layerDeclarations(undefined, [])).toEqual(new Map());
+  });
 });

@@ -1,6 +1,6 @@
-/** The console's tests' and benchmark's mixed fleet, from @untorn/fleet's fixture instances. */
-import type { FakeInstance } from "@untorn/fleet/testing/fake-api";
-import { fakeInstance, HEAVY, IDLE, type Load } from "@untorn/fleet/testing/fixtures";
+/** The console's tests' and benchmark's mixed fleet, from the fixture instances, for any package's tests. */
+import type { FakeInstance } from "./fake-api.js";
+import { fakeInstance, HEAVY, IDLE, type Load } from "./fixtures.js";
 
 const MEDIUM: Load = { flushed: 300, txn: 80, waitFree: 0, util: 0.35, writeLatency: 0.0008 };
 

@@ -1,11 +1,13 @@
 /**
- * A fleet snapshot: the facts read at one evaluation time, the stored metadata overlaid on them, what
- * the fleet pages read of the advisor's result per instance, the ranking, the table rows and the summary
- * (@untorn/fleet/rows, the builder the CLI uses too; the web adds each row's exporters and stale flag).
- * Building one is pure given the fleet facts and the metadata (tested without Prometheus or a store);
- * revising one instance after a metadata change re-advises that instance only.
+ * The one fleet pipeline of the CLI and the web console: declarations layered on the measured facts, each
+ * instance advised (in batches, so a caller can yield between them), the ranking, the table rows and the
+ * summary (rows.ts), and one instance advised again after its metadata changed. Pure given the facts and
+ * the declarations: tested without Prometheus or a store.
  *
- * The snapshot keeps of each instance's advice only what ranking, the fleet table and summary, the
+ * Declarations come in two layers: the declared metadata file's entries (the CLI's `--metadata`, the web
+ * console's UNTORN_METADATA_FILE or a recording's sidecar), then what users stored in the web console.
+ *
+ * A snapshot keeps of each instance's advice only what ranking, the fleet table and summary, the
  * recommendations page and the API's fleet rows read (KeptAdvice): the full advice (profile, evidence,
  * gate checks, action steps and snippets) is about 19 KB of JSON an instance, most of a 10,000-instance
  * snapshot's heap. The instance page and GET /api/v1/instances/{id} advise that one instance again from
@@ -13,16 +15,87 @@
  * the ranking was built from.
  */
 import { createHash } from "node:crypto";
-import type { Advice } from "@untorn/advisor/advise";
+import { type Advice, advise } from "@untorn/advisor/advise";
 import type { InstanceFacts } from "@untorn/advisor/facts";
 import type { FleetRanking, RankedFinding } from "@untorn/advisor/fleet";
 import type { ConfigChange, Finding } from "@untorn/advisor/rule";
-import type { ExporterPresence, FleetFacts, RecordingRulesUse, SkippedInstance } from "@untorn/fleet/facts";
-import { type MergeResult, mergeMetadata } from "@untorn/fleet/metadata";
-import { adviseAll, type MetadataByInstance } from "@untorn/fleet/profile";
-import { type RowAdvice, rankRows } from "@untorn/fleet/rows";
-import type { InstanceMetadata } from "@untorn/store/store";
-import type { FleetRow, FleetSummary } from "../../lib/fleet-row.js";
+import type { ExporterPresence, FleetFacts, RecordingRulesUse, SkippedInstance } from "./facts.js";
+import { type DeclaredMetadata, type MergeResult, mergeMetadata } from "./metadata.js";
+import type { FleetRow, FleetSummary } from "./row.js";
+import { type RowAdvice, rankRows } from "./rows.js";
+
+/** Declarations by instance label (a metadata file, or the web app's store). */
+export type MetadataByInstance = ReadonlyMap<string, DeclaredMetadata>;
+
+/** A stored declaration: one instance's metadata row (the web app's store keeps more fields). */
+export type StoredDeclaration = DeclaredMetadata & { readonly instance: string };
+
+export interface Declarations {
+  /** Fact paths each instance took from its declaration. */
+  readonly declared: Readonly<Record<string, readonly string[]>>;
+  /** Conflicts between declared and measured facts (the measured ones are used), and unknown instances. */
+  readonly warnings: readonly string[];
+}
+
+/** Overlays each instance's declaration on its facts; a declaration for an instance not found is reported. */
+export function applyMetadata(
+  facts: readonly InstanceFacts[],
+  metadata: MetadataByInstance | null | undefined,
+  found: ReadonlySet<string> = new Set(facts.map((f) => f.identity.instance)),
+): { facts: InstanceFacts[] } & Declarations {
+  if (!metadata || metadata.size === 0) return { facts: [...facts], declared: {}, warnings: [] };
+  const declared: Record<string, readonly string[]> = {};
+  const warnings: string[] = [];
+  const out = facts.map((f) => {
+    const instance = f.identity.instance;
+    const m = mergeMetadata(f, metadata.get(instance));
+    if (m.declared.length) declared[instance] = m.declared;
+    for (const c of m.conflicts) warnings.push(`${instance}: ${c}`);
+    return m.facts;
+  });
+  for (const instance of metadata.keys())
+    if (!found.has(instance)) warnings.push(`metadata for ${instance}: no such instance in the data`);
+  return { facts: out, declared, warnings };
+}
+
+/**
+ * The two layers as one declaration per instance, for a caller that overlays once (the rollout
+ * reconciler): the file's entry, then the stored row's non-empty fields over it, field by field.
+ */
+export function layerDeclarations(
+  file: MetadataByInstance | null | undefined,
+  stored: Iterable<StoredDeclaration>,
+): Map<string, DeclaredMetadata> {
+  const out = new Map<string, DeclaredMetadata>(file ?? []);
+  for (const r of stored) {
+    const prev = out.get(r.instance) ?? {};
+    out.set(r.instance, {
+      ...prev,
+      ...(r.cluster ? { cluster: r.cluster } : {}),
+      ...(r.role ? { role: r.role } : {}),
+      ...(r.storageClass ? { storageClass: r.storageClass } : {}),
+      ...(r.managedService ? { managedService: r.managedService } : {}),
+      ...(r.storageFacts && Object.keys(r.storageFacts).length > 0
+        ? { storageFacts: { ...(prev.storageFacts ?? {}), ...r.storageFacts } }
+        : {}),
+    });
+  }
+  return out;
+}
+
+/** Advice for each instance; one the advisor fails on is reported as skipped instead of failing the fleet. */
+export function adviseAll(facts: readonly InstanceFacts[]): { advice: Advice[]; failed: SkippedInstance[] } {
+  const advice: Advice[] = [];
+  const failed: SkippedInstance[] = [];
+  for (const f of facts) {
+    try {
+      advice.push(advise(f));
+    } catch (err) {
+      failed.push({ instance: f.identity.instance, reason: `the advisor failed: ${(err as Error).message}` });
+    }
+  }
+  return { advice, failed };
+}
 
 /** What the snapshot keeps of a finding: ranking's fields, the rule's docs page and the actions' changes. */
 export interface KeptFinding extends RankedFinding {
@@ -74,8 +147,8 @@ export function keepAdvice(a: Advice): KeptAdvice {
 }
 
 /**
- * An instance's advice as a kept fleet read keeps it (kept-file.ts), with the digest of the inputs it was
- * derived from besides the facts and the build (adviceInputs).
+ * An instance's advice as a kept fleet read keeps it (the web app's kept-file.ts), with the digest of the
+ * inputs it was derived from besides the facts and the build (adviceInputs).
  */
 export interface ReusableAdvice {
   readonly advice: KeptAdvice;
@@ -84,26 +157,22 @@ export interface ReusableAdvice {
 
 /**
  * The digest of what an instance's advice is derived from besides its measured facts and the build: the
- * declared metadata file's entry for it and its stored metadata, the two overlays buildSnapshot makes
+ * declared metadata file's entry for it and its stored metadata, the two overlays snapshotSteps makes
  * before advising (the advisor itself is pure). Equal digests, equal facts and the same build give the
  * same advice.
  */
-export function adviceInputs(snap: Pick<Snapshot, "metadata" | "declaredMeta">, instance: string): string {
+export function adviceInputs(
+  snap: {
+    readonly metadata: ReadonlyMap<string, DeclaredMetadata>;
+    readonly declaredMeta: MetadataByInstance;
+  },
+  instance: string,
+): string {
   const declared = snap.declaredMeta.get(instance) ?? null;
   const stored = snap.metadata.get(instance) ?? null;
   return createHash("sha256")
     .update(JSON.stringify([declared, stored]))
     .digest("base64url");
-}
-
-/** Advises each instance and keeps only KeptAdvice, so at most one full advice is alive at a time. */
-function adviseKept(facts: Iterable<InstanceFacts>): {
-  advice: Map<string, KeptAdvice>;
-  failed: SkippedInstance[];
-} {
-  const out = { advice: new Map<string, KeptAdvice>(), failed: [] as SkippedInstance[], reused: 0 };
-  for (const _ of adviseKeptSteps(facts, out, null));
-  return out;
 }
 
 /** Instances advised between two turns of the event loop in buildSnapshotYielding (a few ms). */
@@ -112,12 +181,13 @@ const ADVISE_BATCH = 100;
 const REUSE_BATCH = 2000;
 
 /**
- * adviseKept's work into `out`, pausing (yielding) after every ADVISE_BATCH instances advised. An
- * instance `reuse` gives the advice of (its kept advice and the inputs digest it matches) takes it as is.
+ * Advises each instance into `out` and keeps only KeptAdvice, so at most one full advice is alive at a
+ * time, pausing (yielding) after every ADVISE_BATCH instances advised. An instance `reuse` gives the
+ * advice of (its kept advice and the inputs digest it matches) takes it as is.
  */
-function* adviseKeptSteps(
+export function* adviseKeptSteps(
   facts: Iterable<InstanceFacts>,
-  out: { advice: Map<string, KeptAdvice>; failed: SkippedInstance[]; reused: number },
+  out: { readonly advice: Map<string, KeptAdvice>; readonly failed: SkippedInstance[]; reused: number },
   reuse: ((instance: string) => KeptAdvice | null) | null,
 ): Generator<void> {
   let n = 0;
@@ -137,7 +207,13 @@ function* adviseKeptSteps(
   }
 }
 
-export interface Snapshot {
+/** The caller's rows from the pipeline's (the web app adds which exporters each instance has). */
+export type RowsOf<R extends FleetRow> = (
+  rows: readonly FleetRow[],
+  exporters: Readonly<Record<string, ExporterPresence>>,
+) => R[];
+
+export interface Snapshot<M extends StoredDeclaration = StoredDeclaration, R extends FleetRow = FleetRow> {
   /** Evaluation time, Unix seconds. */
   readonly at: number;
   readonly window: string;
@@ -158,13 +234,15 @@ export interface Snapshot {
   readonly merged: ReadonlyMap<string, MergeResult>;
   /** What the fleet pages read of each advised instance's advice; instanceAdvice gives the full one. */
   readonly advice: ReadonlyMap<string, KeptAdvice>;
-  readonly metadata: ReadonlyMap<string, InstanceMetadata>;
+  readonly metadata: ReadonlyMap<string, M>;
   readonly missing: Readonly<Record<string, readonly string[]>>;
   readonly exporters: Readonly<Record<string, ExporterPresence>>;
   readonly skipped: readonly SkippedInstance[];
   readonly warnings: readonly string[];
   readonly ranking: FleetRanking;
-  readonly rows: readonly FleetRow[];
+  readonly rows: readonly R[];
+  /** How the rows were made from the pipeline's, again on a revision. */
+  readonly rowsOf: RowsOf<R>;
   readonly summary: FleetSummary;
   /** Why the stored metadata could not be read (the advice then lacks it), or null. */
   readonly storeProblem: string | null;
@@ -176,32 +254,40 @@ export interface Snapshot {
   readonly reused: number;
 }
 
-/** The declared metadata file overlaid on the facts (server/declared.ts). */
-export interface DeclaredInfo {
+/** A declared metadata file as read (the web app's declared.ts reads one). */
+export interface DeclaredFile {
   readonly file: string;
-  /** Instances it declares facts for; 0 when it could not be used. */
-  readonly instances: number;
+  /** The declarations, or null when the file could not be used. */
+  readonly instances: MetadataByInstance | null;
+  /** Why the file could not be used, or null. */
   readonly problem: string | null;
 }
 
-export interface SnapshotInput {
+/** The declared metadata file overlaid on the facts, with the number of instances it declares facts for. */
+export type DeclaredInfo = Omit<DeclaredFile, "instances"> & { readonly instances: number };
+
+export interface SnapshotInput<M extends StoredDeclaration, R extends FleetRow> {
+  /** The facts as measured: the declared file's entries are overlaid here, then the stored metadata. */
   readonly fleet: Omit<FleetFacts, "plan">;
-  readonly metadata: readonly InstanceMetadata[];
+  readonly metadata: readonly M[];
   readonly storeProblem: string | null;
-  readonly declared?: DeclaredInfo | null;
-  /** The declared file's entries already overlaid on `fleet.facts` (recorded for adviceInputs). */
-  readonly declaredMeta?: MetadataByInstance | null;
+  /** The declared metadata file, overlaid before the stored metadata. */
+  readonly declared?: DeclaredFile | null;
   /**
    * Advice kept from an earlier build of the same facts (the kept fleet read): an instance's is used
    * instead of advising it again when its inputs digest is the one adviceInputs gives now.
    */
   readonly reuse?: ReadonlyMap<string, ReusableAdvice> | null;
+  readonly rowsOf: RowsOf<R>;
   readonly fetchedAt: number;
   readonly fetchMs: number;
   readonly window: string;
 }
 
-export function buildSnapshot(input: SnapshotInput, clock: () => number = () => performance.now()): Snapshot {
+export function buildSnapshot<M extends StoredDeclaration, R extends FleetRow>(
+  input: SnapshotInput<M, R>,
+  clock: () => number = () => performance.now(),
+): Snapshot<M, R> {
   const steps = snapshotSteps(input, clock);
   for (;;) {
     const r = steps.next();
@@ -210,14 +296,14 @@ export function buildSnapshot(input: SnapshotInput, clock: () => number = () => 
 }
 
 /**
- * buildSnapshot for the server: the same snapshot, with a turn of the event loop after every
- * ADVISE_BATCH instances advised, so that pages (the "reading the fleet" state among them) are served
- * while a 10,000-instance fleet is advised. `adviseMs` then includes those turns.
+ * buildSnapshot for a server: the same snapshot, with a turn of the event loop after every ADVISE_BATCH
+ * instances advised, so that pages (the "reading the fleet" state among them) are served while a
+ * 10,000-instance fleet is advised. `adviseMs` then includes those turns.
  */
-export async function buildSnapshotYielding(
-  input: SnapshotInput,
+export async function buildSnapshotYielding<M extends StoredDeclaration, R extends FleetRow>(
+  input: SnapshotInput<M, R>,
   clock: () => number = () => performance.now(),
-): Promise<Snapshot> {
+): Promise<Snapshot<M, R>> {
   const steps = snapshotSteps(input, clock);
   for (;;) {
     const r = steps.next();
@@ -226,14 +312,21 @@ export async function buildSnapshotYielding(
   }
 }
 
-function* snapshotSteps(input: SnapshotInput, clock: () => number): Generator<void, Snapshot> {
+/** The snapshot's work: both declaration layers, the advice in batches (a yield between), the ranking. */
+export function* snapshotSteps<M extends StoredDeclaration, R extends FleetRow>(
+  input: SnapshotInput<M, R>,
+  clock: () => number,
+): Generator<void, Snapshot<M, R>> {
   const t0 = clock();
+  const d = input.declared;
+  const declaredMeta: MetadataByInstance = d?.instances ?? new Map();
+  // Declared facts join the measured ones first; what users store is overlaid on both.
+  const file = applyMetadata(input.fleet.facts, declaredMeta);
   const metadata = new Map(input.metadata.map((m) => [m.instance, m]));
-  const measured = new Map(input.fleet.facts.map((f) => [f.identity.instance, f]));
+  const measured = new Map(file.facts.map((f) => [f.identity.instance, f]));
   const merged = new Map<string, MergeResult>();
-  for (const f of input.fleet.facts)
+  for (const f of file.facts)
     merged.set(f.identity.instance, mergeMetadata(f, metadata.get(f.identity.instance)));
-  const declaredMeta: MetadataByInstance = input.declaredMeta ?? new Map();
   const kept = { advice: new Map<string, KeptAdvice>(), failed: [] as SkippedInstance[], reused: 0 };
   const reuse = input.reuse;
   yield* adviseKeptSteps(
@@ -246,9 +339,8 @@ function* snapshotSteps(input: SnapshotInput, clock: () => number): Generator<vo
         }
       : null,
   );
-  const { advice: adviceMap, failed } = kept;
-  const skipped = [...input.fleet.skipped, ...failed];
-  const { ranking, rows, summary } = rank(adviceMap, merged, input.fleet.exporters, skipped.length);
+  const skipped = [...input.fleet.skipped, ...kept.failed];
+  const ranked = rank(kept.advice, merged, skipped.length);
   return {
     at: input.fleet.at,
     window: input.window,
@@ -260,17 +352,18 @@ function* snapshotSteps(input: SnapshotInput, clock: () => number): Generator<vo
     clockNote: input.fleet.clockNote ?? null,
     measured,
     merged,
-    advice: adviceMap,
+    advice: kept.advice,
     metadata,
     missing: input.fleet.missing,
     exporters: input.fleet.exporters,
     skipped,
-    warnings: input.fleet.warnings,
-    ranking,
-    rows,
-    summary,
+    warnings: [...input.fleet.warnings, ...file.warnings],
+    ranking: ranked.ranking,
+    rows: input.rowsOf(ranked.rows, input.fleet.exporters),
+    rowsOf: input.rowsOf,
+    summary: ranked.summary,
     storeProblem: input.storeProblem,
-    declared: input.declared ?? null,
+    declared: d ? { file: d.file, instances: d.instances?.size ?? 0, problem: d.problem } : null,
     declaredMeta,
     reused: kept.reused,
   };
@@ -279,22 +372,17 @@ function* snapshotSteps(input: SnapshotInput, clock: () => number): Generator<vo
 function rank(
   advice: ReadonlyMap<string, KeptAdvice>,
   merged: ReadonlyMap<string, MergeResult>,
-  exporters: Readonly<Record<string, ExporterPresence>>,
   skipped: number,
-): { ranking: FleetRanking; rows: FleetRow[]; summary: FleetSummary } {
-  const facts = new Map([...merged].map(([k, m]) => [k, m.facts]));
-  const { ranking, rows, summary } = rankRows(advice, facts, skipped);
-  return {
-    ranking,
-    rows: rows.map((r) => ({ ...r, exporters: exporters[r.instance] ?? NO_EXPORTER, stale: false })),
-    summary,
-  };
+) {
+  return rankRows(advice, new Map([...merged].map(([k, m]) => [k, m.facts])), skipped);
 }
 
-const NO_EXPORTER: ExporterPresence = { untorn: false, mysqldExporter: false };
-
 /** The snapshot with one instance's metadata replaced (or removed) and that instance re-advised. */
-export function reviseSnapshot(snap: Snapshot, instance: string, meta: InstanceMetadata | null): Snapshot {
+export function reviseSnapshot<M extends StoredDeclaration, R extends FleetRow>(
+  snap: Snapshot<M, R>,
+  instance: string,
+  meta: M | null,
+): Snapshot<M, R> {
   const facts = snap.measured.get(instance);
   const metadata = new Map(snap.metadata);
   if (meta) metadata.set(instance, meta);
@@ -304,18 +392,20 @@ export function reviseSnapshot(snap: Snapshot, instance: string, meta: InstanceM
   const m = mergeMetadata(facts, meta);
   merged.set(instance, m);
   const advice = new Map(snap.advice);
-  const { advice: one, failed } = adviseKept([m.facts]);
-  const kept = one.get(instance);
-  if (kept) advice.set(instance, kept);
+  const one = adviseAll([m.facts]);
+  if (one.advice[0]) advice.set(instance, keepAdvice(one.advice[0]));
   else advice.delete(instance);
-  const skipped = [...snap.skipped.filter((s) => s.instance !== instance), ...failed];
+  const skipped = [...snap.skipped.filter((s) => s.instance !== instance), ...one.failed];
+  const ranked = rank(advice, merged, skipped.length);
   return {
     ...snap,
     metadata,
     merged,
     advice,
     skipped,
-    ...rank(advice, merged, snap.exporters, skipped.length),
+    ranking: ranked.ranking,
+    rows: snap.rowsOf(ranked.rows, snap.exporters),
+    summary: ranked.summary,
   };
 }
 
@@ -332,9 +422,4 @@ export function instanceAdvice(
   const { advice, failed } = adviseAll([m.facts]);
   if (advice[0]) return { advice: advice[0] };
   return { failed: failed[0]?.reason ?? "the advisor returned no advice" };
-}
-
-/** The rows marked as coming from the last good snapshot. */
-export function staleRows(rows: readonly FleetRow[]): FleetRow[] {
-  return rows.map((r) => ({ ...r, stale: true }));
 }
