@@ -4,21 +4,12 @@
  * hash (record it elsewhere: a rewrite that recomputes the whole chain, or entries cut off the end, only
  * shows against a head kept outside the database); exit 4 naming the first broken link. Changes nothing.
  */
-import { StoreOpenError } from "@untorn/store/errors";
-import { openStore } from "@untorn/store/store";
+import type { Store } from "@untorn/store/store";
 import type { Command } from "commander";
-import { z } from "zod";
 import { CliError, EXIT } from "../errors.js";
 import type { Io } from "../io.js";
+import { DEFAULT_DATA_DIR, openCliStore, storeTarget } from "../store-open.js";
 import { DESCRIPTIONS } from "./descriptions.js";
-
-const DEFAULT_DATA_DIR = ".untorn-data";
-const POSTGRES_URL = /^postgres(ql)?:\/\//;
-
-const EnvSchema = z.object({
-  UNTORN_DATA_DIR: z.string().min(1).optional().catch(undefined),
-  DATABASE_URL: z.string().min(1).optional().catch(undefined),
-});
 
 interface VerifyFlags {
   dataDir?: string;
@@ -28,27 +19,10 @@ interface VerifyFlags {
 }
 
 async function verify(flags: VerifyFlags, io: Io): Promise<void> {
-  const env = EnvSchema.parse(io.env);
-  const databaseUrl = flags.databaseUrl ?? env.DATABASE_URL;
-  if (databaseUrl !== undefined && !POSTGRES_URL.test(databaseUrl))
-    throw new CliError(
-      `${flags.databaseUrl !== undefined ? "--database-url" : "DATABASE_URL"}: expected a postgres:// or postgresql:// URL`,
-      EXIT.usage,
-    );
+  const target = storeTarget(flags, io);
   if (flags.expectHead !== undefined && !/^[0-9a-f]{64}$/.test(flags.expectHead))
     throw new CliError("--expect-head: expected the 64 hex digits `untorn audit verify` printed", EXIT.usage);
-  let store: Awaited<ReturnType<typeof openStore>>;
-  try {
-    store = await openStore({
-      ...(databaseUrl
-        ? { databaseUrl }
-        : { dataDir: flags.dataDir ?? env.UNTORN_DATA_DIR ?? DEFAULT_DATA_DIR }),
-      migrations: "require",
-    });
-  } catch (e) {
-    if (e instanceof StoreOpenError) throw new CliError(`cannot open the store: ${e.message}`, EXIT.failure);
-    throw e;
-  }
+  const store = await openCliStore(target, { migrations: "require" });
   try {
     const v = await store.verifyAudit();
     if (flags.json) io.out(`${JSON.stringify(v)}\n`);
@@ -71,7 +45,7 @@ async function verify(flags: VerifyFlags, io: Io): Promise<void> {
 }
 
 /** Whether some entry of the chain carries `hash` (a head recorded before later entries were added). */
-async function chainHolds(store: Awaited<ReturnType<typeof openStore>>, hash: string): Promise<boolean> {
+async function chainHolds(store: Store, hash: string): Promise<boolean> {
   const PAGE = 500;
   for (let before: number | undefined; ; ) {
     const page = await store.listAudit({ limit: PAGE, ...(before === undefined ? {} : { before }) });

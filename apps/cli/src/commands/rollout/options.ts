@@ -5,11 +5,9 @@ import { z } from "zod";
 import { CliError, EXIT } from "../../errors.js";
 import type { Io } from "../../io.js";
 import { parseAt } from "../../source.js";
+import { DEFAULT_DATA_DIR, type StoreFlags } from "../../store-open.js";
 
-export interface StoreFlags {
-  dataDir?: string;
-  databaseUrl?: string;
-}
+export type { StoreFlags };
 export interface CommonFlags extends StoreFlags {
   actor?: string;
   key?: string;
@@ -17,8 +15,6 @@ export interface CommonFlags extends StoreFlags {
   now?: string;
   json?: boolean;
 }
-
-export const DEFAULT_DATA_DIR = ".untorn-data";
 
 /** The store, actor and time flags every rollout subcommand but `plan` shares. */
 export function commonOptions(cmd: Command, write = true): Command {
@@ -42,8 +38,6 @@ export function commonOptions(cmd: Command, write = true): Command {
 }
 
 export const EnvSchema = z.object({
-  UNTORN_DATA_DIR: z.string().min(1).optional().catch(undefined),
-  DATABASE_URL: z.string().min(1).optional().catch(undefined),
   UNTORN_ACTOR: z.string().min(1).optional().catch(undefined),
   USER: z.string().min(1).optional().catch(undefined),
 });

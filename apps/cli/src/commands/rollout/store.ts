@@ -10,36 +10,19 @@ import {
   IdempotencyKeyReuseError,
   NotFoundError,
   StoreError,
-  StoreOpenError,
   StoreValidationError,
   VersionConflictError,
 } from "@untorn/store/errors";
-import { openStore, type Store } from "@untorn/store/store";
+import type { Store } from "@untorn/store/store";
 import { z } from "zod";
 import { CliError, describeIssues, EXIT } from "../../errors.js";
 import type { Io } from "../../io.js";
 import { explain } from "../../source.js";
-import { clockOf, DEFAULT_DATA_DIR, EnvSchema, type StoreFlags } from "./options.js";
-
-const POSTGRES_URL = /^postgres(ql)?:\/\//;
+import { openCliStore, type StoreFlags, storeTarget } from "../../store-open.js";
+import { clockOf } from "./options.js";
 
 export async function withStore<T>(flags: StoreFlags, io: Io, fn: (store: Store) => Promise<T>): Promise<T> {
-  const env = EnvSchema.parse(io.env);
-  const databaseUrl = flags.databaseUrl ?? env.DATABASE_URL;
-  if (databaseUrl !== undefined && !POSTGRES_URL.test(databaseUrl))
-    throw new CliError(
-      `${flags.databaseUrl !== undefined ? "--database-url" : "DATABASE_URL"}: expected a postgres:// or postgresql:// URL`,
-      EXIT.usage,
-    );
-  let store: Store;
-  try {
-    store = await openStore(
-      databaseUrl ? { databaseUrl } : { dataDir: flags.dataDir ?? env.UNTORN_DATA_DIR ?? DEFAULT_DATA_DIR },
-    );
-  } catch (e) {
-    if (e instanceof StoreOpenError) throw new CliError(`cannot open the store: ${e.message}`, EXIT.failure);
-    throw e;
-  }
+  const store = await openCliStore(storeTarget(flags, io));
   try {
     return await fn(store);
   } catch (e) {
