@@ -10,7 +10,7 @@
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import type { MetadataByInstance } from "@untorn/fleet/profile";
+import type { MetadataByInstance } from "@untorn/fleet/pipeline";
 import { PromClient } from "@untorn/prom/client";
 import type { PolicyInput } from "@untorn/rollout/policy";
 import { nextActions, type RolloutState } from "@untorn/rollout/state";
