@@ -172,6 +172,23 @@ describe("the docker-compose demo, from outside", () => {
     }
   });
 
+  it("reads each server's role from its replication status and its cluster from the scrape labels", async () => {
+    type Rows = { instances: { instance: string; cluster: string | null; role: string | null }[] };
+    // Polled: the primary reads "primary" only once a replica is connected, and the console caches 30 s.
+    await eventually("topology", async () => {
+      const body = (await getJson(`${demo.webUrl}/api/v1/fleet`, {
+        authorization: `Bearer ${demo.viewerToken}`,
+      })) as Rows;
+      const topology = Object.fromEntries(body.instances.map((r) => [r.instance, [r.cluster, r.role]]));
+      expect(topology).toEqual({
+        "mariadb-primary": ["demo", "primary"],
+        "mariadb-replica1": ["demo", "replica"],
+        "mariadb-replica2": ["demo", "replica"],
+        "mariadb-standalone": ["demo-standalone", "standalone"],
+      });
+    });
+  });
+
   // mysqld_exporter's slave_status collector until untorn-exporter reports replication itself.
   it("reports replication lag for both replicas, and none for the primary or the standalone server", async () => {
     await eventually("replication lag", async () => {
