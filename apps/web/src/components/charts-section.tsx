@@ -1,6 +1,6 @@
 import { utc } from "../lib/format.js";
 import { instanceHref } from "../lib/paths.js";
-import { getInstanceCharts } from "../server/fleet/data.js";
+import { getInstanceCharts } from "../server/fleet/instance.js";
 import { type ChartData, Charts } from "./charts.js";
 import { TimeRangePicker } from "./time-range-picker.js";
 

@@ -70,7 +70,7 @@ describe("saveInstanceMetadata", () => {
 
   it("saves, re-advises the instance and revalidates its pages", async () => {
     const { saveInstanceMetadata } = await import("./actions.js");
-    const { getInstance } = await import("./fleet/data.js");
+    const { getInstance } = await import("./fleet/instance.js");
     await getInstance("db-idle:9105");
     const r = await runAs(operator, () =>
       saveInstanceMetadata(
@@ -111,7 +111,8 @@ describe("saveInstanceMetadata", () => {
 
   it("refuses a declaration that contradicts what the exporter measured, naming the field, storing nothing", async () => {
     const { saveInstanceMetadata } = await import("./actions.js");
-    const { getInstance, metadataStore } = await import("./fleet/data.js");
+    const { metadataStore } = await import("./fleet/data.js");
+    const { getInstance } = await import("./fleet/instance.js");
     const found = await getInstance("db-off:9105");
     expect(found.kind === "found" && found.view.measured.storage?.fsType).toBe("ext4");
     const before = await (await metadataStore()).getInstanceMetadata("db-off:9105");

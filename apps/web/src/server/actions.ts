@@ -13,7 +13,8 @@ import type { ActionName } from "../lib/permissions.js";
 import { ROLES } from "../lib/permissions.js";
 import { AccessError, actorOf, type Principal, requireRole, sha256 } from "./auth/access.js";
 import { hashPassword, randomToken } from "./auth/password.js";
-import { getInstance, metadataChanged, metadataStore } from "./fleet/data.js";
+import { metadataChanged, metadataStore } from "./fleet/data.js";
+import { getInstance } from "./fleet/instance.js";
 import { contradictedFields, formFieldOf, toUpsertInput } from "./fleet/metadata-input.js";
 
 /**

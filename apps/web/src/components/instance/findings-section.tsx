@@ -2,7 +2,7 @@
 import Link from "next/link";
 import { gainText } from "../../lib/gain.js";
 import { changeFieldsOf, planHref } from "../../lib/rollout-link.js";
-import type { InstanceView } from "../../server/fleet/data.js";
+import type { InstanceView } from "../../server/fleet/instance.js";
 import { FindingCard } from "../finding-card.js";
 
 export function FindingsSection({

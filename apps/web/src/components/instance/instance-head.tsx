@@ -1,7 +1,7 @@
 /** The top of an instance's page, and what the page says when the instance has no view. */
 import Link from "next/link";
 import { serverLabel, utc } from "../../lib/format.js";
-import type { InstanceLookup, InstanceView } from "../../server/fleet/data.js";
+import type { InstanceLookup, InstanceView } from "../../server/fleet/instance.js";
 import { GateBadge, VerdictBadge } from "../badges.js";
 import { StatusBanner } from "../status-banner.js";
 

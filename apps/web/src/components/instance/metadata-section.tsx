@@ -3,7 +3,7 @@ import type { DeclaredMetadata } from "@untorn/fleet/metadata";
 import type { InstanceMetadata } from "@untorn/store/store";
 import type { ComponentProps } from "react";
 import { utc } from "../../lib/format.js";
-import type { InstanceView } from "../../server/fleet/data.js";
+import type { InstanceView } from "../../server/fleet/instance.js";
 import { MetadataForm, type MetadataValues } from "../metadata-form.js";
 
 /**

@@ -7,7 +7,8 @@ import {
   type PageQuery,
   type ParamProblem,
 } from "../../lib/fleet-query.js";
-import type { FleetView, InstanceView, SourceInfo, Status } from "./data.js";
+import type { FleetView, SourceInfo, Status } from "./data.js";
+import type { InstanceView } from "./instance.js";
 
 const isoOf = (unixSeconds: number) => new Date(unixSeconds * 1000).toISOString();
 

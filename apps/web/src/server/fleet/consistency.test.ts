@@ -15,14 +15,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseEnv } from "../../env.js";
 import { applyFleetQuery, DEFAULT_QUERY, type FleetQuery, parseFleetQuery } from "../../lib/fleet-query.js";
 import { fleetResponse, instanceResponse } from "./api.js";
-import {
-  type FleetView,
-  getFleetView,
-  getInstance,
-  getInstanceCharts,
-  metadataStore,
-  resetCaches,
-} from "./data.js";
+import { type FleetView, getFleetView, metadataStore, resetCaches } from "./data.js";
+import { getInstance, getInstanceCharts } from "./instance.js";
 import { groupFindings, waitingInstances } from "./recommendations.js";
 
 const here = path.dirname(fileURLToPath(import.meta.url));

@@ -12,7 +12,8 @@ import { withUnit } from "../../lib/format.js";
 import { SPARKLINE } from "../../lib/sparkline.js";
 import { startFakePrometheus } from "../../testing/fake-prometheus.js";
 import { END, smallReplay } from "../../testing/fleet-facts.js";
-import { getInstanceCharts, resetCaches } from "./data.js";
+import { resetCaches } from "./data.js";
+import { getInstanceCharts } from "./instance.js";
 import { getPageTrends, resetTrends } from "./trends.js";
 
 let dir: string;

@@ -25,7 +25,7 @@ import {
   type TrendCell,
   type TrendState,
 } from "../../lib/sparkline.js";
-import { type ChartWindow, chartWindow } from "./data.js";
+import { type ChartWindow, chartWindow } from "./instance.js";
 import { type ResolvedSource, readSource } from "./source.js";
 
 interface Entry {

@@ -5,7 +5,8 @@ import { env } from "../../env.js";
 import { applyFleetQuery, type FleetQuery, fleetQueryToParams, pageBounds } from "../../lib/fleet-query.js";
 import type { FleetRow } from "../../lib/fleet-row.js";
 import { type EncodedRow, encodeRows } from "../../lib/table-rows.js";
-import { getFleetView, getInstance } from "./data.js";
+import { getFleetView } from "./data.js";
+import { getInstance } from "./instance.js";
 
 /** The fleet over `range` (null: the source's default window), once per request. */
 export const fleetView = cache((range: string | null = null) => getFleetView(env(), range));

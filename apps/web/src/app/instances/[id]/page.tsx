@@ -18,7 +18,7 @@ import { ACTIONS, allows } from "../../../lib/permissions.js";
 import { parseRangeParam } from "../../../lib/ranges.js";
 import { saveInstanceMetadata } from "../../../server/actions.js";
 import { requirePage } from "../../../server/auth/access.js";
-import type { InstanceView } from "../../../server/fleet/data.js";
+import type { InstanceView } from "../../../server/fleet/instance.js";
 import { instanceLookup } from "../../../server/fleet/views.js";
 
 export const dynamic = "force-dynamic";

@@ -4,7 +4,7 @@ import { lastSegment, parseInstanceId } from "../../../../../lib/instance-id.js"
 import { parseRangeParam } from "../../../../../lib/ranges.js";
 import { route } from "../../../../../server/auth/access.js";
 import { instanceResponse, unavailable } from "../../../../../server/fleet/api.js";
-import { getInstance } from "../../../../../server/fleet/data.js";
+import { getInstance } from "../../../../../server/fleet/instance.js";
 import { methodNotAllowed } from "../../../../../server/http.js";
 
 export const dynamic = "force-dynamic";
