@@ -110,3 +110,6 @@ export function serverLabel(flavor: string, version: string): string {
 export function flavorName(flavor: string): string {
   return FLAVOR_NAMES[flavor] ?? flavor;
 }
+
+/** A caught value's message, for a banner or a log line (a thrown non-Error as its string). */
+export const errorMessage = (err: unknown): string => (err instanceof Error ? err.message : String(err));

@@ -27,6 +27,7 @@ import { timeRangeSeconds } from "@untorn/prom/duration";
 import type { InstanceMetadata, Store } from "@untorn/store/store";
 import { type Env, env } from "../../env.js";
 import { type FleetRow, staleRows, webRows } from "../../lib/fleet-row.js";
+import { errorMessage } from "../../lib/format.js";
 import { redactForReaders } from "../../lib/redact.js";
 import { getStore } from "../store.js";
 import { largeWork, largeWorkBegins, largeWorkEnds } from "./collect.js";
@@ -130,7 +131,7 @@ async function refreshMetadata(e: Env, entry: CacheEntry): Promise<void> {
   } catch (err) {
     entry.metaStamp = undefined;
     if (!entry.snapshot.storeProblem)
-      entry.snapshot = { ...entry.snapshot, storeProblem: redactForReaders(message(err)) };
+      entry.snapshot = { ...entry.snapshot, storeProblem: redactForReaders(errorMessage(err)) };
     return;
   }
   if (stamp === entry.metaStamp && !entry.snapshot.storeProblem) return;
@@ -198,15 +199,13 @@ const shared = globalThis as { __untornData?: State };
 shared.__untornData ??= { cache: new Map(), inflight: new Map(), charts: new Map() };
 const state: State = shared.__untornData;
 
-const message = (err: unknown) => (err instanceof Error ? err.message : String(err));
-
 async function readMetadata(e: Env): Promise<{ rows: InstanceMetadata[]; problem: string | null }> {
   try {
     const store = await getStore(e);
     return { rows: await store.listInstanceMetadata(), problem: null };
   } catch (err) {
-    console.error(`untorn: fleet metadata unavailable: ${message(err)}`);
-    return { rows: [], problem: redactForReaders(message(err)) };
+    console.error(`untorn: fleet metadata unavailable: ${errorMessage(err)}`);
+    return { rows: [], problem: redactForReaders(errorMessage(err)) };
   }
 }
 
@@ -305,7 +304,7 @@ function singleFlight(e: Env, src: ResolvedSource): Promise<Snapshot> {
         return s;
       },
       (err: unknown) => {
-        console.error(`untorn: reading the fleet failed: ${message(err)}`);
+        console.error(`untorn: reading the fleet failed: ${errorMessage(err)}`);
         throw err;
       },
     );
@@ -411,7 +410,9 @@ function keptLoaded(e: Env): Promise<void> {
       );
     }
   })()
-    .catch((err: unknown) => console.error(`untorn: the kept fleet read could not be used: ${message(err)}`))
+    .catch((err: unknown) =>
+      console.error(`untorn: the kept fleet read could not be used: ${errorMessage(err)}`),
+    )
     .finally(() => {
       kept.done = true;
       largeWorkEnds(loaded);
@@ -434,7 +435,7 @@ async function keptLiveView(e: Env, src: ResolvedSource): Promise<FleetView | nu
         if (state.kept?.live === live) state.kept.live = null;
       },
       (err: unknown) => {
-        live.error = redactForReaders(message(err));
+        live.error = redactForReaders(errorMessage(err));
       },
     );
   await refreshMetadata(e, live.entry);
@@ -603,7 +604,7 @@ async function sourceView(e: Env, src: ResolvedSource, kept: boolean): Promise<F
   } catch (err) {
     const status: Status = {
       state: cached ? "stale" : "unavailable",
-      error: redactForReaders(message(err)),
+      error: redactForReaders(errorMessage(err)),
       slowMs: null,
     };
     if (!cached) return { source: src.info, status, snapshot: null, rows: [] };

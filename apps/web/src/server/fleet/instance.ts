@@ -13,11 +13,10 @@ import { TIME_RANGE_PRESETS } from "@untorn/prom/duration";
 import type { InstanceMetadata } from "@untorn/store/store";
 import { type Env, env } from "../../env.js";
 import type { FleetRow } from "../../lib/fleet-row.js";
+import { errorMessage } from "../../lib/format.js";
 import { type RangeKey, rangeSeconds } from "../../lib/ranges.js";
 import { chartCache, getFleetView, type Snapshot, type Status } from "./data.js";
 import { type ResolvedSource, readSource, type SourceInfo } from "./source.js";
-
-const message = (err: unknown) => (err instanceof Error ? err.message : String(err));
 
 export interface InstanceView {
   readonly source: SourceInfo;
@@ -210,6 +209,6 @@ export async function getInstanceCharts(
     return { ranges, range, charts, error: null, stale: false, note };
   } catch (err) {
     const last = cache.get(cacheKey) ?? null;
-    return { ranges, range, charts: last, error: message(err), stale: last !== null, note };
+    return { ranges, range, charts: last, error: errorMessage(err), stale: last !== null, note };
   }
 }

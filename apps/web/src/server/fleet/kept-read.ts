@@ -11,6 +11,7 @@ import path from "node:path";
 import type { FleetFacts } from "@untorn/fleet/facts";
 import { adviceInputs, type Snapshot } from "@untorn/fleet/pipeline";
 import type { Env } from "../../env.js";
+import { errorMessage } from "../../lib/format.js";
 import { serverInfo } from "../../lib/server-info.js";
 import { largeWork } from "./collect.js";
 import {
@@ -53,7 +54,6 @@ shared.__untornKeptWrites ??= { running: null, next: null };
 const writes: Writes = shared.__untornKeptWrites;
 
 const mb = (bytes: number) => (bytes / 2 ** 20).toFixed(1);
-const message = (err: unknown) => (err instanceof Error ? err.message : String(err));
 
 /**
  * Keeps `fleet` (the measured facts of a good read, before any metadata) with the advice `snapshot`
@@ -87,7 +87,7 @@ export function saveKeptRead(
       );
     } catch (err) {
       console.error(
-        `untorn: cannot keep the fleet read in ${path.join(dir, KEPT_FILE)} (the previous one, if any, stays): ${message(err)}`,
+        `untorn: cannot keep the fleet read in ${path.join(dir, KEPT_FILE)} (the previous one, if any, stays): ${errorMessage(err)}`,
       );
     }
   };

@@ -16,6 +16,7 @@ import { signals } from "@untorn/catalog/signals";
 import { ReplayMissError } from "@untorn/fleet/replay";
 import { type FleetTrends, fleetTrends, TREND_POINTS, TREND_SIGNAL } from "@untorn/fleet/trends";
 import { type Env, env } from "../../env.js";
+import { errorMessage } from "../../lib/format.js";
 import { redactForReaders } from "../../lib/redact.js";
 import {
   type PageTrends,
@@ -43,8 +44,6 @@ const shared = globalThis as { __untornTrends?: State };
 shared.__untornTrends ??= { cache: new Map(), inflight: new Map() };
 const state: State = shared.__untornTrends;
 const MAX_ENTRIES = 16;
-
-const message = (err: unknown) => (err instanceof Error ? err.message : String(err));
 
 /** The window the trends cover: the instance charts' for the range, coarser on a live source. */
 export function trendWindow(src: ResolvedSource, range: string | null, e: Env): ChartWindow | null {
@@ -129,7 +128,7 @@ export async function getPageTrends(
   } catch (err) {
     if (err instanceof ReplayMissError)
       return none("not-recorded", `this recording holds no ${what.toLowerCase()} series for the range`, w);
-    const note = redactForReaders(message(err));
+    const note = redactForReaders(errorMessage(err));
     const last = state.cache.get(`${src.key}|${w.key}`)?.trends;
     if (last) return { ...none("stale", note, w), cells: cellsOf(last, instances, what) };
     return none("unavailable", note, w);

@@ -22,6 +22,7 @@ import {
 import type { Rollout } from "@untorn/store/store";
 import { z } from "zod";
 import { type Env, env } from "../../env.js";
+import { errorMessage } from "../../lib/format.js";
 import { redactForReaders } from "../../lib/redact.js";
 import { type LastGate, type Progress, sortRollouts } from "../../lib/rollout-view.js";
 import { readSource, type SourceInfo } from "../fleet/source.js";
@@ -56,8 +57,6 @@ export interface StoredRolloutView {
   readonly updatedBy: string;
 }
 
-const message = (err: unknown) => (err instanceof Error ? err.message : String(err));
-
 /** The store could not be opened or read: the pages say so, the API answers 503. */
 export class RolloutStoreError extends Error {
   override name = "RolloutStoreError";
@@ -67,7 +66,7 @@ async function store(e: Env) {
   try {
     return await getStore(e);
   } catch (err) {
-    throw new RolloutStoreError(redactForReaders(message(err)));
+    throw new RolloutStoreError(redactForReaders(errorMessage(err)));
   }
 }
 
@@ -77,7 +76,7 @@ function describeProblem(err: unknown): string {
       .slice(0, 3)
       .map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`)
       .join("; ");
-  return message(err);
+  return errorMessage(err);
 }
 
 function summaryOf(row: Rollout): RolloutSummary {
@@ -130,7 +129,7 @@ export async function listRolloutSummaries(
       limit: filter.limit ?? 100,
     });
   } catch (err) {
-    throw new RolloutStoreError(redactForReaders(message(err)));
+    throw new RolloutStoreError(redactForReaders(errorMessage(err)));
   }
   return sortRollouts(rows.map(summaryOf));
 }
@@ -145,7 +144,7 @@ export async function listRolloutStates(e: Env = env()): Promise<RolloutState[]>
   try {
     rows = await s.listRollouts({ limit: 1000 });
   } catch (err) {
-    throw new RolloutStoreError(redactForReaders(message(err)));
+    throw new RolloutStoreError(redactForReaders(errorMessage(err)));
   }
   return rows.flatMap((r) => {
     try {
@@ -167,7 +166,7 @@ export async function getRolloutView(id: string, e: Env = env()): Promise<Rollou
   try {
     row = await s.getRollout(id);
   } catch (err) {
-    throw new RolloutStoreError(redactForReaders(message(err)));
+    throw new RolloutStoreError(redactForReaders(errorMessage(err)));
   }
   if (!row) return { kind: "not-found" };
   try {
@@ -321,7 +320,7 @@ export async function getRolloutCharts(s: RolloutState, e: Env = env()): Promise
       }
     });
   } catch (err) {
-    return { ...empty(redactForReaders(message(err))), changePoint };
+    return { ...empty(redactForReaders(errorMessage(err))), changePoint };
   }
   const charts: RolloutChart[] = ids
     .filter((m) => !notRecorded.has(m))
