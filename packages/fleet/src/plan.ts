@@ -117,8 +117,6 @@ export interface WindowedSpec {
   readonly gate?: "innodbMetricsDblwr" | "dblwrMutex";
   /** Read from untorn-exporter only: the catalog's signal or component has no fallback. */
   readonly untornOnly?: true;
-  /** A replay that lacks this query answers it as empty instead of failing the read. */
-  readonly optional?: true;
 }
 
 const rate = (field: string, build: Build, extra: Partial<WindowedSpec> = {}): WindowedSpec => ({
