@@ -1,20 +1,18 @@
 import fs from "node:fs";
 import net from "node:net";
-import os from "node:os";
 import path from "node:path";
 import type { PromQueryApi } from "@untorn/fleet/api";
 import { encodeReplay, ReplayApi, ReplayMissError } from "@untorn/fleet/replay";
 import { fakeReplay } from "@untorn/fleet/testing/fake-api";
 import { SMALL_FLEET } from "@untorn/fleet/testing/fake-fleet";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { parseEnv } from "../../env.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { setUpDataDir } from "../../testing/data-dir.js";
 import { type FakePrometheus, startFakePrometheus } from "../../testing/fake-prometheus.js";
 import { END, smallReplay } from "../../testing/fleet-facts.js";
 import { fleetReading, getFleetView, metadataChanged, metadataStore, resetCaches } from "./data.js";
 import { getInstance } from "./instance.js";
 
-let dir: string;
-let replayFile: string;
+const data = setUpDataDir("untorn-data-");
 let prom: FakePrometheus;
 
 /** Answers every instant query at the recording's last evaluation time, whatever time is asked. */
@@ -34,33 +32,18 @@ async function closedPort(): Promise<number> {
 }
 
 beforeAll(async () => {
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), "untorn-data-"));
-  replayFile = path.join(dir, "fleet.json.gz");
-  const file = smallReplay();
-  fs.writeFileSync(replayFile, encodeReplay(file));
-  prom = await startFakePrometheus(pinnedToRecording(new ReplayApi(file)));
+  prom = await startFakePrometheus(pinnedToRecording(new ReplayApi(data.replay)));
 });
 
 afterAll(async () => {
   await prom.stop();
-  const store = await metadataStore(parseEnv({ UNTORN_DATA_DIR: path.join(dir, "store") })).catch(() => null);
-  await store?.close();
-  fs.rmSync(dir, { recursive: true, force: true });
 });
 
-beforeEach(() => resetCaches());
-
-const env = (over: Record<string, string> = {}) =>
-  parseEnv({ UNTORN_DATA_DIR: path.join(dir, "store"), ...over });
-
-// Opened here, under the hook's longer timeout: PGlite's first open (WASM, migrations) is slow on a busy machine.
-beforeAll(async () => {
-  await metadataStore(env());
-});
+const env = data.env;
 
 describe("getFleetView", () => {
   it("serves a recorded fleet, labelled as recorded", async () => {
-    const v = await getFleetView(env({ UNTORN_REPLAY: replayFile }));
+    const v = await getFleetView(env({ UNTORN_REPLAY: data.replayFile }));
     expect(v.source.kind).toBe("recorded");
     expect(v.status).toEqual({ state: "ok", error: null, slowMs: null });
     expect(v.rows).toHaveLength(5);
@@ -123,7 +106,7 @@ describe("getFleetView", () => {
   });
 
   it("says no-source without a URL, a replay or recordings", async () => {
-    const v = await getFleetView(env({ UNTORN_RECORDINGS_DIR: path.join(dir, "empty-recordings") }));
+    const v = await getFleetView(env({ UNTORN_RECORDINGS_DIR: path.join(data.dir, "empty-recordings") }));
     expect(v.status.state).toBe("no-source");
     expect(v.source.kind).toBe("none");
   });
@@ -172,7 +155,7 @@ describe("getFleetView over a time range", () => {
   });
 
   it("on a recording, says plainly that a longer or another range is not what it holds", async () => {
-    const e = env({ UNTORN_REPLAY: replayFile });
+    const e = env({ UNTORN_REPLAY: data.replayFile });
     const long = await getFleetView(e, "6h");
     expect(long.snapshot?.window).toBe("1h");
     expect(long.range?.note).toBe(
@@ -185,7 +168,7 @@ describe("getFleetView over a time range", () => {
   });
 
   it("counts a recording as long as its window at least, in seconds under two minutes", async () => {
-    const tiny = path.join(dir, "tiny.json.gz");
+    const tiny = path.join(data.dir, "tiny.json.gz");
     fs.writeFileSync(
       tiny,
       encodeReplay(
@@ -201,9 +184,9 @@ describe("getFleetView over a time range", () => {
 
 describe("declared metadata file", () => {
   const declaredDir = () => {
-    const d = path.join(dir, `declared-${Math.random().toString(36).slice(2)}`);
+    const d = path.join(data.dir, `declared-${Math.random().toString(36).slice(2)}`);
     fs.mkdirSync(d);
-    fs.copyFileSync(replayFile, path.join(d, "fleet.json.gz"));
+    fs.copyFileSync(data.replayFile, path.join(d, "fleet.json.gz"));
     return d;
   };
 
@@ -263,7 +246,7 @@ describe("declared metadata file", () => {
   });
 
   it("takes UNTORN_METADATA_FILE for a live Prometheus, and says when it is missing", async () => {
-    const file = path.join(dir, "live-metadata.json");
+    const file = path.join(data.dir, "live-metadata.json");
     fs.writeFileSync(file, JSON.stringify({ instances: { "db-off:9105": { cluster: "live-declared" } } }));
     const v = await getFleetView(env({ PROMETHEUS_URL: prom.url, UNTORN_METADATA_FILE: file }));
     expect(v.rows.find((r) => r.instance === "db-off:9105")?.cluster).toBe("live-declared");
@@ -275,8 +258,8 @@ describe("declared metadata file", () => {
 
 describe("the first read of a replay file", () => {
   it("says how far it has got while it runs, and nothing once the fleet is read", async () => {
-    const file = path.join(dir, "first-read.json.gz");
-    fs.copyFileSync(replayFile, file);
+    const file = path.join(data.dir, "first-read.json.gz");
+    fs.copyFileSync(data.replayFile, file);
     const e = env({ UNTORN_REPLAY: file });
     const reading = fleetReading(e);
     expect(reading).toMatchObject({
@@ -300,8 +283,8 @@ describe("the first read of a replay file", () => {
   });
 
   it("surfaces a replay file that cannot be read as the page's error, not as a read under way", async () => {
-    const file = path.join(dir, "truncated.json.gz");
-    const bytes = fs.readFileSync(replayFile);
+    const file = path.join(data.dir, "truncated.json.gz");
+    const bytes = fs.readFileSync(data.replayFile);
     fs.writeFileSync(file, bytes.subarray(0, bytes.length >> 1));
     const e = env({ UNTORN_REPLAY: file });
     const v = await getFleetView(e);

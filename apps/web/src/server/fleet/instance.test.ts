@@ -1,41 +1,15 @@
-import fs from "node:fs";
-import os from "node:os";
-import path from "node:path";
-import { encodeReplay } from "@untorn/fleet/replay";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { parseEnv } from "../../env.js";
-import { smallReplay } from "../../testing/fleet-facts.js";
+import { describe, expect, it } from "vitest";
+import { setUpDataDir } from "../../testing/data-dir.js";
 import { getFleetView, metadataChanged, metadataStore, resetCaches } from "./data.js";
 import { getInstance, getInstanceCharts } from "./instance.js";
 
-let dir: string;
-let replayFile: string;
+const data = setUpDataDir("untorn-instance-");
 
-beforeAll(() => {
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), "untorn-instance-"));
-  replayFile = path.join(dir, "fleet.json.gz");
-  fs.writeFileSync(replayFile, encodeReplay(smallReplay()));
-});
-
-afterAll(async () => {
-  const store = await metadataStore(parseEnv({ UNTORN_DATA_DIR: path.join(dir, "store") })).catch(() => null);
-  await store?.close();
-  fs.rmSync(dir, { recursive: true, force: true });
-});
-
-beforeEach(() => resetCaches());
-
-const env = (over: Record<string, string> = {}) =>
-  parseEnv({ UNTORN_DATA_DIR: path.join(dir, "store"), ...over });
-
-// Opened here, under the hook's longer timeout: PGlite's first open (WASM, migrations) is slow on a busy machine.
-beforeAll(async () => {
-  await metadataStore(env());
-});
+const env = data.env;
 
 describe("getInstance", () => {
   it("finds an instance, says which are skipped, and which do not exist", async () => {
-    const e = env({ UNTORN_REPLAY: replayFile });
+    const e = env({ UNTORN_REPLAY: data.replayFile });
     const found = await getInstance("db-heavy-atomic:9105", e);
     expect(found.kind).toBe("found");
     if (found.kind === "found") {
@@ -49,7 +23,7 @@ describe("getInstance", () => {
   });
 
   it("applies saved metadata to the cached snapshot at once", async () => {
-    const e = env({ UNTORN_REPLAY: replayFile });
+    const e = env({ UNTORN_REPLAY: data.replayFile });
     await getFleetView(e);
     const store = await metadataStore(e);
     const saved = await store.upsertInstanceMetadata({
@@ -69,7 +43,7 @@ describe("getInstance", () => {
   });
 
   it("shows a change another console wrote to the shared store within a second, without a restart", async () => {
-    const e = env({ UNTORN_REPLAY: replayFile });
+    const e = env({ UNTORN_REPLAY: data.replayFile });
     await getFleetView(e);
     const store = await metadataStore(e);
     // Written to the store directly, as another console process would: this one is never told.
@@ -87,7 +61,7 @@ describe("getInstance", () => {
 
 describe("getInstanceCharts", () => {
   it("replays the recorded chart series over the recording or a part of it", async () => {
-    const e = env({ UNTORN_REPLAY: replayFile });
+    const e = env({ UNTORN_REPLAY: data.replayFile });
     const all = await getInstanceCharts("db-heavy-plain:9105", null, e);
     expect(all.error).toBeNull();
     expect(all.range?.key).toBe("all");
@@ -108,18 +82,18 @@ describe("getInstanceCharts", () => {
   });
 
   it("falls back to the whole recording for a longer range, and says so", async () => {
-    const r = await getInstanceCharts("db-heavy-plain:9105", "7d", env({ UNTORN_REPLAY: replayFile }));
+    const r = await getInstanceCharts("db-heavy-plain:9105", "7d", env({ UNTORN_REPLAY: data.replayFile }));
     expect(r.range?.key).toBe("all");
     expect(r.note).toBe(
       "7d is longer than the recording's chart series (3.0 hours): showing the whole recording.",
     );
     expect(
-      (await getInstanceCharts("db-heavy-plain:9105", "all", env({ UNTORN_REPLAY: replayFile }))).note,
+      (await getInstanceCharts("db-heavy-plain:9105", "all", env({ UNTORN_REPLAY: data.replayFile }))).note,
     ).toBeNull();
   });
 
   it("serves a custom range within a recording at its recorded step", async () => {
-    const r = await getInstanceCharts("db-heavy-plain:9105", "90m", env({ UNTORN_REPLAY: replayFile }));
+    const r = await getInstanceCharts("db-heavy-plain:9105", "90m", env({ UNTORN_REPLAY: data.replayFile }));
     expect(r.note).toBeNull();
     expect(r.range).toMatchObject({ key: "90m", step: 60 });
     expect(r.charts?.charts[0]?.series[0]?.points).toHaveLength(91);
