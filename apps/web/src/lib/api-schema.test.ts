@@ -1,10 +1,10 @@
 import fs from "node:fs";
 import { fileURLToPath } from "node:url";
-import { buildSnapshot, instanceAdvice } from "@untorn/fleet/pipeline";
+import { instanceAdvice } from "@untorn/fleet/pipeline";
 import { beforeAll, describe, expect, it } from "vitest";
 import { fleetResponse, fleetResponseJson, instanceResponse } from "../server/fleet/api.js";
 import type { FleetView, Snapshot } from "../server/fleet/data.js";
-import { factsOf } from "../testing/fleet-facts.js";
+import { smallSnapshot } from "../testing/fleet-facts.js";
 import {
   API_SCHEMAS,
   errorSchema,
@@ -13,7 +13,6 @@ import {
   renderApiSchema,
 } from "./api-schema.js";
 import { DEFAULT_QUERY, parseFleetQuery } from "./fleet-query.js";
-import { webRows } from "./fleet-row.js";
 
 const DOCS = fileURLToPath(new URL("../../../../docs/schemas/", import.meta.url));
 
@@ -29,15 +28,7 @@ describe("responses match their schemas", () => {
   let snap: Snapshot;
   let view: FleetView;
   beforeAll(async () => {
-    snap = buildSnapshot({
-      fleet: await factsOf(),
-      rowsOf: webRows,
-      metadata: [],
-      storeProblem: null,
-      fetchedAt: Date.UTC(2026, 10, 18),
-      fetchMs: 3,
-      window: "1h",
-    });
+    snap = await smallSnapshot({ fetchedAt: Date.UTC(2026, 10, 18), fetchMs: 3 });
     view = {
       source: {
         kind: "recorded",

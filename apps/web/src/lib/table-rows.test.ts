@@ -1,22 +1,13 @@
-import { buildSnapshot } from "@untorn/fleet/pipeline";
 import { beforeAll, describe, expect, it } from "vitest";
-import { factsOf } from "../testing/fleet-facts.js";
+import { smallSnapshot } from "../testing/fleet-facts.js";
 import { applyFleetQuery, DEFAULT_QUERY, SORT_KEYS } from "./fleet-query.js";
-import { type FleetRow, webRows } from "./fleet-row.js";
+import type { FleetRow } from "./fleet-row.js";
 import { decodeRows, encodeRows, toTableRow } from "./table-rows.js";
 
 let rows: readonly FleetRow[];
 
 beforeAll(async () => {
-  rows = buildSnapshot({
-    fleet: await factsOf(),
-    rowsOf: webRows,
-    metadata: [],
-    storeProblem: null,
-    fetchedAt: 0,
-    fetchMs: 0,
-    window: "1h",
-  }).rows;
+  rows = (await smallSnapshot()).rows;
 });
 
 describe("table rows on the wire", () => {

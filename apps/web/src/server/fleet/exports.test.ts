@@ -1,20 +1,10 @@
-import { buildSnapshot } from "@untorn/fleet/pipeline";
 import { describe, expect, it } from "vitest";
-import { webRows } from "../../lib/fleet-row.js";
-import { factsOf } from "../../testing/fleet-facts.js";
+import { smallSnapshot } from "../../testing/fleet-facts.js";
 import { FLEET_CSV_HEADER, fleetCsv } from "./exports.js";
 
 describe("fleetCsv", () => {
   it("writes every row given, in order, its cells as the row has them", async () => {
-    const snap = buildSnapshot({
-      fleet: await factsOf(),
-      rowsOf: webRows,
-      metadata: [],
-      storeProblem: null,
-      fetchedAt: 0,
-      fetchMs: 0,
-      window: "1h",
-    });
+    const snap = await smallSnapshot();
     const rows = snap.rows;
     const lines = fleetCsv(rows).split("\r\n");
     expect(lines[0]).toBe(FLEET_CSV_HEADER.join(","));
@@ -31,15 +21,7 @@ describe("fleetCsv", () => {
   });
 
   it("cannot carry a formula from a label into a spreadsheet", async () => {
-    const snap = buildSnapshot({
-      fleet: await factsOf(),
-      rowsOf: webRows,
-      metadata: [],
-      storeProblem: null,
-      fetchedAt: 0,
-      fetchMs: 0,
-      window: "1h",
-    });
+    const snap = await smallSnapshot();
     const row = { ...snap.rows[0]!, instance: '=cmd|"/c calc"!A1', cluster: "@evil" };
     const line = fleetCsv([row]).split("\r\n")[1]!;
     expect(line).toContain(`"'=cmd|""/c calc""!A1"`);

@@ -1,7 +1,5 @@
-import { buildSnapshot } from "@untorn/fleet/pipeline";
 import { beforeAll, describe, expect, it } from "vitest";
-import { webRows } from "../../lib/fleet-row.js";
-import { factsOf } from "../../testing/fleet-facts.js";
+import { smallSnapshot } from "../../testing/fleet-facts.js";
 import { RECOMMENDATIONS_CSV_HEADER, recommendationsCsv } from "./exports.js";
 import { filterGroups, groupFindings, type RuleGroup, waitingInstances } from "./recommendations.js";
 
@@ -9,15 +7,7 @@ let groups: RuleGroup[];
 let findings: number;
 
 beforeAll(async () => {
-  const snap = buildSnapshot({
-    fleet: await factsOf(),
-    rowsOf: webRows,
-    metadata: [],
-    storeProblem: null,
-    fetchedAt: 0,
-    fetchMs: 0,
-    window: "1h",
-  });
+  const snap = await smallSnapshot();
   groups = groupFindings(snap.advice.values());
   findings = [...snap.advice.values()].reduce((n, a) => n + a.findings.length, 0);
 });
