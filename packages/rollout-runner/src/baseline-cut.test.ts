@@ -24,7 +24,7 @@ describe("the baseline from history, cut clean of restarts and changes", () => {
       before,
       600,
     );
-    expect(r).toEqual({ start: before.start, notes: [] });
+    expect(r).toEqual({ start: before.start, end: before.end, notes: [] });
   });
 
   it("starts after a restart plus the warm-up, and says which instance and when", () => {
@@ -62,5 +62,63 @@ describe("the baseline from history, cut clean of restarts and changes", () => {
     expect(r.notes[0]).toMatch(
       /^baseline cut to 20 min of the 60 min asked: the InnoDB settings of a changed at/,
     );
+  });
+
+  describe("a changed instance restarted for its change before its step was marked done", () => {
+    // The operator restarted a at `restartAt` (the change), then marked the step done at before.end.
+    const restartAt = before.end - 90;
+    const restarted: MatrixSeries = {
+      labels: { instance: "a" },
+      points: [
+        ...uptime("a", before.start - 86_400).points.filter(([t]) => t < restartAt),
+        ...uptime("a", restartAt).points,
+      ],
+    };
+    const flushChange = [
+      config("a", before.start, restartAt - 15, "O_DIRECT"),
+      config("a", restartAt + 15, before.end, "fsync"),
+    ];
+
+    it("ends the baseline at that restart and says so, instead of cutting the whole baseline", () => {
+      const r = cutBaseline([restarted, uptime("b", before.start - 7200)], flushChange, before, 600, {
+        instances: ["a"],
+        since: before.end - 300,
+      });
+      expect(r).toEqual({
+        start: before.start,
+        end: restartAt,
+        notes: [
+          "baseline ends at a's restart for the change (2027-01-15T08:58:30Z), 90 s before its step was marked done",
+        ],
+      });
+    });
+
+    it("without the wave's start (an older core) the restart still cuts the baseline, as before", () => {
+      const r = cutBaseline([restarted], flushChange, before, 600);
+      expect(r.end).toBe(before.end);
+      expect(r.start).toBe(before.end);
+    });
+
+    it("a restart before the wave's steps began is not the change's: it cuts the baseline", () => {
+      const early = before.start + 600;
+      const a: MatrixSeries = {
+        labels: { instance: "a" },
+        points: [
+          ...uptime("a", before.start - 86_400).points.filter(([t]) => t < early),
+          ...uptime("a", early).points,
+        ],
+      };
+      const r = cutBaseline([a], [], before, 600, { instances: ["a"], since: before.end - 300 });
+      expect(r.end).toBe(before.end);
+      expect(r.start).toBe(early + 600);
+    });
+
+    it("a control's restart after the wave began is not the change's own: it cuts as any restart", () => {
+      const b: MatrixSeries = { ...restarted, labels: { instance: "b" } };
+      const r = cutBaseline([b], [], before, 600, { instances: ["a"], since: before.end - 300 });
+      expect(r.end).toBe(before.end);
+      expect(r.start).toBe(before.end);
+      expect(r.notes[0]).toMatch(/b restarted at/);
+    });
   });
 });

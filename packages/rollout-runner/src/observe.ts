@@ -181,17 +181,20 @@ export async function fetchBake(
     req.sequential ? sequentialStep : (opts.stepSeconds ?? stepFor(w.start, w.end));
   const notes: string[] = [];
   if (req.sequential) {
+    const treated = req.instances.filter((i) => i.role === "treated").map((i) => i.id);
+    const since = req.sequential.changeStartedAt ?? null;
     const cut = await baselineCut(
       api,
       ids,
       before,
       sequentialStep,
       req.sequential.warmupSeconds,
+      since === null ? undefined : { instances: treated, since },
       count,
       warnings,
     );
     notes.push(...cut.notes);
-    before = { start: cut.start, end: before.end };
+    before = { start: cut.start, end: cut.end };
   }
   type ByInstance = Map<string, MatrixSeries>;
   const bySignal = new Map<string, { before: ByInstance; after: ByInstance }>();
@@ -289,9 +292,10 @@ async function baselineCut(
   before: { start: number; end: number },
   step: number,
   warmupSeconds: number,
+  change: OwnRestarts | undefined,
   count: { n: number },
   warnings: string[],
-): Promise<{ start: number; notes: string[] }> {
+): Promise<BaselineCut> {
   const selector = { selector: { instance: oneOf(ids) }, window: DEFAULT_WINDOW };
   const range = { start: before.start, end: before.end, step };
   count.n += 2;
@@ -300,7 +304,54 @@ async function baselineCut(
     api.queryRange(signal("innodb_config_info").expr(selector), range),
   ]);
   warnings.push(...uptime.warnings, ...config.warnings);
-  return cutBaseline(uptime.data, config.data, before, warmupSeconds);
+  return cutBaseline(uptime.data, config.data, before, warmupSeconds, change);
+}
+
+/** The wave's changed instances and when its steps began: a restart of theirs since is the change's own. */
+export interface OwnRestarts {
+  readonly instances: readonly string[];
+  readonly since: number;
+}
+
+export interface BaselineCut {
+  readonly start: number;
+  readonly end: number;
+  readonly notes: string[];
+}
+
+/**
+ * Where the baseline ends when a changed instance restarted for the change before its step was marked
+ * done (the operator restarts, then marks the step done): at that restart, since what follows it is
+ * the change, not the baseline. The end as given otherwise.
+ */
+function ownRestartEnd(
+  uptime: readonly MatrixSeries[],
+  before: { start: number; end: number },
+  change: OwnRestarts | undefined,
+): { end: number; note: string | null } {
+  if (!change) return { end: before.end, note: null };
+  const mine = new Set(change.instances);
+  let first: { at: number; instance: string } | null = null;
+  for (const s of uptime) {
+    const instance = s.labels["instance"] ?? "?";
+    if (!mine.has(instance)) continue;
+    const points = s.points.filter(([, v]) => Number.isFinite(v));
+    for (let i = 1; i < points.length; i++) {
+      const at = points[i]![0] - points[i]![1];
+      if (
+        points[i]![1] < points[i - 1]![1] &&
+        at >= change.since &&
+        at < before.end &&
+        (!first || at < first.at)
+      )
+        first = { at, instance };
+    }
+  }
+  if (!first) return { end: before.end, note: null };
+  return {
+    end: Math.max(before.start, first.at),
+    note: `baseline ends at ${first.instance}'s restart for the change (${isoTime(first.at)}), ${Math.round(before.end - first.at)} s before its step was marked done`,
+  };
 }
 
 /**
@@ -310,11 +361,18 @@ async function baselineCut(
 export function cutBaseline(
   uptime: readonly MatrixSeries[],
   config: readonly MatrixSeries[],
-  before: { start: number; end: number },
+  asked: { start: number; end: number },
   warmupSeconds: number,
-): { start: number; notes: string[] } {
+  ownRestarts?: OwnRestarts,
+): BaselineCut {
+  const own = ownRestartEnd(uptime, asked, ownRestarts);
+  const before = { start: asked.start, end: own.end };
+  const upTo = (series: readonly MatrixSeries[]) =>
+    series.map((s) => ({ ...s, points: s.points.filter(([t]) => t < before.end) }));
+  uptime = upTo(uptime);
+  config = upTo(config);
   let start = before.start;
-  const notes: string[] = [];
+  const notes: string[] = own.note ? [own.note] : [];
   let restart: { at: number; instance: string } | null = null;
   for (const s of uptime) {
     const points = s.points.filter(([, v]) => Number.isFinite(v));
@@ -352,7 +410,7 @@ export function cutBaseline(
       `baseline cut to ${minutes(before.end - start)} of the ${minutes(before.end - before.start)} asked: the InnoDB settings of ${change.instance} changed at ${isoTime(change.at)}`,
     );
   }
-  return { start, notes };
+  return { start, end: before.end, notes };
 }
 
 /**

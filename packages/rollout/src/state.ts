@@ -1120,6 +1120,12 @@ export interface BakeRequest {
     readonly maxSeconds: number;
     /** Excluded after a restart found in the baseline (the policy's warm-up). */
     readonly warmupSeconds: number;
+    /**
+     * When the wave's steps began (its pre-wave gate passed): a restart of a changed instance since then
+     * is the change's own, so the baseline ends there rather than restarting after it. Absent in a
+     * request from an older core.
+     */
+    readonly changeStartedAt?: number | null;
   };
   /**
    * Plain catalog signals the judgement reads besides the judged metrics (the catch-up judgement's
@@ -1262,6 +1268,7 @@ export function nextActions(state: RolloutState, now: number): NextActions {
                   lookEverySeconds: s.policy.lookEverySeconds,
                   maxSeconds: (w.bakeEnd ?? 0) - (w.bakeStart ?? 0),
                   warmupSeconds: s.policy.warmupSeconds,
+                  changeStartedAt: w.startedAt,
                 },
               }
             : {}),
