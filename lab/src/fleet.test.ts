@@ -102,6 +102,7 @@ describe("the lab fleet", () => {
       provider: "other",
       unitBytes: 16384,
       note: DEMO_DECLARATION_NOTE,
+      demoOnly: true,
     });
     // Nothing else is declared atomic: the rest of the fleet keeps its honest unverified gates.
     const declared = Object.entries(meta).filter(([, m]) => m.storageFacts?.tornWriteProtection);

@@ -448,6 +448,7 @@ export function declaredMetadata(specs: readonly InstanceSpec[]): MetadataFile {
                 provider: "other" as const,
                 unitBytes: 16384,
                 note: DEMO_DECLARATION_NOTE,
+                demoOnly: true,
               },
             }
           : {}),

@@ -36,7 +36,7 @@ export function fleetTable(rows: readonly RankedFleetRow[]): string {
       r.score,
       r.amplification === null ? "-" : r.amplification.toFixed(2),
       `${pct(r.dblwrShare)}${SHARE_MARK[r.dblwrShareBasis ?? "device"]}`,
-      r.gate.status,
+      r.gate.demoOnly ? `${r.gate.status} (demo only)` : r.gate.status,
       r.topFinding ? clip(`${r.topFinding.severity}: ${r.topFinding.title}`, 70) : "-",
     ]),
   );

@@ -72,6 +72,7 @@ export const gateSchema = z
     toVerify: z.array(z.string()),
     blockers: z.array(z.string()),
     providerManaged: z.boolean(),
+    demoOnly: z.boolean(),
   })
   .strict();
 

@@ -141,6 +141,7 @@ describe("enforceGate", () => {
     status,
     path: status === "verified" ? "hardware-atomic-write" : null,
     summary: status,
+    demoOnly: false,
     checks: [],
     toVerify: ["do X"],
     blockers: [],

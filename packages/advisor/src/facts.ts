@@ -152,6 +152,10 @@ const tornWriteProtectionSchema = z
       .enum(["detected", "declared"])
       .describe("detected: read from the device (e.g. nvme id-ns NTWPU); declared: entered by an operator."),
     note: text("Free text: where it was checked, ticket, date."),
+    demoOnly: z
+      .boolean()
+      .optional()
+      .describe("true: declared for a demo or a lab only, not verified on real storage."),
   })
   .strict();
 

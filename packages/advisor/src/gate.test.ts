@@ -22,7 +22,7 @@ import {
   zfs16k,
   zfs128k,
 } from "./fixtures/build.js";
-import { evaluateGate, type GateStatus } from "./gate.js";
+import { DEMO_ONLY_NOTE, evaluateGate, type GateStatus } from "./gate.js";
 
 const gate = (f: InstanceFacts) => evaluateGate(f, capabilitiesFor(f));
 const off = { config: { doublewrite: "off" } };
@@ -217,5 +217,34 @@ describe("safety gate evidence chain", () => {
     const g = gate(facts("z", mysql8035, rds, atomicNvme, { platform: { managed: "rds" } }));
     expect(g.status).toBe("unverified");
     expect(g.providerManaged).toBe(true);
+  });
+});
+
+describe("a demo-only torn-write declaration", () => {
+  const demo = (demoOnly?: boolean) =>
+    gate(
+      facts(
+        "demo",
+        mysql8035,
+        ebsTwp,
+        demoOnly === undefined ? {} : { storage: { tornWriteProtection: { demoOnly } } },
+      ),
+    );
+
+  it("verifies as the declaration would, and says on the gate and in its summary that it is for a demo only", () => {
+    const g = demo(true);
+    expect(g.status).toBe("verified");
+    expect(g.demoOnly).toBe(true);
+    expect(g.summary).toContain(DEMO_ONLY_NOTE);
+  });
+
+  it("is not claimed for a real declaration, or for a gate that does not verify on it", () => {
+    expect(demo().demoOnly).toBe(false);
+    expect(demo(false).summary).not.toContain("Demo only");
+    const unsafe = gate(
+      facts("demo", mysql8035, ebsNoBigalloc, { storage: { tornWriteProtection: { demoOnly: true } } }),
+    );
+    expect(unsafe.status).not.toBe("verified");
+    expect(unsafe.demoOnly).toBe(false);
   });
 });

@@ -32,7 +32,16 @@ export interface SafetyGate {
   readonly blockers: readonly string[];
   /** The platform manages doublewrite itself (RDS, Alibaba): never change innodb_doublewrite by hand. */
   readonly providerManaged: boolean;
+  /**
+   * The verification rests on torn-write protection declared for a demo or a lab only
+   * (`storage.tornWriteProtection.demoOnly`), not on real storage: every page and report says so.
+   */
+  readonly demoOnly: boolean;
 }
+
+/** What every summary of a gate verified on a demo-only declaration ends with. */
+export const DEMO_ONLY_NOTE =
+  "Demo only: the torn-write protection is declared for a demo, not verified on real storage.";
 
 export function evaluateGate(facts: InstanceFacts, caps: Capabilities): SafetyGate {
   const checks: GateCheck[] = [];
@@ -69,6 +78,7 @@ function providerGate(checks: readonly GateCheck[]): SafetyGate {
     toVerify: pass ? [] : failing.flatMap((c) => (c.fix ? [c.fix] : [])),
     blockers: [],
     providerManaged: true,
+    demoOnly: false,
   };
 }
 
@@ -91,13 +101,14 @@ function selfManagedGate(
       : null;
   const status: GateStatus = path !== null ? "verified" : blockers.length > 0 ? "unsafe" : "unverified";
   const twp = facts.storage?.tornWriteProtection ?? null;
+  const demoOnly = status === "verified" && path === "hardware-atomic-write" && twp?.demoOnly === true;
   const toVerify =
     status === "verified"
       ? []
       : checks.filter((c) => c.blocking && c.status !== "pass" && c.fix).map((c) => `${c.label}: ${c.fix}`);
   const summary =
     status === "verified"
-      ? `verified by ${path === "zfs-copy-on-write" ? "ZFS copy-on-write with recordsize = page size" : `${twp ? PROVIDER_NAMES[twp.provider] : "the device's atomic write unit"} + O_DIRECT + aligned allocation`}.`
+      ? `verified by ${path === "zfs-copy-on-write" ? "ZFS copy-on-write with recordsize = page size" : `${twp ? PROVIDER_NAMES[twp.provider] : "the device's atomic write unit"} + O_DIRECT + aligned allocation`}.${demoOnly ? ` ${DEMO_ONLY_NOTE}` : ""}`
       : status === "unsafe"
         ? `unsafe: ${blockers.join("; ")}.`
         : `unverified: ${unverifiedWhy(checks)}.`;
@@ -109,6 +120,7 @@ function selfManagedGate(
     toVerify,
     blockers: status === "unsafe" ? blockers : [],
     providerManaged: false,
+    demoOnly,
   };
 }
 

@@ -138,6 +138,7 @@ export function mergeMetadata(facts: InstanceFacts, meta: Meta | null | undefine
       unitBytes: t.unitBytes,
       source: "declared",
       ...(t.note ? { note: t.note } : {}),
+      ...(t.demoOnly ? { demoOnly: true } : {}),
     });
   }
   if (sf.limits) {

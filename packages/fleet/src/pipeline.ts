@@ -120,6 +120,7 @@ export function keepAdvice(a: Advice): KeptAdvice {
       status: g.status,
       path: g.path,
       providerManaged: g.providerManaged,
+      demoOnly: g.demoOnly,
       summary: g.summary,
       toVerify: g.toVerify,
     },

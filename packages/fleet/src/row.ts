@@ -32,6 +32,11 @@ export const rowGateSchema = z
     status: z.enum(GATE_STATUSES),
     path: z.enum(GATE_PATHS).nullable(),
     providerManaged: z.boolean(),
+    demoOnly: z
+      .boolean()
+      .describe(
+        "The verification rests on torn-write protection declared for a demo only, not on real storage.",
+      ),
     summary: z.string(),
   })
   .strict()

@@ -27,7 +27,7 @@ type IndicatorValue = { readonly value: Advice["profile"]["indicators"]["amplifi
 export interface RowAdvice extends RankableAdvice {
   readonly safetyGate: Pick<
     Advice["safetyGate"],
-    "status" | "path" | "providerManaged" | "summary" | "toVerify"
+    "status" | "path" | "providerManaged" | "demoOnly" | "summary" | "toVerify"
   >;
   readonly findings: readonly RankedFinding[];
   readonly profile: {
@@ -94,6 +94,7 @@ export function fleetRow(item: FleetItem, a: RowAdvice, f: InstanceFacts): Fleet
       status: a.safetyGate.status,
       path: a.safetyGate.path,
       providerManaged: a.safetyGate.providerManaged,
+      demoOnly: a.safetyGate.demoOnly,
       summary: a.safetyGate.summary,
     },
     verdict: a.verdict.verdict,

@@ -27,6 +27,12 @@ export const gateCheckSchema = z.strictObject({
   expected: z.string(),
   observed: z.string(),
   message: z.string(),
+  demoOnly: z
+    .boolean()
+    .optional()
+    .describe(
+      "Safety gate: verified on torn-write protection declared for a demo only, not on real storage.",
+    ),
 });
 export type GateCheck = z.infer<typeof gateCheckSchema>;
 

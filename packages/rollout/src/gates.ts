@@ -7,6 +7,7 @@
  *   criteria. A missing metric is no-data, never a pass.
  */
 import { advise } from "@untorn/advisor/advise";
+import { DEMO_ONLY_NOTE } from "@untorn/advisor/gate";
 import { compare } from "@untorn/compare/compare";
 import { formatNumber } from "@untorn/compare/format";
 import { ComparisonInput, type MetricSpec } from "@untorn/compare/input";
@@ -75,7 +76,7 @@ const check = (
   expected: string,
   observed: string,
   message: string,
-  extra: { instance?: string; metric?: string } = {},
+  extra: { instance?: string; metric?: string; demoOnly?: boolean } = {},
 ): GateCheck => ({ id, outcome, expected, observed, message, ...extra });
 
 /** Worst outcome wins: fail, then no-data, then inconclusive, then waiting; pass only if all pass. */
@@ -171,11 +172,11 @@ export function preWaveGate(input: PreWaveInput): GateResult {
         "safety-gate",
         gate.status === "verified" ? "pass" : "fail",
         "verified",
-        gate.status,
+        gate.demoOnly ? "verified (demo-only declaration)" : gate.status,
         gate.status === "verified"
-          ? `Safety gate verified (${gate.path}).`
+          ? `Safety gate verified (${gate.path})${gate.demoOnly ? `. ${DEMO_ONLY_NOTE}` : "."}`
           : `Safety gate ${gate.status}: ${gate.summary}`,
-        { instance: id },
+        { instance: id, ...(gate.demoOnly ? { demoOnly: true } : {}) },
       ),
     );
   }

@@ -104,6 +104,10 @@ export const dryRunRowSchema = z.strictObject({
   method: z.string().nullable(),
   gate: z.enum(["verified", "unverified", "unsafe"]),
   gateSummary: z.string(),
+  demoOnly: z
+    .boolean()
+    .optional()
+    .describe("true: the gate's verification rests on torn-write protection declared for a demo only."),
   expectedGain: expectedGainSchema.nullable(),
   excluded: z.enum(EXCLUSION_REASONS).nullable(),
 });
@@ -559,6 +563,7 @@ function dryRunRows(plan: {
         method: wave === null ? null : (s?.method ?? null),
         gate: a.safetyGate.status,
         gateSummary: a.safetyGate.summary,
+        ...(a.safetyGate.demoOnly ? { demoOnly: true } : {}),
         expectedGain: gainOf(findingFor(change, a)),
         excluded: excluded.get(id) ?? null,
       };

@@ -50,6 +50,11 @@ export const reportSchema = z
     timeline: z.array(eventSchema.omit({ gate: true, output: true })),
     remaining: z.array(z.strictObject({ instance: z.string(), wave: z.number().int(), status: z.string() })),
     revertPlan: z.array(instanceStepSchema.shape.revert.extend({ instance: z.string(), status: z.string() })),
+    demoOnly: z
+      .array(z.string())
+      .describe(
+        "Instances whose safety gate was verified on torn-write protection declared for a demo only, not on real storage.",
+      ),
   })
   .meta({ id: "RolloutReport", description: "The change report of one rollout." });
 export type Report = z.infer<typeof reportSchema>;
@@ -181,7 +186,22 @@ export function buildReport(s: RolloutState, now: number): Report {
         status: i.status,
         ...s.plan.steps.find((x) => x.instance === i.instance)!.revert,
       })),
+    demoOnly: demoOnlyInstances(s),
   };
+}
+
+/** Instances whose gate rests on a demo-only declaration, from the plan's dry run and every gate since. */
+export function demoOnlyInstances(s: RolloutState): string[] {
+  const out = new Set(s.plan.dryRun.filter((d) => d.demoOnly).map((d) => d.instance));
+  for (const e of s.events)
+    for (const c of e.gate?.checks ?? []) if (c.demoOnly && c.instance) out.add(c.instance);
+  return [...out].sort();
+}
+
+/** The sentence every rendering of a report with demo-only instances carries at its top. */
+export function demoOnlySentence(instances: readonly string[]): string | null {
+  if (instances.length === 0) return null;
+  return `Demo only: the safety gate of ${instances.join(", ")} was verified on torn-write protection declared for a demo, not on real storage. Nothing here shows that doublewrite may be turned off on real storage.`;
 }
 
 const iso = (t: number) => new Date(t * 1000).toISOString().replace(".000Z", "Z");
@@ -205,6 +225,8 @@ export function renderReportMarkdown(r: Report): string {
     `- Generated: ${iso(r.generatedAt)}`,
     "",
   );
+  const demo = demoOnlySentence(r.demoOnly);
+  if (demo) out.push(`> **${demo}**`, "");
   out.push("## Hypothesis", "", r.hypothesis.summary, "");
   for (const f of r.hypothesis.findings)
     out.push(`- ${f.instance}: **${f.title}** (${f.ruleId}). ${f.summary}`);

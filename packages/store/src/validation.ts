@@ -118,6 +118,12 @@ export const storageFactsSchema = z
         provider: z.enum(TORN_WRITE_PROVIDERS),
         unitBytes: powerOfTwoBytes(512, 1 * MiB, "Largest aligned write the provider keeps atomic."),
         note: str().max(2000).optional().describe("Where and when it was verified (e.g. nvme id-ns NTWPU)."),
+        demoOnly: z
+          .boolean()
+          .optional()
+          .describe(
+            "true: declared for a demo or a lab so the doublewrite-OFF path can be walked, not verified on real storage; every page and report that rests on it says so.",
+          ),
       })
       .strict()
       .optional()

@@ -26,12 +26,29 @@ const GATE: Record<GateStatus, { label: string; cls: string; icon: string }> = {
   unsafe: { label: "Unsafe", cls: "badge-bad", icon: "✕" },
 };
 
-export function GateBadge({ status }: { status: GateStatus }) {
+/** The gate's status; `demoOnly` adds the tag a verification on a demo-only declaration always carries. */
+export function GateBadge({ status, demoOnly = false }: { status: GateStatus; demoOnly?: boolean }) {
   const g = GATE[status];
   return (
-    <span className={`badge ${g.cls}`}>
-      <span aria-hidden="true">{g.icon}</span>
-      {g.label}
+    <>
+      <span className={`badge ${g.cls}`}>
+        <span aria-hidden="true">{g.icon}</span>
+        {g.label}
+      </span>
+      {demoOnly && <DemoOnlyBadge />}
+    </>
+  );
+}
+
+/** Torn-write protection declared for a demo only: never to be read as real storage. */
+export function DemoOnlyBadge() {
+  return (
+    <span
+      className="badge badge-warn"
+      data-testid="demo-only"
+      title="The torn-write protection this rests on is declared for a demo, not verified on real storage."
+    >
+      demo only
     </span>
   );
 }

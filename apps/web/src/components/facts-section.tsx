@@ -61,7 +61,9 @@ function atomicWriteText(aw: Storage["atomicWrite"]): string | null {
 
 // The declaration's note says where it was checked, or that it is declared for the demo.
 const tornWriteText = (twp: Storage["tornWriteProtection"]) =>
-  twp ? `${twp.provider}, ${bytes(twp.unitBytes)} (${twp.source})${twp.note ? `: ${twp.note}` : ""}` : null;
+  twp
+    ? `${twp.provider}, ${bytes(twp.unitBytes)} (${twp.demoOnly ? `${twp.source} for a demo only` : twp.source})${twp.note ? `: ${twp.note}` : ""}`
+    : null;
 
 function storageItems(s: InstanceFacts["storage"]): Item[] {
   const lim = s?.limits;

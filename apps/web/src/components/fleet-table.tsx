@@ -176,7 +176,7 @@ const Row = memo(function Row({
       <td>{row.role ?? <span className="subtle">–</span>}</td>
       <td>{doublewriteLabel(row.doublewrite)}</td>
       <td>
-        <GateBadge status={row.gate.status} />
+        <GateBadge status={row.gate.status} demoOnly={row.gate.demoOnly} />
       </td>
       <td>
         <VerdictBadge verdict={row.verdict} confidence={row.confidence} />

@@ -23,7 +23,7 @@ export function GateSection({ gate }: { gate: SafetyGate }) {
     <section className="section" aria-labelledby="gate-title">
       <h2 id="gate-title">Safety gate</h2>
       <p>
-        <GateBadge status={gate.status} />
+        <GateBadge status={gate.status} demoOnly={gate.demoOnly} />
         {gate.path && <span className="subtle"> via {PATHS[gate.path] ?? gate.path}</span>}
         {gate.providerManaged && <span className="badge badge-info">managed by the platform</span>}
       </p>

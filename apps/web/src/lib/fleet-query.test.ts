@@ -20,7 +20,7 @@ function row(instance: string, over: Partial<FleetRow> = {}): FleetRow {
     flavor: "mariadb",
     version: "10.11.19-MariaDB",
     doublewrite: "on",
-    gate: { status: "unverified", path: null, providerManaged: false, summary: "" },
+    gate: { status: "unverified", path: null, providerManaged: false, demoOnly: false, summary: "" },
     verdict: "unknown",
     confidence: 0.5,
     amplification: null,
@@ -146,7 +146,7 @@ describe("applyFleetQuery", () => {
     row("db-10", {
       rank: 4,
       amplification: 0,
-      gate: { status: "verified", path: null, providerManaged: false, summary: "" },
+      gate: { status: "verified", path: null, providerManaged: false, demoOnly: false, summary: "" },
     }),
   ];
 

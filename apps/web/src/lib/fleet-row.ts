@@ -48,7 +48,7 @@ export interface TableRow {
   readonly flavor: Flavor;
   readonly version: string;
   readonly doublewrite: DoublewriteMode | null;
-  readonly gate: { readonly status: GateStatus };
+  readonly gate: { readonly status: GateStatus; readonly demoOnly: boolean };
   readonly verdict: VerdictKind;
   readonly confidence: number;
   readonly amplification: number | null;

@@ -21,7 +21,7 @@ export function toTableRow(r: FleetRow): TableRow {
     flavor: r.flavor,
     version: r.version,
     doublewrite: r.doublewrite,
-    gate: { status: r.gate.status },
+    gate: { status: r.gate.status, demoOnly: r.gate.demoOnly },
     verdict: r.verdict,
     confidence: r.confidence,
     amplification: r.amplification,
@@ -69,6 +69,7 @@ export function encodeRow(r: FleetRow | TableRow): EncodedRow {
     r.canDropDoublewrite,
     r.waitingForGate,
     r.worstSeverity,
+    r.gate.demoOnly,
   ];
 }
 
@@ -82,7 +83,7 @@ export function decodeRow(c: EncodedRow): TableRow {
     flavor: c[4] as TableRow["flavor"],
     version: c[5] as string,
     doublewrite: c[6] as TableRow["doublewrite"],
-    gate: { status: c[7] as TableRow["gate"]["status"] },
+    gate: { status: c[7] as TableRow["gate"]["status"], demoOnly: c[23] === true },
     verdict: c[8] as TableRow["verdict"],
     confidence: c[9] as number,
     amplification: n(10),

@@ -7,6 +7,7 @@ import { z } from "zod";
 import { doublewriteActions } from "../actions.js";
 import { protection } from "../config-state.js";
 import { doublewriteRemovalGain, gainSentence } from "../gain.js";
+import { DEMO_ONLY_NOTE } from "../gate.js";
 import {
   defineMeta,
   defineRule,
@@ -45,13 +46,25 @@ export const atomicStorageDoublewriteOn = defineRule({
         severity: pressured ? "warning" : "notice",
         title: meta.title,
         summary:
-          `The safety gate is verified (${gate.summary.replace(/^verified by /, "").replace(/\.$/, "")}), but innodb_doublewrite=${facts.config.doublewriteRaw ?? facts.config.doublewrite}${fast ? " (MariaDB fast: still a full copy)" : ""} still writes every page twice. ` +
+          `The safety gate is verified (${gate.summary
+            .replace(DEMO_ONLY_NOTE, "")
+            .trim()
+            .replace(/^verified by /, "")
+            .replace(
+              /\.$/,
+              "",
+            )}), but innodb_doublewrite=${facts.config.doublewriteRaw ?? facts.config.doublewrite}${fast ? " (MariaDB fast: still a full copy)" : ""} still writes every page twice. ` +
           `Turning it off: ${gainSentence(gain, verdict.verdict)}.` +
+          (gate.demoOnly ? ` ${DEMO_ONLY_NOTE}` : "") +
           (caps.detectOnly
             ? " DETECT_ONLY first is a runtime, reversible stage (see detect-only-step)."
             : ""),
         evidence: [
-          { label: "Safety gate", value: `${gate.status} (${gate.path})`, unit: "text" },
+          {
+            label: "Safety gate",
+            value: `${gate.status} (${gate.path}${gate.demoOnly ? ", demo-only declaration" : ""})`,
+            unit: "text",
+          },
           { label: "Write-bound verdict", value: verdict.verdict, unit: "text" },
           indicatorEvidence(profile, "dblwrShareOfInnodbWriteBytes"),
           indicatorEvidence(profile, "dblwrShareOfDeviceWriteBytes"),

@@ -32,7 +32,7 @@ export function InstanceHead({
       </div>
       <div style={{ display: "flex", gap: "0.5rem", flexWrap: "wrap", alignItems: "center" }}>
         <VerdictBadge verdict={a.verdict.verdict} confidence={a.verdict.confidence} />
-        <GateBadge status={a.safetyGate.status} />
+        <GateBadge status={a.safetyGate.status} demoOnly={a.safetyGate.demoOnly} />
         {grafana ? (
           <a className="button" href={grafana} rel="noopener">
             Open in Grafana

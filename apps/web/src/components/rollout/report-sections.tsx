@@ -1,5 +1,5 @@
 /** The change report's sections (@untorn/rollout's Report), in the order the printed page shows them. */
-import { decisionOf, type Report } from "@untorn/rollout/report";
+import { decisionOf, demoOnlySentence, type Report } from "@untorn/rollout/report";
 import Link from "next/link";
 import { num, pctRange, utc } from "../../lib/format.js";
 import { actorText, intervalText, signedPct } from "../../lib/rollout-view.js";
@@ -76,8 +76,19 @@ function ReportHead({ rep, source }: { rep: Report; source: SourceInfo | Reading
           </li>
         )}
       </ul>
+      <DemoOnlyBanner instances={rep.demoOnly} />
     </>
   );
+}
+
+/** Said at the top of every page and report whose gate rests on a demo-only declaration. */
+export function DemoOnlyBanner({ instances }: { instances: readonly string[] }) {
+  const text = demoOnlySentence(instances);
+  return text ? (
+    <div className="banner banner-warn" role="note" data-testid="demo-only-banner">
+      {text}
+    </div>
+  ) : null;
 }
 
 function ReportHypothesis({ hypothesis }: { hypothesis: Report["hypothesis"] }) {

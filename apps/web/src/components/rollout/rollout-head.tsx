@@ -1,4 +1,5 @@
 /** The top of a rollout's page: its title and status line, then the banners about its data and its state. */
+import { demoOnlyInstances } from "@untorn/rollout/report";
 import type { RolloutState } from "@untorn/rollout/state";
 import Link from "next/link";
 import { utc } from "../../lib/format.js";
@@ -8,6 +9,7 @@ import type { PassNote } from "../../server/rollouts/reconciler.js";
 import type { RolloutClock } from "../../server/rollouts/rollout-deps.js";
 import { changeText } from "../../server/rollouts/rollouts.js";
 import { RolloutStatusBadge } from "./badges.js";
+import { DemoOnlyBanner } from "./report-sections.js";
 
 /** A replay's "not in the recording" errors (their text carries PromQL, never shown on recorded data). */
 const RECORDING_MISS = /replay file|outside the recording|recorded at step/;
@@ -38,6 +40,7 @@ export function RolloutHead({ state: s, version }: { state: RolloutState; versio
             {lastGate.summary} <span className="subtle">({utc(lastGate.at)})</span>
           </p>
         )}
+        <DemoOnlyBanner instances={demoOnlyInstances(s)} />
         <p className="subtle">
           Started by {s.createdBy.id} on {utc(s.createdAt)} · version {version} · id <code>{s.id}</code>
         </p>

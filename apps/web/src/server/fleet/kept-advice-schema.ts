@@ -19,6 +19,7 @@ export const keptAdviceSchema = z
         status: gateSchema.shape.status,
         path: gateSchema.shape.path,
         providerManaged: gateSchema.shape.providerManaged,
+        demoOnly: gateSchema.shape.demoOnly.default(false),
         summary: gateSchema.shape.summary,
         toVerify: gateSchema.shape.toVerify,
       })
