@@ -46,14 +46,7 @@ export const atomicStorageDoublewriteOn = defineRule({
         severity: pressured ? "warning" : "notice",
         title: meta.title,
         summary:
-          `The safety gate is verified (${gate.summary
-            .replace(DEMO_ONLY_NOTE, "")
-            .trim()
-            .replace(/^verified by /, "")
-            .replace(
-              /\.$/,
-              "",
-            )}), but innodb_doublewrite=${facts.config.doublewriteRaw ?? facts.config.doublewrite}${fast ? " (MariaDB fast: still a full copy)" : ""} still writes every page twice. ` +
+          `The safety gate is verified (${verifiedBy(gate.summary)}), but innodb_doublewrite=${facts.config.doublewriteRaw ?? facts.config.doublewrite}${fast ? " (MariaDB fast: still a full copy)" : ""} still writes every page twice. ` +
           `Turning it off: ${gainSentence(gain, verdict.verdict)}.` +
           (gate.demoOnly ? ` ${DEMO_ONLY_NOTE}` : "") +
           (caps.detectOnly
@@ -92,3 +85,11 @@ export const atomicStorageDoublewriteOn = defineRule({
     ];
   },
 });
+
+/** What verified the gate, from its summary: "verified by X." (and any demo-only note) to "X". */
+const verifiedBy = (summary: string) =>
+  summary
+    .replace(DEMO_ONLY_NOTE, "")
+    .trim()
+    .replace(/^verified by /, "")
+    .replace(/\.$/, "");
