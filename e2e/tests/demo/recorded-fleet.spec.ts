@@ -46,7 +46,9 @@ test.describe("the recorded demo fleet on embedded defaults", () => {
     // db-shop-replica-2: gate verified by the declaration, doublewrite still on.
     await expect(fleetPage.card("Could safely drop doublewrite").locator("dd")).toHaveText(/^1(?!\d)/);
     await instancePage.goto("db-shop-replica-1");
-    await expect(page.getByText(/other, 16 KiB \(declared for a demo only\): Declared for the demo/)).toBeVisible();
+    await expect(
+      page.getByText(/other, 16 KiB \(declared for a demo only\): Declared for the demo/),
+    ).toBeVisible();
   });
 
   test("flags doublewrite OFF on the unverified emulated volume as critical", async ({ instancePage }) => {
