@@ -1,7 +1,10 @@
 import { advise } from "@untorn/advisor/advise";
+import type { InstanceFacts } from "@untorn/advisor/facts";
 import { beforeAll, describe, expect, it } from "vitest";
 import { buildFleetFacts } from "./facts.js";
+import type { DeclaredMetadata } from "./metadata.js";
 import {
+  applyMetadata,
   buildSnapshot,
   instanceAdvice,
   keepAdvice,
@@ -37,6 +40,7 @@ const rowsOf: RowsOf<Row> = (rows, exporters) =>
   rows.map((r) => ({ ...r, exporters: { untorn: exporters[r.instance]?.untorn ?? false }, stale: false }));
 
 let snap: Snapshot<StoredDeclaration, Row>;
+let measuredFacts: InstanceFacts[];
 
 beforeAll(async () => {
   const api = new ReplayApi(
@@ -47,6 +51,7 @@ beforeAll(async () => {
     }),
   );
   const fleet = await buildFleetFacts(api, replayFactsOptions(api.meta));
+  measuredFacts = fleet.facts;
   snap = buildSnapshot({
     fleet,
     rowsOf,
@@ -177,25 +182,86 @@ it("makes the caller's rows again on a revision", () => {
 });
 
 describe("layerDeclarations", () => {
-  it("takes the declared file's entries, then the stored rows' non-empty fields over them", () => {
+  it("takes cluster, role and storage class from the stored row, and probe-measurable facts from the file first", () => {
     const file = new Map([
       [
         "a",
-        { cluster: "lab", role: "replica" as const, storageFacts: { fsType: "xfs", cloud: "aws" as const } },
+        {
+          cluster: "lab",
+          role: "replica" as const,
+          managedService: "rds" as const,
+          storageFacts: { fsType: "xfs", cloud: "aws" as const, limits: { writeIops: 100 } },
+        },
       ],
       ["b", { cluster: "lab" }],
     ]);
     const out = layerDeclarations(file, [
-      metadata("a", { cluster: "mine", storageFacts: { fsType: "ext4" } }),
+      metadata("a", {
+        cluster: "mine",
+        managedService: "other",
+        storageFacts: { fsType: "ext4", fsClusterSizeBytes: 16384, limits: { writeIops: 200, iops: 500 } },
+      }),
       metadata("c", { storageClass: "gp3" }),
     ]);
     expect(out.get("a")).toEqual({
       cluster: "mine",
       role: "replica",
-      storageFacts: { fsType: "ext4", cloud: "aws" },
+      managedService: "rds",
+      storageFacts: {
+        fsType: "xfs",
+        fsClusterSizeBytes: 16384,
+        cloud: "aws",
+        limits: { writeIops: 100, iops: 500 },
+      },
     });
     expect(out.get("b")).toEqual({ cluster: "lab" });
     expect(out.get("c")).toEqual({ storageClass: "gp3" });
     expect(layerDeclarations(undefined, [])).toEqual(new Map());
+  });
+
+  it("gives the reconciler's one overlay the facts the pages' two overlays give (file, then stored)", () => {
+    const [x, y] = measuredFacts.map((f) => f.identity.instance);
+    const file = new Map<string, DeclaredMetadata>([
+      [
+        x!,
+        {
+          cluster: "lab",
+          role: "replica",
+          storageClass: "file-class",
+          managedService: "rds",
+          storageFacts: {
+            fsClusterSizeBytes: 16384,
+            limits: { writeIops: 100 },
+            tornWriteProtection: { provider: "other", unitBytes: 16384, demoOnly: true },
+          },
+        },
+      ],
+      [y!, { storageFacts: { fsType: "zfs", zfsRecordsizeBytes: 16384 } }],
+    ]);
+    const stored = [
+      metadata(x!, {
+        cluster: "mine",
+        storageClass: "gp3",
+        managedService: "other",
+        storageFacts: {
+          fsClusterSizeBytes: 65536,
+          dataOffsetAlignmentBytes: 1048576,
+          limits: { writeIops: 200, iops: 500 },
+          tornWriteProtection: { provider: "aws-ebs", unitBytes: 16384 },
+        },
+      }),
+      metadata(y!, { role: "primary", storageFacts: { btrfsNodatacow: false } }),
+    ];
+    const pages = applyMetadata(
+      applyMetadata(measuredFacts, file).facts,
+      new Map(stored.map((m) => [m.instance, m])),
+    ).facts;
+    const reconciler = applyMetadata(measuredFacts, layerDeclarations(file, stored)).facts;
+    expect(reconciler).toEqual(pages);
+    // And the case is not vacuous: both layers left their mark.
+    const fx = reconciler.find((f) => f.identity.instance === x)!;
+    expect(fx.identity.cluster).toBe("mine");
+    expect(fx.storage?.fsClusterSizeBytes).toBe(16384);
+    expect(fx.storage?.dataOffsetAlignmentBytes).toBe(1048576);
   });
 });

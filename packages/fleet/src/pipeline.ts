@@ -60,7 +60,11 @@ export function applyMetadata(
 
 /**
  * The two layers as one declaration per instance, for a caller that overlays once (the rollout
- * reconciler): the file's entry, then the stored row's non-empty fields over it, field by field.
+ * reconciler), by the rule the pages' two overlays follow (the file's, then the stored one,
+ * snapshotSteps): what the store owns (cluster, role, storage class) is taken from the stored row over
+ * the file's; a fact a probe could measure (managed service, storage facts, limits) is taken from the
+ * file, the stored row only filling what the file leaves unset. So a reviewed file cannot be
+ * overridden from the console's form, which refuses a declaration that contradicts it.
  */
 export function layerDeclarations(
   file: MetadataByInstance | null | undefined,
@@ -69,15 +73,17 @@ export function layerDeclarations(
   const out = new Map<string, DeclaredMetadata>(file ?? []);
   for (const r of stored) {
     const prev = out.get(r.instance) ?? {};
+    const facts = { ...(r.storageFacts ?? {}), ...(prev.storageFacts ?? {}) };
+    const limits = { ...(r.storageFacts?.limits ?? {}), ...(prev.storageFacts?.limits ?? {}) };
+    if (Object.keys(limits).length > 0) facts.limits = limits;
+    const managedService = prev.managedService ?? r.managedService;
     out.set(r.instance, {
       ...prev,
       ...(r.cluster ? { cluster: r.cluster } : {}),
       ...(r.role ? { role: r.role } : {}),
       ...(r.storageClass ? { storageClass: r.storageClass } : {}),
-      ...(r.managedService ? { managedService: r.managedService } : {}),
-      ...(r.storageFacts && Object.keys(r.storageFacts).length > 0
-        ? { storageFacts: { ...(prev.storageFacts ?? {}), ...r.storageFacts } }
-        : {}),
+      ...(managedService ? { managedService } : {}),
+      ...(Object.keys(facts).length > 0 ? { storageFacts: facts } : {}),
     });
   }
   return out;
