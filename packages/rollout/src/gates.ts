@@ -172,7 +172,7 @@ export function preWaveGate(input: PreWaveInput): GateResult {
         "safety-gate",
         gate.status === "verified" ? "pass" : "fail",
         "verified",
-        gate.demoOnly ? "verified (demo-only declaration)" : gate.status,
+        gate.status,
         gate.status === "verified"
           ? `Safety gate verified (${gate.path})${gate.demoOnly ? `. ${DEMO_ONLY_NOTE}` : "."}`
           : `Safety gate ${gate.status}: ${gate.summary}`,

@@ -296,6 +296,24 @@ describe("pre-wave gate", () => {
     expect(r.state.waves[0]!.phase).toBe("applying");
     expect(r.state.instances.find((i) => i.instance === "r1")!.gateAtStart).toBe("verified");
   });
+  it("passes on a demo-only declaration, says so, and keeps a state the store reads back", () => {
+    const demo = structuredClone(factsOf.get("r1")!);
+    demo.storage!.tornWriteProtection = { ...demo.storage!.tornWriteProtection!, demoOnly: true };
+    const r = reconcile(
+      approved,
+      observationsSchema.parse({ health: health(1, demo), activeRollouts: [] }),
+      T0 + 1,
+    );
+    expect(r.state.waves[0]!.phase).toBe("applying");
+    const c = r.events
+      .find((e) => e.gate)!
+      .gate!.checks.find((x) => x.id === "safety-gate" && x.instance === "r1")!;
+    expect(c).toMatchObject({ outcome: "pass", observed: "verified", demoOnly: true });
+    expect(c.message).toMatch(/demo/i);
+    // As the runner stores and reads it (jsonb, then the schema): the wave's start must parse.
+    const back = parseRolloutState(JSON.parse(JSON.stringify(r.state)));
+    expect(back.instances.find((i) => i.instance === "r1")!.gateAtStart).toBe("verified");
+  });
   it.each([
     ["lag over the limit", { health: health(120), activeRollouts: [] }, "replication"],
     [

@@ -60,12 +60,15 @@ const actorOrNull = z
   .strictObject({ id: z.string(), kind: z.enum(["operator", "hook", "system"]) })
   .nullable();
 
+/** A safety gate's status, as a wave's start keeps it. */
+const gateStatusSchema = z.enum(["verified", "unverified", "unsafe"]);
+
 export const instanceStateSchema = z.strictObject({
   instance: z.string(),
   wave: z.number().int(),
   status: z.enum(INSTANCE_STATUSES),
   /** The safety gate when its wave's pre-wave gate passed (null: the change does not need it). */
-  gateAtStart: z.enum(["verified", "unverified", "unsafe"]).nullable(),
+  gateAtStart: gateStatusSchema.nullable(),
   appliedAt: z.number().nullable(),
   appliedBy: actorOrNull,
   verifiedAt: z.number().nullable(),
@@ -735,7 +738,9 @@ function startWave(d: Draft, w: WaveState, obs: Observations): void {
   for (const id of w.instances) {
     const i = d.inst(id)!;
     const c = g.checks.find((x) => x.id === "safety-gate" && x.instance === id);
-    i.gateAtStart = c ? (c.observed as InstanceState["gateAtStart"]) : null;
+    // The check's observed value is the gate's status; anything else is kept as unknown, never stored raw.
+    const status = gateStatusSchema.safeParse(c?.observed);
+    i.gateAtStart = status.success ? status.data : null;
   }
   d.emit({
     actor: SYSTEM,
