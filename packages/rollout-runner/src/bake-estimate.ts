@@ -19,7 +19,7 @@ import { fetchBake } from "./observe.js";
 export interface PlanBaselineOptions {
   /** The plan's time, Unix seconds: the baseline ends here. */
   readonly now: number;
-  /** rate() window of the series; default 5m. */
+  /** rate() window of the series; default the sequential bake's (`BakeFetchOptions.window`). */
   readonly rateWindow?: string;
   /** Step of the series in seconds; default as the reconciler's sequential bake (at least 15 s). */
   readonly bakeStepSeconds?: number;
@@ -58,7 +58,7 @@ export async function fetchPlanBaselines(
             },
             signals: [],
           },
-          { window: opts.rateWindow ?? "5m", stepSeconds: step },
+          { ...(opts.rateWindow ? { window: opts.rateWindow } : {}), stepSeconds: step },
           count,
           warnings,
         );
