@@ -150,7 +150,7 @@ describe("the docker-compose demo, from outside", () => {
         version: string;
         verdict: string;
         confidence: number;
-        gate: { status: string };
+        gate: { status: string; demoOnly: boolean };
       }[];
     }
     const fleet = await eventually("fleet", async () => {
@@ -170,6 +170,11 @@ describe("the docker-compose demo, from outside", () => {
       expect(row.confidence, row.instance).toBeGreaterThanOrEqual(0);
       expect(["verified", "unverified", "unsafe"], row.instance).toContain(row.gate.status);
     }
+    // compose/web/metadata.json declares torn-write protection for mariadb-replica1, for the demo only:
+    // its gate verifies on that declaration and says so; no other server rests on one.
+    const demoOnly = fleet.instances.filter((r) => r.gate.demoOnly).map((r) => r.instance);
+    expect(demoOnly).toEqual(["mariadb-replica1"]);
+    expect(fleet.instances.find((r) => r.instance === "mariadb-replica1")?.gate.status).toBe("verified");
   });
 
   it("reads each server's role from its replication status and its cluster from the scrape labels", async () => {

@@ -85,3 +85,18 @@ describe("metadata file", () => {
     expect(issues(v).join("\n")).toMatch(re);
   });
 });
+
+describe("the metadata files the repository ships", () => {
+  it.each([
+    ["compose/web/metadata.json", ["mariadb-replica1"]],
+    ["lab/recordings/mariadb-10.11-fleet.metadata.json", null],
+  ] as const)("%s parses, and every torn-write declaration in it is marked demo-only", (file, torn) => {
+    const parsed = metadataFileSchema.parse(JSON.parse(readFileSync(join(root, file), "utf8")));
+    const declared = Object.entries(parsed.instances)
+      .filter(([, m]) => m.storageFacts?.tornWriteProtection)
+      .map(([name, m]) => [name, m.storageFacts?.tornWriteProtection?.demoOnly] as const);
+    expect(declared.length).toBeGreaterThan(0);
+    expect(declared.filter(([, demoOnly]) => demoOnly !== true)).toEqual([]);
+    if (torn) expect(declared.map(([name]) => name)).toEqual(torn);
+  });
+});
