@@ -45,7 +45,13 @@ test.describe("the recorded demo fleet on embedded defaults", () => {
     await fleetPage.goto();
     // db-shop-replica-2: gate verified by the declaration, doublewrite still on.
     await expect(fleetPage.card("Could safely drop doublewrite").locator("dd")).toHaveText(/^1(?!\d)/);
+    // Both shop replicas' gates rest on declarations made for the demo: the table says so, and no
+    // other row carries the tag.
+    for (const name of ["db-shop-replica-1", "db-shop-replica-2"])
+      await expect(fleetPage.row(name).getByTestId("demo-only")).toHaveText("demo only");
+    await expect(page.getByTestId("demo-only")).toHaveCount(2);
     await instancePage.goto("db-shop-replica-1");
+    await expect(page.getByTestId("demo-only").first()).toBeVisible();
     await expect(
       page.getByText(/other, 16 KiB \(declared for a demo only\): Declared for the demo/),
     ).toBeVisible();

@@ -6,6 +6,7 @@ import Link from "next/link";
 import { pct, pctRange, utc } from "../../lib/format.js";
 import { instanceHref } from "../../lib/paths.js";
 import type { PlanView } from "../../server/rollouts/rollout-deps.js";
+import { DemoOnlyBadge } from "../badges.js";
 
 type Plan = Extract<PlanView, { kind: "planned" }>["plan"];
 
@@ -160,7 +161,15 @@ function DryRun({ plan }: { plan: Plan }) {
                   {r.current ?? "unknown"} → {r.target ?? (r.excluded ? "not changed" : "–")}
                 </td>
                 <td>{r.restart === null ? "–" : r.restart ? "restart" : "no restart"}</td>
-                <td>{r.gate}</td>
+                <td>
+                  {r.gate}
+                  {r.demoOnly && (
+                    <>
+                      {" "}
+                      <DemoOnlyBadge />
+                    </>
+                  )}
+                </td>
                 <td>
                   {r.expectedGain
                     ? pctRange(r.expectedGain.throughput.low, r.expectedGain.throughput.high)
