@@ -37,7 +37,14 @@ export default defineConfig<TargetOptions>({
     {
       name: "recorded",
       use: { target: "recorded" },
-      testIgnore: ["status/**", "demo/**", "auth-modes/**", "hardening/**", "rollouts/whole-job.spec.ts"],
+      testIgnore: [
+        "status/**",
+        "demo/**",
+        "auth-modes/**",
+        "hardening/**",
+        "compose/**",
+        "rollouts/whole-job.spec.ts",
+      ],
     },
     // The same specs against the live fleet through its Prometheus.
     { name: "live", use: { target: "live" }, testMatch: ["fleet/**", "instance/**", "api/**"] },
@@ -47,6 +54,7 @@ export default defineConfig<TargetOptions>({
     // tests/rollouts/whole-job.spec.ts starts a console of its own on the same embedded defaults.
     { name: "demo", use: { target: "demo" }, testMatch: ["demo/**", "rollouts/whole-job.spec.ts"] },
     // tests/auth-modes/** and tests/hardening/** run from playwright.auth-modes.config.ts (their own
-    // consoles, no fleet stack).
+    // consoles, no fleet stack); tests/compose/** from playwright.compose.config.ts, against the live
+    // docker-compose demo (`npm run test:compose`).
   ],
 });

@@ -8,7 +8,9 @@
 #       docker-compose --env-file .env up --build -d    then waits for every healthcheck
 #  4. Asserts from outside (dashboards/test/compose/demo.e2e.ts): every Prometheus target up, the recording
 #     rules produce series, /api/v1/fleet lists the 4 servers from live data with verdicts, replication lag
-#     reported for both replicas.
+#     reported for both replicas. With UNTORN_COMPOSE_CANARY=1, then, in Chromium
+#     (e2e/tests/compose/canary.spec.ts), a doublewrite-OFF canary on mariadb-replica1 carried from the plan
+#     to a decided bake against mariadb-replica2.
 #  5. docker-compose --env-file .env down -v, removes the images it built and the stand-ins it made, and
 #     stops the dockerd it started: also on failure, Ctrl-C or SIGTERM.
 set -uo pipefail
@@ -134,6 +136,7 @@ UNTORN_ADMIN_PASSWORD=$(openssl rand -hex 16)
 UNTORN_VIEWER_TOKEN=$viewer_token
 UNTORN_WEB_PORT=$web_port
 UNTORN_PROMETHEUS_PORT=$prom_port
+UNTORN_RECONCILE_SECONDS=5
 ENV
 t=$(now)
 say "docker-compose --env-file .env up --build -d"
@@ -161,5 +164,17 @@ t=$(now)
 UNTORN_COMPOSE_PROMETHEUS_URL="http://127.0.0.1:$prom_port" UNTORN_COMPOSE_WEB_URL="http://127.0.0.1:$web_port" \
   UNTORN_COMPOSE_VIEWER_TOKEN="$viewer_token" run npm run -s test:compose:assert -w @untorn/dashboards ||
   fail "assertions failed"
-say "assertions passed in $(($(now) - t))s (build + up ${build_s}s, converge ${converge_s}s)"
+assert_s=$(($(now) - t))
+if [ "${UNTORN_COMPOSE_CANARY:-0}" = 1 ]; then
+  t=$(now)
+  say "the canary rollout in Chromium (e2e/tests/compose/canary.spec.ts)"
+  UNTORN_COMPOSE_WEB_URL="http://127.0.0.1:$web_port" \
+    UNTORN_COMPOSE_ADMIN_PASSWORD="$(sed -n 's/^UNTORN_ADMIN_PASSWORD=//p' "$envfile")" \
+    UNTORN_COMPOSE_CANARY_CONTAINER="$("${compose[@]}" --env-file "$envfile" ps -q mariadb-replica1)" \
+    run npm run -s test:compose:canary -w @untorn/e2e || fail "the canary rollout failed"
+  say "the canary rollout passed in $(($(now) - t))s"
+else
+  say "the canary rollout (e2e/tests/compose/canary.spec.ts) NOT run: UNTORN_COMPOSE_CANARY=1 runs it (it waits for the history a bake needs, then bakes: 20 to 40 minutes more)"
+fi
+say "assertions passed in ${assert_s}s (build + up ${build_s}s, converge ${converge_s}s)"
 status=0
