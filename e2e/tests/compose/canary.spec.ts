@@ -12,7 +12,7 @@
  */
 import { execFileSync } from "node:child_process";
 import { expect, type Locator, type Page, test } from "@playwright/test";
-import { ADMIN_USER, signIn } from "../../fixtures/auth.js";
+import { ADMIN_USER, sessionState, signIn } from "../../fixtures/auth.js";
 import { ReportPage, RolloutPage } from "../../fixtures/pages/rollout-pages.js";
 
 const CANARY = "mariadb-replica1";
@@ -30,22 +30,7 @@ test.use({ baseURL: process.env.UNTORN_COMPOSE_WEB_URL ?? "http://127.0.0.1:1" }
 test.use({
   storageState: async ({ baseURL }, use) => {
     const url = baseURL ?? webUrl();
-    const value = await signIn(url, ADMIN_USER, required("UNTORN_COMPOSE_ADMIN_PASSWORD"));
-    await use({
-      cookies: [
-        {
-          name: "untorn_session",
-          value,
-          domain: new URL(url).hostname,
-          path: "/",
-          expires: -1,
-          httpOnly: true,
-          secure: false,
-          sameSite: "Lax",
-        },
-      ],
-      origins: [],
-    });
+    await use(sessionState(url, await signIn(url, ADMIN_USER, required("UNTORN_COMPOSE_ADMIN_PASSWORD"))));
   },
 });
 

@@ -13,7 +13,7 @@ import { join } from "node:path";
 import { gunzipSync } from "node:zlib";
 import type { Page } from "@playwright/test";
 import { repoRoot } from "@untorn/testkit/process";
-import { ADMIN_PASSWORD, ADMIN_USER, signIn } from "../../fixtures/auth.js";
+import { ADMIN_PASSWORD, ADMIN_USER, sessionState, signIn } from "../../fixtures/auth.js";
 import { ReportPage, RolloutPage } from "../../fixtures/pages/rollout-pages.js";
 import { test as base, expect } from "../../fixtures/test.js";
 import { startWebServer, type WebServer } from "../../setup/web-server.js";
@@ -46,22 +46,7 @@ const test = base.extend<object, { ownServer: WebServer }>({
   ],
   baseURL: async ({ ownServer }, use) => use(ownServer.url),
   storageState: async ({ ownServer }, use) => {
-    const { hostname } = new URL(ownServer.url);
-    await use({
-      cookies: [
-        {
-          name: "untorn_session",
-          value: await signIn(ownServer.url, ADMIN_USER, ADMIN_PASSWORD),
-          domain: hostname,
-          path: "/",
-          expires: -1,
-          httpOnly: true,
-          secure: false,
-          sameSite: "Lax",
-        },
-      ],
-      origins: [],
-    });
+    await use(sessionState(ownServer.url, await signIn(ownServer.url, ADMIN_USER, ADMIN_PASSWORD)));
   },
 });
 
