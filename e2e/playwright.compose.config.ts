@@ -13,6 +13,7 @@ export default defineConfig({
   testMatch: ["compose/**"],
   workers: 1,
   fullyParallel: false,
-  timeout: 40 * 60_000,
+  // Up to 35 minutes of waiting for history, then the step, the read-back and a bake of at most 15.
+  timeout: 75 * 60_000,
   projects: [{ name: "compose" }],
 });

@@ -90,7 +90,8 @@ test("a doublewrite-OFF canary on the demo's replica set, from the plan to a dec
     page,
     "the plan's time to a verdict says the bake decides",
     async () => expect(estimate).toHaveAttribute("data-outcome", "decides", { timeout: 2000 }),
-    15 * 60_000,
+    // A stack started minutes ago (or a canary just restarted) needs steady history first.
+    35 * 60_000,
   ).catch(async (e) => {
     throw new Error(`${String(e)}; the estimate reads: ${await text(estimate)}`);
   });
