@@ -153,7 +153,11 @@ export const batchFillPanel = (s: PanelScope) =>
   );
 export const amplificationPanel = (s: PanelScope) =>
   timeseriesPanel(
-    { title: "Doublewrite amplification", queries: [{ signal: "doublewrite_amplification" }], min: 0 },
+    {
+      title: "Doublewrite pages per flushed data page",
+      queries: [{ signal: "doublewrite_amplification" }],
+      min: 0,
+    },
     s,
   );
 export const doublewriteSharesPanel = (s: PanelScope) =>
