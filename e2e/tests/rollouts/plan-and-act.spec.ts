@@ -73,6 +73,11 @@ test("plans a rollout, sees the dry run and the field errors, creates it and app
   await expect(bake).toHaveAttribute("aria-invalid", "true");
   await expect(page.locator(`#${await bake.getAttribute("aria-describedby")}`)).toHaveText("at least 1");
   await expect(page.getByRole("button", { name: "Create rollout" })).toBeDisabled();
+  // No dry run while a field is wrong: the Instances box says so, not "see the exclusions below".
+  await expect(page.getByTestId("instances-empty")).toContainText(
+    "No dry run yet: fix the fields marked above",
+  );
+  await expect(page.getByRole("heading", { name: /^Excluded/ })).toHaveCount(0);
   await bake.fill("30");
   await page.getByRole("button", { name: "Update the dry run" }).click();
   await expect(page.getByLabel("Bake time (minutes)")).toHaveValue("30");

@@ -44,6 +44,7 @@ export function PlanEditor({
   rule,
   idempotencyKey,
   canCreate,
+  planned,
   clockNow = null,
   children,
 }: {
@@ -57,6 +58,8 @@ export function PlanEditor({
   rule: string;
   idempotencyKey: string;
   canCreate: boolean;
+  /** Whether the dry run ran (a plan, with its exclusions, is among the children). */
+  planned: boolean;
   /** On a recording: its clock's "now" (`YYYY-MM-DDTHH:MM`, UTC), where time stands still. */
   clockNow?: string | null;
   /** The dry run, waves and exclusions (server-rendered). */
@@ -97,7 +100,7 @@ export function PlanEditor({
         <input key={c.instance} type="hidden" name="offered" value={c.instance} />
       ))}
       <ChangeFieldset values={values} errors={errors} />
-      <InstancesFieldset candidates={candidates} checked={checked} errors={errors} />
+      <InstancesFieldset candidates={candidates} checked={checked} errors={errors} planned={planned} />
       <WavesFieldset values={values} errors={errors} />
       <BakeFieldset values={values} errors={errors} />
       <BackupFieldset values={values} errors={errors} clockNow={clockNow} />

@@ -159,16 +159,23 @@ export function InstancesFieldset({
   candidates,
   checked,
   errors,
+  planned,
 }: {
   candidates: readonly Candidate[];
   checked: ReadonlySet<string>;
   errors: Errors;
+  /** Whether the dry run ran: it does not while a field is wrong, and then no exclusion is listed. */
+  planned: boolean;
 }) {
   return (
     <fieldset>
       <legend>Instances</legend>
       {candidates.length === 0 ? (
-        <p className="subtle">No instance can take this change now: see the exclusions below.</p>
+        <p className="subtle" data-testid="instances-empty">
+          {planned
+            ? "No instance can take this change now: see the exclusions below."
+            : "No dry run yet: fix the fields marked above, then update the dry run to see which instances can take this change."}
+        </p>
       ) : (
         <ul className="plain-list">
           {candidates.map((c) => (

@@ -112,6 +112,7 @@ export default async function NewRolloutPage({ searchParams }: { searchParams: S
         rule={rule}
         idempotencyKey={randomUUID()}
         canCreate={plan !== null && plan.waves.length > 0}
+        planned={planned !== null}
         clockNow={clockNowOf(view)}
       >
         {planned && (
