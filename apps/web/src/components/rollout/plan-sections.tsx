@@ -186,6 +186,26 @@ function DryRun({ plan }: { plan: Plan }) {
   );
 }
 
+type Exclusion = Plan["exclusions"][number];
+
+/**
+ * Exclusions that say the same thing (reason, detail, what to verify, the blocking rollouts) as one
+ * line naming every instance, in the plan's order: twelve servers on one unverified storage read once.
+ */
+export function groupExclusions(
+  exclusions: readonly Exclusion[],
+  activeOn: ReadonlyMap<string, readonly string[]>,
+): { instances: string[]; x: Exclusion }[] {
+  const groups = new Map<string, { instances: string[]; x: Exclusion }>();
+  for (const x of exclusions) {
+    const key = JSON.stringify([x.reason, x.detail, x.toVerify, activeOn.get(x.instance) ?? []]);
+    const g = groups.get(key);
+    if (g) g.instances.push(x.instance);
+    else groups.set(key, { instances: [x.instance], x });
+  }
+  return [...groups.values()];
+}
+
 function Exclusions({
   exclusions,
   activeOn,
@@ -202,10 +222,15 @@ function Exclusions({
         <p>None.</p>
       ) : (
         <ul data-testid="exclusions">
-          {exclusions.map((x) => (
-            <li key={x.instance} data-reason={x.reason}>
-              <Link href={instanceHref(x.instance)}>{x.instance}</Link>:{" "}
-              <strong>{REASONS[x.reason] ?? x.reason}</strong>.{" "}
+          {groupExclusions(exclusions, activeOn).map(({ instances, x }) => (
+            <li key={x.instance} data-reason={x.reason} data-count={instances.length}>
+              {instances.map((i, k) => (
+                <span key={i}>
+                  {k > 0 ? ", " : ""}
+                  <Link href={instanceHref(i)}>{i}</Link>
+                </span>
+              ))}
+              : <strong>{REASONS[x.reason] ?? x.reason}</strong>.{" "}
               {x.reason === "another-rollout-active" ? (
                 <BlockedBy ids={activeOn.get(x.instance) ?? []} detail={x.detail} />
               ) : (
