@@ -8,6 +8,7 @@ import { OUTCOME_TEXT } from "../../lib/rollout-view.js";
 import { OutcomeBadge } from "./badges.js";
 import { ComparisonTable, OutcomeLegend } from "./comparison.js";
 import { GateDetails } from "./gate-details.js";
+import { groupExclusions } from "./plan-sections.js";
 
 const WAVE_KIND = {
   canary: "Canary",
@@ -67,9 +68,9 @@ export function HypothesisSection({ plan }: { plan: RolloutState["plan"] }) {
         <details>
           <summary>{plan.exclusions.length} instance(s) excluded from the plan</summary>
           <ul>
-            {plan.exclusions.map((e) => (
-              <li key={e.instance}>
-                {e.instance}: <strong>{e.reason}</strong>. {e.detail}
+            {groupExclusions(plan.exclusions, new Map()).map(({ instances, x }) => (
+              <li key={x.instance}>
+                {instances.join(", ")}: <strong>{x.reason}</strong>. {x.detail}
               </li>
             ))}
           </ul>
