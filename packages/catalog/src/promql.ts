@@ -18,7 +18,6 @@ export interface Matcher {
 export type Selector = Readonly<Record<string, string | Matcher>>;
 
 export const eq = (value: string): Matcher => ({ op: "=", value });
-export const ne = (value: string): Matcher => ({ op: "!=", value });
 export const re = (value: string): Matcher => ({ op: "=~", value });
 export const nre = (value: string): Matcher => ({ op: "!~", value });
 
@@ -219,10 +218,8 @@ export function labelReplace(v: Vec, dst: string, replacement: string, src: stri
   );
 }
 
-/** Ranking helpers for fleet tables: the `k` largest or smallest series, and sorting. */
+/** Ranking helper for fleet tables: the `k` largest series. */
 export const topk = (k: number | string, v: Vec): Vec => vec(`topk(${k}, ${v.q})`, v.labels);
-export const bottomk = (k: number | string, v: Vec): Vec => vec(`bottomk(${k}, ${v.q})`, v.labels);
-export const sortDesc = (v: Vec): Vec => vec(`sort_desc(${v.q})`, v.labels);
 
 /** `count(v)`: a single series with the number of series in v (e.g. instances in the fleet). These fleet-wide
  * helpers end a composition: their result has no instance label. */

@@ -22,8 +22,6 @@ import { prometheusReplication, type ReplicationSource } from "./replication.js"
 
 export type { ReplicationSource };
 
-export const noReplication: ReplicationSource = async () => new Map();
-
 export interface ObserveOptions {
   /** Evaluation time, Unix seconds. */
   now: number;
