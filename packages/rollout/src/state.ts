@@ -1322,8 +1322,10 @@ const PROBE_KEY = "untorn:permission-probe";
 
 /**
  * The commands `applyCommand` would accept now, found by trying each on the state (a pure call that
- * keeps nothing): the one answer the console's controls, the CLI and `nextActions` read, so none of them
- * can offer what the state machine then refuses.
+ * keeps nothing). The console's controls and step rows offer exactly these, so none can offer what the
+ * state machine then refuses; the CLI sends its command and reports the refusal. `nextActions` answers a
+ * different question (what is due, with its reason), and the property test checks that every human action
+ * it proposes is one of these.
  */
 export function permittedCommands(state: RolloutState, now: number): PermittedCommands {
   const ok = (c: Record<string, unknown> & { type: Command["type"] }) =>
