@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { DEFAULT_WINDOW, ratesLine, type Source } from "./source.js";
+import { DEFAULT_WINDOW, ratesLine, type Source, sourceLine } from "./source.js";
 
 const live = { replay: null } as unknown as Source;
 
@@ -30,5 +30,23 @@ describe("ratesLine", () => {
 
   it("defaults to the window untorn.window records", () => {
     expect(DEFAULT_WINDOW).toBe("1h");
+  });
+});
+
+describe("sourceLine", () => {
+  it("names a recording's loopback Prometheus for what it was, never its address on the recording machine", () => {
+    const recorded = {
+      replay: {
+        file: "lab/recordings/x.json.gz",
+        recordedFrom: "http://127.0.0.1:34111",
+        recordedAt: "2026-11-01T00:00:00Z",
+      },
+      facts: { window: "1h" },
+    } as unknown as Source;
+    const line = sourceLine(recorded, 1_790_000_000);
+    expect(line).toMatch(
+      /^RECORDED DATA from lab\/recordings\/x\.json\.gz \(recorded from a Prometheus local to the recording machine at 2026-11-01T00:00:00Z\)/,
+    );
+    expect(line).not.toMatch(/127\.0\.0\.1/);
   });
 });

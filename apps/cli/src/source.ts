@@ -14,6 +14,7 @@ import {
   type ReplayMeta,
   ReplayMissError,
   replayFactsOptions,
+  shownRecordedFrom,
 } from "@untorn/fleet/replay";
 import { PromClient } from "@untorn/prom/client";
 import { TIME_RANGE_PRESETS, TimeRange, WindowDuration } from "@untorn/prom/duration";
@@ -227,6 +228,6 @@ export function ratesLine(s: Source, rules: RecordingRulesUse): string {
 export function sourceLine(s: Source, at: number): string {
   const when = new Date(at * 1000).toISOString();
   if (s.replay)
-    return `RECORDED DATA from ${s.replay.file} (recorded from ${s.replay.recordedFrom} at ${s.replay.recordedAt}), at ${when}, window ${s.facts.window}`;
+    return `RECORDED DATA from ${s.replay.file} (recorded from ${shownRecordedFrom(s.replay.recordedFrom)} at ${s.replay.recordedAt}), at ${when}, window ${s.facts.window}`;
   return `${s.url} at ${when}, window ${s.facts.window}`;
 }

@@ -13,6 +13,7 @@ import {
   ReplayFormatError,
   ReplayMissError,
   replayFactsOptions,
+  shownRecordedFrom,
 } from "./replay.js";
 import { fakeReplay } from "./testing/fake-api.js";
 import { DB_IDLE, DB_ON_LOADED, FIXTURE_FLEET } from "./testing/fixtures.js";
@@ -256,6 +257,18 @@ describe("ReplayApi", () => {
     );
   });
 
+  it("a miss names a loopback recording source for what it was, never its local address", async () => {
+    const meta = {
+      ...fakeReplay([], { window: "5m", times: [AT] }).meta,
+      recordedFrom: "http://127.0.0.1:34111",
+    };
+    const err = await new ReplayApi({ ...fakeReplay([], { window: "5m", times: [AT] }), meta })
+      .queryVector("up", { time: AT })
+      .catch((e: unknown) => e);
+    expect((err as Error).message).toMatch(/recorded from a Prometheus local to the recording machine at /);
+    expect((err as Error).message).not.toMatch(/127\.0\.0\.1/);
+  });
+
   it("a miss is a ReplayMissError for every copy of the module (Next.js bundles it more than once)", async () => {
     // Another bundle's copy of the module: the same file imported again after the registry is reset.
     vi.resetModules();
@@ -386,5 +399,17 @@ describe("recordFleet", () => {
     });
     const r = await buildFleetFacts(new ReplayApi(rec.file), replayFactsOptions(rec.file.meta));
     expect(r.facts.map((f) => f.identity.instance)).toEqual(["db-on:9105"]);
+  });
+});
+
+describe("shownRecordedFrom", () => {
+  it("never shows the lab's loopback Prometheus address, nor credentials", () => {
+    expect(shownRecordedFrom("http://127.0.0.1:34111")).toBe("a Prometheus local to the recording machine");
+    expect(shownRecordedFrom("http://localhost:9090/")).toBe("a Prometheus local to the recording machine");
+    expect(shownRecordedFrom("http://[::1]:9090")).toBe("a Prometheus local to the recording machine");
+    expect(shownRecordedFrom("https://u:secret@prom.example.com:9090/")).toBe(
+      "https://prom.example.com:9090",
+    );
+    expect(shownRecordedFrom("not a url")).toBe("not a url");
   });
 });

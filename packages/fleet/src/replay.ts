@@ -661,7 +661,7 @@ export class ReplayApi implements PromQueryApi {
 
   private describe(): string {
     const m = this.meta;
-    return `recorded from ${m.recordedFrom} at ${m.recordedAt} (window ${m.window}${m.charts ? `, charts at step ${m.charts.step}s` : ""})`;
+    return `recorded from ${shownRecordedFrom(m.recordedFrom)} at ${m.recordedAt} (window ${m.window}${m.charts ? `, charts at step ${m.charts.step}s` : ""})`;
   }
 
   async queryVector(expr: string, opts: { time: number }): Promise<QueryAnswer<VectorSample[]>> {
@@ -863,3 +863,24 @@ function nearest(sorted: readonly number[], t: number): number {
 }
 
 const iso = (t: number) => new Date(t * 1000).toISOString();
+
+/**
+ * Where a recording was read from, as a user is shown it (the console's badge, banners, reports and API,
+ * the CLI's source line, a replay miss):
+ * a loopback address (the lab's Prometheus on a random local port) means nothing on another machine, so
+ * it is named for what it was; any other URL is shown without credentials.
+ */
+export function shownRecordedFrom(recordedFrom: string): string {
+  let u: URL;
+  try {
+    u = new URL(recordedFrom);
+  } catch {
+    return recordedFrom;
+  }
+  const host = u.hostname.replace(/^\[|\]$/g, "");
+  if (host === "localhost" || host === "::1" || /^127\./.test(host))
+    return "a Prometheus local to the recording machine";
+  u.username = "";
+  u.password = "";
+  return u.toString().replace(/\/$/, "");
+}

@@ -8,7 +8,13 @@ import path from "node:path";
 import type { PromQueryApi } from "@untorn/fleet/api";
 import type { FleetFactsOptions } from "@untorn/fleet/facts";
 import { sidecarMetadataPath } from "@untorn/fleet/metadata";
-import { type ReplayApi, type ReplayMeta, readReplayApi, replayFactsOptions } from "@untorn/fleet/replay";
+import {
+  type ReplayApi,
+  type ReplayMeta,
+  readReplayApi,
+  replayFactsOptions,
+  shownRecordedFrom,
+} from "@untorn/fleet/replay";
 import { PromClient } from "@untorn/prom/client";
 import type { Env } from "../../env.js";
 import { redactForReaders } from "../../lib/redact.js";
@@ -326,26 +332,6 @@ function none(searched: string | null, reason: string): ResolvedSource {
     replay: null,
     metadataFile: null,
   };
-}
-
-/**
- * Where a recording was read from, as the console shows it (badge, banners, reports, the API's source):
- * a loopback address (the lab's Prometheus on a random local port) means nothing on another machine, so
- * it is named for what it was; any other URL is shown without credentials.
- */
-export function shownRecordedFrom(recordedFrom: string): string {
-  let u: URL;
-  try {
-    u = new URL(recordedFrom);
-  } catch {
-    return recordedFrom;
-  }
-  const host = u.hostname.replace(/^\[|\]$/g, "");
-  if (host === "localhost" || host === "::1" || /^127\./.test(host))
-    return "a Prometheus local to the recording machine";
-  u.username = "";
-  u.password = "";
-  return u.toString().replace(/\/$/, "");
 }
 
 /** The declared metadata file overlaid on a replay: UNTORN_METADATA_FILE, else its sidecar when present. */
