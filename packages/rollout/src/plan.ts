@@ -123,6 +123,25 @@ export const exclusionSchema = z.strictObject({
 });
 export type Exclusion = z.infer<typeof exclusionSchema>;
 
+/**
+ * Exclusions that say the same thing (reason, detail, what to verify and, from `activeOn`, the other
+ * rollouts blocking the instance) as one group naming every instance, in the plan's order: twelve servers
+ * on one unverified storage read once. The plan editor, the rollout page and the change report list these.
+ */
+export function groupExclusions(
+  exclusions: readonly Exclusion[],
+  activeOn: ReadonlyMap<string, readonly string[]> = new Map(),
+): { instances: string[]; x: Exclusion }[] {
+  const groups = new Map<string, { instances: string[]; x: Exclusion }>();
+  for (const x of exclusions) {
+    const key = JSON.stringify([x.reason, x.detail, x.toVerify, activeOn.get(x.instance) ?? []]);
+    const g = groups.get(key);
+    if (g) g.instances.push(x.instance);
+    else groups.set(key, { instances: [x.instance], x });
+  }
+  return [...groups.values()];
+}
+
 export const instanceInfoSchema = z.strictObject({
   instance: z.string(),
   cluster: z.string().nullable(),

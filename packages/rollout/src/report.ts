@@ -7,7 +7,13 @@ import { formatChange } from "@untorn/compare/format";
 import { z } from "zod";
 import { describeChange, instanceStepSchema } from "./change.js";
 import { catchUpJudgementSchema, eventSchema, gateResultSchema, metricJudgementSchema } from "./events.js";
-import { dryRunRowSchema, exclusionSchema, hypothesisSummary, plannedWaveSchema } from "./plan.js";
+import {
+  dryRunRowSchema,
+  exclusionSchema,
+  groupExclusions,
+  hypothesisSummary,
+  plannedWaveSchema,
+} from "./plan.js";
 import { ROLLOUT_STATUSES, type RolloutState } from "./state.js";
 
 export const REPORT_VERDICTS = [
@@ -246,7 +252,10 @@ export function renderReportMarkdown(r: Report): string {
     );
   if (r.plan.exclusions.length > 0) {
     out.push("", "Excluded:", "");
-    for (const e of r.plan.exclusions) out.push(`- ${e.instance}: **${e.reason}**. ${e.detail}`);
+    for (const { instances, x } of groupExclusions(r.plan.exclusions)) {
+      const verify = x.toVerify.length > 0 ? ` To verify: ${x.toVerify.join("; ")}.` : "";
+      out.push(`- ${instances.join(", ")}: **${x.reason}**. ${x.detail}${verify}`);
+    }
   }
   out.push(
     "",

@@ -81,6 +81,24 @@ describe("a whole rollout", () => {
     expect(created.status).toBe("active");
   });
 
+  it("the change report lists exclusions that say the same thing once, naming every instance", () => {
+    const gate = (instance: string) => ({
+      instance,
+      reason: "gate-not-verified" as const,
+      detail: "The safety gate reads unverified.",
+      toVerify: ["declare the storage's torn-write protection"],
+    });
+    const report = buildReport(created, T0);
+    const md = renderReportMarkdown({
+      ...report,
+      plan: { ...report.plan, exclusions: [gate("db-b"), gate("db-a"), gate("db-c")] },
+    });
+    const lines = md.split("\n").filter((l) => l.includes("gate-not-verified"));
+    expect(lines).toEqual([
+      "- db-b, db-a, db-c: **gate-not-verified**. The safety gate reads unverified. To verify: declare the storage's torn-write protection.",
+    ]);
+  });
+
   it("completes when every step reads back and every bake improves efficiency", () => {
     const requests: BakeRequest[] = [];
     const s = drive(

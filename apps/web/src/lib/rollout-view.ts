@@ -5,6 +5,7 @@
  */
 import { formatChange } from "@untorn/compare/format";
 import type { GateOutcome, GateResult, MetricJudgement, RolloutEvent } from "@untorn/rollout/events";
+import type { ExclusionReason } from "@untorn/rollout/plan";
 import type { RolloutState, RolloutStatus } from "@untorn/rollout/state";
 
 /** Rollouts someone still has to act on, first; then the finished ones. */
@@ -75,6 +76,22 @@ export function progressOf(s: Pick<RolloutState, "waves" | "status">): Progress 
           : `${done} of ${waves} done`;
   return { done, total, text };
 }
+
+/** Why the plan left an instance out, in the words the plan editor, the rollout page and tests read. */
+export const EXCLUSION_TEXT: Record<ExclusionReason, string> = {
+  "gate-not-verified": "safety gate not verified",
+  "provider-managed": "managed by the provider",
+  "version-without-setting": "this server version has no such setting",
+  "platform-mismatch": "another platform",
+  "already-at-target": "already at the target value",
+  "read-only-server": "read-only server",
+  "inherits-setting": "inherits the setting from its primary",
+  "no-control-sibling": "no sibling replica for a control",
+  "no-switchover-target": "no changed replica to switch over to",
+  "role-unknown": "role unknown",
+  "another-rollout-active": "another rollout is active on it",
+  "duplicate-instance": "listed twice",
+};
 
 export const OUTCOME_TEXT: Record<GateOutcome, string> = {
   pass: "Pass",

@@ -2,28 +2,15 @@
  * The plan page's server-rendered parts: its head, the banners about the plan's source, and the
  * engine's plan (waves, time to a verdict, dry run, exclusions) that the plan editor shows in its form.
  */
+import { groupExclusions } from "@untorn/rollout/plan";
 import Link from "next/link";
 import { pct, pctRange, utc } from "../../lib/format.js";
 import { instanceHref } from "../../lib/paths.js";
+import { EXCLUSION_TEXT } from "../../lib/rollout-view.js";
 import type { PlanView } from "../../server/rollouts/rollout-deps.js";
 import { DemoOnlyBadge } from "../badges.js";
 
 type Plan = Extract<PlanView, { kind: "planned" }>["plan"];
-
-const REASONS: Record<string, string> = {
-  "gate-not-verified": "safety gate not verified",
-  "provider-managed": "managed by the provider",
-  "version-without-setting": "this server version has no such setting",
-  "platform-mismatch": "another platform",
-  "already-at-target": "already at the target value",
-  "read-only-server": "read-only server",
-  "inherits-setting": "inherits the setting from its primary",
-  "no-control-sibling": "no sibling replica for a control",
-  "no-switchover-target": "no changed replica to switch over to",
-  "role-unknown": "role unknown",
-  "another-rollout-active": "another rollout is active on it",
-  "duplicate-instance": "listed twice",
-};
 
 /** The title and how the engine plans; `rule` names the finding the plan came from (empty: none). */
 export function PlanHead({ rule }: { rule: string }) {
@@ -186,26 +173,6 @@ function DryRun({ plan }: { plan: Plan }) {
   );
 }
 
-type Exclusion = Plan["exclusions"][number];
-
-/**
- * Exclusions that say the same thing (reason, detail, what to verify, the blocking rollouts) as one
- * line naming every instance, in the plan's order: twelve servers on one unverified storage read once.
- */
-export function groupExclusions(
-  exclusions: readonly Exclusion[],
-  activeOn: ReadonlyMap<string, readonly string[]>,
-): { instances: string[]; x: Exclusion }[] {
-  const groups = new Map<string, { instances: string[]; x: Exclusion }>();
-  for (const x of exclusions) {
-    const key = JSON.stringify([x.reason, x.detail, x.toVerify, activeOn.get(x.instance) ?? []]);
-    const g = groups.get(key);
-    if (g) g.instances.push(x.instance);
-    else groups.set(key, { instances: [x.instance], x });
-  }
-  return [...groups.values()];
-}
-
 function Exclusions({
   exclusions,
   activeOn,
@@ -230,7 +197,7 @@ function Exclusions({
                   <Link href={instanceHref(i)}>{i}</Link>
                 </span>
               ))}
-              : <strong>{REASONS[x.reason] ?? x.reason}</strong>.{" "}
+              : <strong>{EXCLUSION_TEXT[x.reason]}</strong>.{" "}
               {x.reason === "another-rollout-active" ? (
                 <BlockedBy ids={activeOn.get(x.instance) ?? []} detail={x.detail} />
               ) : (

@@ -1,14 +1,13 @@
 /** A rollout page's sections on what comes next, why the change is made, and each wave with its gates. */
-import { hypothesisSummary } from "@untorn/rollout/plan";
+import { groupExclusions, hypothesisSummary } from "@untorn/rollout/plan";
 import type { NextActions, RolloutState } from "@untorn/rollout/state";
 import Link from "next/link";
 import { utc } from "../../lib/format.js";
 import { instanceHref } from "../../lib/paths.js";
-import { OUTCOME_TEXT } from "../../lib/rollout-view.js";
+import { EXCLUSION_TEXT, OUTCOME_TEXT } from "../../lib/rollout-view.js";
 import { OutcomeBadge } from "./badges.js";
 import { ComparisonTable, OutcomeLegend } from "./comparison.js";
 import { GateDetails } from "./gate-details.js";
-import { groupExclusions } from "./plan-sections.js";
 
 const WAVE_KIND = {
   canary: "Canary",
@@ -68,9 +67,10 @@ export function HypothesisSection({ plan }: { plan: RolloutState["plan"] }) {
         <details>
           <summary>{plan.exclusions.length} instance(s) excluded from the plan</summary>
           <ul>
-            {groupExclusions(plan.exclusions, new Map()).map(({ instances, x }) => (
-              <li key={x.instance}>
-                {instances.join(", ")}: <strong>{x.reason}</strong>. {x.detail}
+            {groupExclusions(plan.exclusions).map(({ instances, x }) => (
+              <li key={x.instance} data-reason={x.reason} data-count={instances.length}>
+                {instances.join(", ")}: <strong>{EXCLUSION_TEXT[x.reason]}</strong>. {x.detail}
+                {x.toVerify.length > 0 && ` To verify: ${x.toVerify.join("; ")}.`}
               </li>
             ))}
           </ul>

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { groupExclusions } from "./plan-sections.js";
+import { groupExclusions } from "./plan.ts";
 
 const gate = (instance: string) => ({
   instance,
