@@ -11,11 +11,13 @@ import {
   clusterVariable,
   DASHBOARD_UIDS,
   datasourceVariable,
+  describeQueries,
   eventAnnotation,
   instanceScope,
   instanceVariable,
   type PanelLike,
   type PanelScope,
+  type QuerySpec,
   row,
   statPanel,
   timeseriesPanel,
@@ -263,14 +265,25 @@ export const deviceBytesPanel = (s: PanelScope) =>
     { title: "Device write bytes/s", queries: [{ signal: "device_write_bytes_per_second" }], span: 12 },
     s,
   );
+/**
+ * The device's share, with InnoDB's own share beside it: where other instances or processes write most of
+ * the device's bytes, the device share reads as if doublewrite cost nothing, and the console and the CLI
+ * show the InnoDB share instead (marked †). The panel draws both so the fallback is there to read.
+ */
+const deviceShareQueries = [
+  { signal: "device_doublewrite_bytes_share", legend: "{{instance}} bytes" },
+  { signal: "device_doublewrite_write_ops_share", legend: "{{instance}} write operations" },
+  { signal: "doublewrite_write_bytes_share", legend: "{{instance}} of InnoDB's write bytes" },
+] as const satisfies readonly QuerySpec[];
 export const deviceDoublewriteSharePanel = (s: PanelScope) =>
   timeseriesPanel(
     {
       title: "Doublewrite share of device writes",
-      queries: [
-        { signal: "device_doublewrite_bytes_share", legend: "{{instance}} bytes" },
-        { signal: "device_doublewrite_write_ops_share", legend: "{{instance}} write operations" },
-      ],
+      queries: deviceShareQueries,
+      description: describeQueries(
+        deviceShareQueries,
+        `A shared device: when InnoDB's data and redo bytes are under half of the bytes the device wrote (other instances, their exporters, Prometheus or any other process wrote the rest), the device shares read as if doublewrite cost nothing; read "of InnoDB's write bytes" instead, as the console and the CLI do (marked †).`,
+      ),
       min: 0,
       span: 12,
     },

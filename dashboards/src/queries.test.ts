@@ -46,6 +46,21 @@ describe("panel queries", () => {
     expect(fleet?.expr).toBe('topk(10, instance:untorn_doublewrite_pages:rate5m{instance=~"$instance"})');
   });
 
+  it("draw InnoDB's own doublewrite share beside the device's, the fallback on a shared device", () => {
+    const panel = queries.filter((q) => q.panel === "Doublewrite share of device writes");
+    expect(panel.map((q) => q.signal)).toEqual([
+      "device_doublewrite_bytes_share",
+      "device_doublewrite_write_ops_share",
+      "doublewrite_write_bytes_share",
+    ]);
+    const json = [...dashboards().values()]
+      .flatMap((d) => d.panels ?? [])
+      .find((p) => "title" in p && p.title === "Doublewrite share of device writes");
+    expect(json && "description" in json ? json.description : "").toMatch(
+      /^A shared device: .* read "of InnoDB's write bytes" instead/,
+    );
+  });
+
   it("read the console's rollouts on the fleet dashboard from the console's own series only", () => {
     const rollouts = queries.filter((q) => q.kind === "console");
     expect(new Set(rollouts.map((q) => q.dashboard))).toEqual(new Set([DASHBOARD_UIDS.fleet]));
