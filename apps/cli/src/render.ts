@@ -4,6 +4,7 @@ import type { FleetRanking } from "@untorn/advisor/fleet";
 import type { IndicatorId } from "@untorn/advisor/profile";
 import type { Finding } from "@untorn/advisor/rule";
 import type { RankedFleetRow } from "@untorn/fleet/row";
+import { SHARE_BASES, SHARE_BASIS_MARKS } from "@untorn/vocabulary/words";
 import { formatNumber, table } from "./io.js";
 
 export const pct = (x: number | null | undefined): string =>
@@ -18,15 +19,20 @@ function range(low: number, high: number): string {
 const clip = (s: string, n: number) => (s.length > n ? `${s.slice(0, n - 1)}…` : s);
 
 /**
- * Marks after doublewrite's share, as the console's fleet table: of the device's write bytes, else of
- * InnoDB's (* no device data, † the device is shared with other writers).
+ * The ranked fleet table: expected benefit × confidence first; "dw/flushed" is doublewrite pages per
+ * flushed page. A share of InnoDB's bytes rather than the device's is marked as the console marks it
+ * (SHARE_BASIS_MARKS), and each mark used is explained under the table.
  */
-const SHARE_MARK = { device: "", innodb: "*", "shared-device": "†" } as const;
-
-/** The ranked fleet table: expected benefit × confidence first; "dw/flushed" is doublewrite pages per flushed page. */
 export function fleetTable(rows: readonly RankedFleetRow[]): string {
   if (rows.length === 0) return "(no instances)\n";
-  return table(
+  const bases = SHARE_BASES.filter((b) => rows.some((r) => r.dblwrShareBasis === b));
+  const footnotes = bases
+    .flatMap((b) => {
+      const { mark, note } = SHARE_BASIS_MARKS[b];
+      return note ? [`${mark} dw share ${note}\n`] : [];
+    })
+    .join("");
+  return `${table(
     ["#", "instance", "verdict", "conf", "score", "dw/flushed", "dw share", "gate", "top finding"],
     rows.map((r) => [
       r.rank,
@@ -35,11 +41,11 @@ export function fleetTable(rows: readonly RankedFleetRow[]): string {
       pct(r.confidence),
       r.score,
       r.amplification === null ? "-" : r.amplification.toFixed(2),
-      `${pct(r.dblwrShare)}${SHARE_MARK[r.dblwrShareBasis ?? "device"]}`,
+      `${pct(r.dblwrShare)}${SHARE_BASIS_MARKS[r.dblwrShareBasis ?? "device"].mark}`,
       r.gate.demoOnly ? `${r.gate.status} (demo only)` : r.gate.status,
       r.topFinding ? clip(`${r.topFinding.severity}: ${r.topFinding.title}`, 70) : "-",
     ]),
-  );
+  )}${footnotes}`;
 }
 
 /** The notes under the table: instances at risk, skipped, and without untorn-exporter. */

@@ -20,6 +20,7 @@ import {
   GATE_STATUSES,
   REPLICATION_ROLES,
   SEVERITIES,
+  SHARE_BASES,
   VERDICTS,
 } from "@untorn/vocabulary/words";
 import { z } from "zod";
@@ -64,7 +65,7 @@ export const fleetRowSchema = z
       .describe("Doublewrite pages ÷ data pages flushed (1 = every page written twice); null = unknown."),
     dblwrShare: ratio.nullable().describe("Doublewrite's share of write bytes; null = unknown."),
     dblwrShareBasis: z
-      .enum(["device", "innodb", "shared-device"])
+      .enum(SHARE_BASES)
       .nullable()
       .describe(
         "device: of the bytes the datadir's device wrote; innodb: of InnoDB's data bytes (no device data); shared-device: of InnoDB's data bytes, because other instances or processes wrote most of the device's bytes.",

@@ -5,7 +5,7 @@ import { profileFacts, profileFleet } from "./profile.js";
 import { ReplayApi } from "./replay.js";
 import { fleetRowSchema, fleetSummarySchema, rankedFleetRowSchema } from "./row.js";
 import { fakeReplay } from "./testing/fake-api.js";
-import { DB_DOWN, DB_IDLE, DB_OFF_LOADED, DB_ON_LOADED } from "./testing/fixtures.js";
+import { DB_DOWN, DB_IDLE, DB_OFF_LOADED, DB_ON_LOADED, DB_SHARED_DEVICE } from "./testing/fixtures.js";
 
 const AT = 1_790_000_000;
 const fleet = () =>
@@ -45,6 +45,26 @@ describe("the fleet rows", () => {
     expect(on.findings).toBeGreaterThan(0);
     const off = p.rows.find((r) => r.instance === DB_OFF_LOADED.instance)!;
     expect(off).toMatchObject({ doublewrite: "off", amplification: 0, worstSeverity: "critical" });
+  });
+
+  it("on a device other writers share, give InnoDB's share of write bytes, marked shared-device", async () => {
+    const p = await profileFleet(
+      new ReplayApi(fakeReplay([DB_ON_LOADED, DB_SHARED_DEVICE], { window: "1h", times: [AT] })),
+      { window: "1h" },
+    );
+    const own = p.rows.find((r) => r.instance === DB_ON_LOADED.instance)!;
+    const shared = p.rows.find((r) => r.instance === DB_SHARED_DEVICE.instance)!;
+    expect(shared.dblwrShareBasis).toBe("shared-device");
+    // Not the device's share (withheld: a quarter of its bytes are the instance's), InnoDB's own.
+    expect(shared.dblwrShareOfDeviceWrites).toBeNull();
+    const avg = (id: string) => (DB_SHARED_DEVICE.windowed![id] as { avg: number }).avg;
+    expect(shared.dblwrShare).toBeCloseTo(
+      (avg("rates.dblwrPagesWritten") * 16384) / avg("rates.dataWrittenBytes"),
+      6,
+    );
+    // The same load on a device of its own: the device's share, lower than InnoDB's (redo and more).
+    expect(own.dblwrShareBasis).toBe("device");
+    expect(own.dblwrShare).toBeLessThan(shared.dblwrShare!);
   });
 
   it("count verdicts, gates, skipped and at-risk instances in the summary", async () => {

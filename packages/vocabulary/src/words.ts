@@ -86,3 +86,21 @@ export type Severity = (typeof SEVERITIES)[number];
 /** What turning doublewrite off is expected to buy: throughput, only efficiency, or nothing. */
 export const GAIN_KINDS = ["throughput", "efficiency", "none"] as const;
 export type GainKind = (typeof GAIN_KINDS)[number];
+
+/**
+ * What doublewrite's share of write bytes is of: the bytes the datadir's device wrote; InnoDB's own data
+ * bytes when there is no device data; or InnoDB's when other instances or processes wrote most of the
+ * device's bytes (a shared device, whose share would read as if doublewrite cost nothing).
+ */
+export const SHARE_BASES = ["device", "innodb", "shared-device"] as const;
+export type ShareBasis = (typeof SHARE_BASES)[number];
+
+/** The mark after a share and what it means, as the console's fleet table and the CLI's print them. */
+export const SHARE_BASIS_MARKS: Readonly<Record<ShareBasis, { mark: string; note: string | null }>> = {
+  device: { mark: "", note: null },
+  innodb: { mark: "*", note: "of InnoDB's write bytes: no device data" },
+  "shared-device": {
+    mark: "†",
+    note: "of InnoDB's write bytes: the device is shared with other instances or processes, so its share of the device's bytes says nothing",
+  },
+};

@@ -4,7 +4,13 @@ import { join } from "node:path";
 import { encodeReplay, ReplayApi } from "@untorn/fleet/replay";
 import { fleetSummarySchema, rankedFleetRowSchema } from "@untorn/fleet/row";
 import { fakeReplay } from "@untorn/fleet/testing/fake-api";
-import { DB_DOWN, DB_IDLE, DB_OFF_LOADED, DB_ON_LOADED } from "@untorn/fleet/testing/fixtures";
+import {
+  DB_DOWN,
+  DB_IDLE,
+  DB_OFF_LOADED,
+  DB_ON_LOADED,
+  DB_SHARED_DEVICE,
+} from "@untorn/fleet/testing/fixtures";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type FakePrometheus, startFakePrometheus } from "../../test/fake-prometheus.js";
 import { EXIT } from "../errors.js";
@@ -40,6 +46,23 @@ afterAll(async () => {
 });
 
 describe("untorn fleet", () => {
+  it("marks a share of InnoDB's bytes on a shared device with †, and says under the table what † means", async () => {
+    const shared = join(dir, "shared.replay.json.gz");
+    await writeFile(
+      shared,
+      encodeReplay(fakeReplay([DB_ON_LOADED, DB_SHARED_DEVICE], { window: "30m", times: [AT] })),
+    );
+    const io = bufferIo();
+    expect(await run(["fleet", "--replay", shared], io)).toBe(EXIT.ok);
+    const lines = io.stdout().split("\n");
+    expect(lines.find((l) => /\sdb-shared:9105\s/.test(l))).toMatch(/\s\d+%†\s/);
+    expect(lines.find((l) => /\sdb-on:9105\s/.test(l))).toMatch(/\s\d+%\s/);
+    expect(lines).toContain(
+      "† dw share of InnoDB's write bytes: the device is shared with other instances or processes, so its share of the device's bytes says nothing",
+    );
+    expect(lines.some((l) => l.startsWith("* "))).toBe(false);
+  });
+
   it("prints the ranked table from a replay file, labelled as recorded data", async () => {
     const io = bufferIo();
     expect(await run(["fleet", "--replay", replayFile], io)).toBe(EXIT.ok);

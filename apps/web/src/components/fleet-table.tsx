@@ -6,7 +6,7 @@
  * row's sparkline arrives drawn (server/fleet/trends.ts) in a promise of its own, so the rows never wait for it.
  */
 import { useVirtualizer, type Virtualizer } from "@tanstack/react-virtual";
-import { FLAVORS, GATE_STATUSES as GATES, VERDICTS } from "@untorn/vocabulary/words";
+import { FLAVORS, GATE_STATUSES as GATES, SHARE_BASIS_MARKS, VERDICTS } from "@untorn/vocabulary/words";
 import Link from "next/link";
 import { usePathname, useRouter } from "next/navigation";
 import {
@@ -122,13 +122,6 @@ function TrendCell({ trends, instance }: { trends: Promise<PageTrends>; instance
   );
 }
 
-function shareNote(basis: TableRow["dblwrShareBasis"]): string | undefined {
-  if (basis === "innodb") return "of InnoDB's write bytes: no device data";
-  if (basis === "shared-device")
-    return "of InnoDB's write bytes: the device is shared with other instances or processes, so its share of the device's bytes says nothing";
-  return undefined;
-}
-
 /** One row; memoised so scrolling re-renders only the rows that enter the window. */
 const Row = memo(function Row({
   row,
@@ -188,9 +181,13 @@ const Row = memo(function Row({
         {row.dblwrShare === null ? (
           <span className="subtle">–</span>
         ) : (
-          <span title={shareNote(row.dblwrShareBasis)}>
+          <span
+            title={
+              row.dblwrShareBasis ? (SHARE_BASIS_MARKS[row.dblwrShareBasis].note ?? undefined) : undefined
+            }
+          >
             {pct(row.dblwrShare)}
-            {row.dblwrShareBasis === "innodb" ? "*" : row.dblwrShareBasis === "shared-device" ? "†" : ""}
+            {row.dblwrShareBasis ? SHARE_BASIS_MARKS[row.dblwrShareBasis].mark : ""}
           </span>
         )}
       </td>

@@ -13,6 +13,7 @@ import type {
   GAIN_KINDS,
   GateStatus,
   ReplicationRole,
+  ShareBasis,
   VerdictKind,
 } from "@untorn/vocabulary/words";
 import { z } from "zod";
@@ -53,7 +54,7 @@ export interface TableRow {
   readonly confidence: number;
   readonly amplification: number | null;
   readonly dblwrShare: number | null;
-  readonly dblwrShareBasis: "device" | "innodb" | "shared-device" | null;
+  readonly dblwrShareBasis: ShareBasis | null;
   readonly gain: {
     readonly kind: (typeof GAIN_KINDS)[number];
     readonly throughput: { readonly low: number; readonly high: number };

@@ -324,6 +324,18 @@ function onTestServer(instance: string, doublewrite: boolean, load: Load): FakeI
 /** Doublewrite on, 8 MiB buffer pool, heavy sysbench write load. */
 export const DB_ON_LOADED = onTestServer("db-on:9105", true, HEAVY);
 
+/**
+ * Doublewrite on under the same load, on a device other writers share: the device wrote four times the
+ * instance's own bytes, so doublewrite's share of the device says nothing and InnoDB's share stands in.
+ */
+export const DB_SHARED_DEVICE: FakeInstance = (() => {
+  const x = onTestServer("db-shared:9105", true, HEAVY);
+  const w = x.windowed ?? {};
+  const bytes = w["device.writeBytesPerSecond"] as FakeStat;
+  const times4 = Object.fromEntries(Object.entries(bytes).map(([k, v]) => [k, (v as number) * 4]));
+  return { ...x, windowed: { ...w, "device.writeBytesPerSecond": times4 as FakeStat } };
+})();
+
 /** Doublewrite off, same load: no doublewrite pages at all. */
 export const DB_OFF_LOADED = onTestServer("db-off:9105", false, {
   flushed: 1900,
