@@ -1,7 +1,7 @@
 /** What the bench records about the server, read with one SELECT of system variables. */
 import { capabilitiesOf } from "@untorn/vocabulary/capabilities";
 import { parseServerVersion } from "@untorn/vocabulary/server-version";
-import type { Flavor } from "@untorn/vocabulary/words";
+import { type Flavor, parseDoublewriteMode } from "@untorn/vocabulary/words";
 
 export type { Flavor };
 
@@ -47,12 +47,12 @@ export function hasMdev31124(flavor: Flavor, version: string): boolean {
   return v ? capabilitiesOf(flavor, v).dataWrittenUndercountsDoublewrite : false;
 }
 
-/** MariaDB reports ON/OFF as 1/0 through some drivers; MySQL 8.0.30+ has DETECT_* values. */
+/**
+ * innodb_doublewrite as the driver returned it (MariaDB's ON/OFF arrive as 1/0 through some drivers), one
+ * of the vocabulary's modes; anything else lower-cased as it came.
+ */
 export function normaliseDoublewrite(v: unknown): string {
-  const s = String(v).toLowerCase();
-  if (s === "1" || s === "on") return "on";
-  if (s === "0" || s === "off") return "off";
-  return s;
+  return parseDoublewriteMode(String(v)) ?? String(v).toLowerCase();
 }
 
 export function serverInfo(row: ServerInfoRow): ServerInfo {

@@ -310,6 +310,19 @@ describe("stepFor: doublewrite back ON", () => {
 
   it("does not remove protection", () => {
     expect(removesProtection(c({ kind: "doublewrite-on" }))).toBe(false);
+    // innodb_doublewrite set as a custom variable: the vocabulary's modes decide, in any spelling.
+    const custom = (value: string) =>
+      removesProtection(
+        c({ kind: "custom-variable", variable: "innodb_doublewrite", value, dynamic: false }),
+      );
+    expect(["OFF", "0", "false", "DETECT_ONLY"].map(custom)).toEqual([true, true, true, true]);
+    expect(["ON", "1", "TRUE", "DETECT_AND_RECOVER", "fast"].map(custom)).toEqual([
+      false,
+      false,
+      false,
+      false,
+      false,
+    ]);
     expect(describeChange(c({ kind: "doublewrite-on" }))).toBe("innodb_doublewrite = ON");
   });
 });

@@ -16,7 +16,7 @@ import { capabilitiesFor } from "@untorn/advisor/capabilities";
 import type { InstanceFacts } from "@untorn/advisor/facts";
 import type { Action } from "@untorn/advisor/rule";
 import { type Capabilities, serverName } from "@untorn/vocabulary/capabilities";
-import { DOUBLEWRITE_MODES, parseDoublewriteMode } from "@untorn/vocabulary/words";
+import { DOUBLEWRITE_MODES, parseDoublewriteMode, protectsTornPages } from "@untorn/vocabulary/words";
 import { z } from "zod";
 
 /** Labels of `untorn_innodb_config_info` (packages/catalog/src/metrics.ts), keyed by server variable. */
@@ -182,7 +182,7 @@ export function removesProtection(change: Change): boolean {
     change.kind === "doublewrite-detect-only" ||
     (change.kind === "custom-variable" &&
       change.variable === "innodb_doublewrite" &&
-      ["off", "false", "0", "detect_only"].includes(change.value.toLowerCase()))
+      !protectsTornPages(parseDoublewriteMode(change.value) ?? "on"))
   );
 }
 

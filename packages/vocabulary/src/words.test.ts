@@ -1,5 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { parseDoublewriteMode } from "./words.js";
+import {
+  DOUBLEWRITE_MODE_LABELS,
+  DOUBLEWRITE_MODES,
+  parseDoublewriteMode,
+  protectsTornPages,
+} from "./words.js";
 
 describe("parseDoublewriteMode", () => {
   it.each([
@@ -18,5 +23,15 @@ describe("parseDoublewriteMode", () => {
     [undefined, undefined],
   ])("%s → %s", (raw, mode) => {
     expect(parseDoublewriteMode(raw)).toBe(mode);
+  });
+});
+
+describe("protectsTornPages", () => {
+  it("is false only for the modes that cannot repair a torn page", () => {
+    expect(DOUBLEWRITE_MODES.filter((m) => !protectsTornPages(m))).toEqual(["off", "detect_only"]);
+  });
+
+  it("labels every mode as the manuals spell it, and each label parses back to its mode", () => {
+    for (const m of DOUBLEWRITE_MODES) expect(parseDoublewriteMode(DOUBLEWRITE_MODE_LABELS[m])).toBe(m);
   });
 });

@@ -34,6 +34,24 @@ export function parseDoublewriteMode(raw: string | undefined): DoublewriteMode |
   return (DOUBLEWRITE_MODES as readonly string[]).includes(v) ? (v as DoublewriteMode) : undefined;
 }
 
+/** Each mode as the server's manual spells it (the console's badges and tables). */
+export const DOUBLEWRITE_MODE_LABELS: Readonly<Record<DoublewriteMode, string>> = {
+  on: "ON",
+  off: "OFF",
+  detect_and_recover: "DETECT_AND_RECOVER",
+  detect_only: "DETECT_ONLY",
+  fast: "fast",
+};
+
+/**
+ * Whether a mode still repairs a torn page: ON, DETECT_AND_RECOVER and MariaDB's `fast` write pages to the
+ * doublewrite buffer; OFF writes none and DETECT_ONLY keeps only page numbers, so neither can
+ * (docs/reference/mysql.md §1.4, docs/reference/mariadb.md §2.2).
+ */
+export function protectsTornPages(mode: DoublewriteMode): boolean {
+  return mode !== "off" && mode !== "detect_only";
+}
+
 /** An instance's replication role (declared in the store, or read by the exporter's replication collector). */
 export const REPLICATION_ROLES = ["primary", "replica", "standalone"] as const;
 export type ReplicationRole = (typeof REPLICATION_ROLES)[number];

@@ -1,4 +1,10 @@
-import type { GateStatus, Severity, VerdictKind } from "@untorn/vocabulary/words";
+import {
+  DOUBLEWRITE_MODE_LABELS,
+  type GateStatus,
+  parseDoublewriteMode,
+  type Severity,
+  type VerdictKind,
+} from "@untorn/vocabulary/words";
 import { pct } from "../lib/format.js";
 
 const VERDICT: Record<VerdictKind, { label: string; cls: string }> = {
@@ -66,14 +72,8 @@ export function SeverityBadge({ severity }: { severity: Severity }) {
   return <span className={`badge ${SEVERITY[severity]}`}>{severity}</span>;
 }
 
-const DW_LABELS: Record<string, string> = {
-  on: "ON",
-  off: "OFF",
-  detect_and_recover: "DETECT_AND_RECOVER",
-  detect_only: "DETECT_ONLY",
-  fast: "fast",
-};
-
 export function doublewriteLabel(mode: string | null): string {
-  return mode === null ? "unknown" : (DW_LABELS[mode] ?? mode);
+  if (mode === null) return "unknown";
+  const known = parseDoublewriteMode(mode);
+  return known ? DOUBLEWRITE_MODE_LABELS[known] : mode;
 }
