@@ -114,6 +114,13 @@ test("from the fleet to the critical finding, a plan to turn doublewrite back ON
   await expect(page.getByRole("button", { name: `Mark step done on ${TARGET}` })).toHaveCount(0);
   await expect(page.getByTestId(`step-waits-${TARGET}`)).toBeVisible();
   await expect(page.getByTestId("recorded-limit")).toContainText("compose demo");
+  // Created at the recording's end, like every rollout made on it: the wall-clock save tells them apart,
+  // here and on the list.
+  const saved = new Date().toISOString().slice(0, 10);
+  await expect(page.getByTestId("saved-at")).toContainText(`(saved ${saved}`);
+  await page.goto("/rollouts");
+  await expect(page.locator(`tr[data-rollout="${id}"]`).getByTestId("saved-at")).toContainText(saved);
+  await page.goto(`/rollouts/${id}`);
 
   // Approve: the reconciler decides the pre-wave gate from the recording, and the wave applies.
   await page.getByRole("button", { name: "Approve wave 0" }).click();

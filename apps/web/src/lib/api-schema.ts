@@ -236,7 +236,10 @@ export const rolloutSummarySchema = z
     currentWave: z.number().int().nullable(),
     lastGate: lastGateSchema.nullable().describe("The latest gate decision, or null before any."),
     createdBy: z.string(),
-    createdAt: iso,
+    createdAt: iso.describe(
+      "On the rollout's clock: on a recorded fleet, the recording's end for every rollout made on it.",
+    ),
+    storedAt: iso.describe("When the store saved the rollout, on the wall clock."),
     updatedAt: iso,
     updatedBy: z.string(),
     problem: z

@@ -9,6 +9,7 @@ import {
   OUTCOME_MEANING,
   progressOf,
   qualityFlags,
+  savedApart,
   signedPct,
   sortRollouts,
 } from "./rollout-view.js";
@@ -17,18 +18,31 @@ const T0 = 1_795_000_000;
 
 describe("sortRollouts", () => {
   it("puts rollouts someone still acts on first, newest first within a state", () => {
+    const saved = new Date(0);
     const list = [
-      { id: "a", status: "completed" as const, createdAt: 300 },
-      { id: "b", status: "active" as const, createdAt: 100 },
-      { id: "c", status: "aborted" as const, createdAt: 400 },
-      { id: "d", status: "paused" as const, createdAt: 200 },
-      { id: "e", status: "active" as const, createdAt: 150 },
-      { id: "f", status: "halted" as const, createdAt: 50 },
+      { id: "a", status: "completed" as const, createdAt: 300, storedAt: saved },
+      { id: "b", status: "active" as const, createdAt: 100, storedAt: saved },
+      { id: "c", status: "aborted" as const, createdAt: 400, storedAt: saved },
+      { id: "d", status: "paused" as const, createdAt: 200, storedAt: saved },
+      { id: "e", status: "active" as const, createdAt: 150, storedAt: saved },
+      { id: "f", status: "halted" as const, createdAt: 50, storedAt: saved },
     ];
     expect(sortRollouts(list).map((r) => r.id)).toEqual(["e", "b", "d", "f", "a", "c"]);
     expect(list[0]!.id).toBe("a");
     expect(["active", "paused", "halted", "reverting"].every((s) => isActiveStatus(s as never))).toBe(true);
     expect(isActiveStatus("completed")).toBe(false);
+  });
+
+  it("on a recording, where rollouts share the rollout clock's time, puts the one saved last first", () => {
+    const at = (iso: string) => new Date(iso);
+    const list = [
+      { id: "a", status: "active" as const, createdAt: T0, storedAt: at("2026-12-03T10:00:00Z") },
+      { id: "b", status: "active" as const, createdAt: T0, storedAt: at("2026-12-03T10:07:00Z") },
+    ];
+    expect(sortRollouts(list).map((r) => r.id)).toEqual(["b", "a"]);
+    // Only a save a minute or more from the rollout's clock is worth showing beside it.
+    expect(savedApart(T0, new Date((T0 + 30) * 1000))).toBeNull();
+    expect(savedApart(T0, at("2026-12-03T10:07:00Z"))).toEqual(at("2026-12-03T10:07:00Z"));
   });
 });
 

@@ -41,16 +41,25 @@ export const STATUS_TONE: Record<RolloutStatus, "info" | "warn" | "bad" | "good"
   reverted: "outline",
 };
 
-/** Active first (then paused, halted, reverting), newest first within each. */
-export function sortRollouts<T extends { status: RolloutStatus; createdAt: number; id: string }>(
-  list: readonly T[],
-): T[] {
+/**
+ * Active first (then paused, halted, reverting), newest first within each: by the rollout's clock, then
+ * (rollouts made on one recording share its end) by when the store saved them.
+ */
+export function sortRollouts<
+  T extends { status: RolloutStatus; createdAt: number; storedAt: Date; id: string },
+>(list: readonly T[]): T[] {
   return [...list].sort(
     (a, b) =>
       STATUS_ORDER[a.status] - STATUS_ORDER[b.status] ||
       b.createdAt - a.createdAt ||
+      b.storedAt.getTime() - a.storedAt.getTime() ||
       (a.id < b.id ? -1 : a.id > b.id ? 1 : 0),
   );
+}
+
+/** The wall-clock save time, when it tells more than the rollout's clock (a minute or more apart). */
+export function savedApart(createdAt: number, storedAt: Date): Date | null {
+  return Math.abs(storedAt.getTime() / 1000 - createdAt) >= 60 ? storedAt : null;
 }
 
 export interface Progress {

@@ -4,6 +4,7 @@ import Link from "next/link";
 import { Suspense } from "react";
 import { ParamProblems } from "../../components/param-problems.js";
 import { OutcomeBadge, RolloutStatusBadge } from "../../components/rollout/badges.js";
+import { SavedAt } from "../../components/rollout/saved-at.js";
 import { RolloutStoreProblem } from "../../components/rollout/store-problem.js";
 import { SectionSkeleton } from "../../components/skeletons.js";
 import { utc } from "../../lib/format.js";
@@ -174,7 +175,10 @@ async function List({ query }: { query: RolloutsQuery }) {
                   )}
                 </td>
                 <td>{r.createdBy}</td>
-                <td>{utc(new Date(r.createdAt * 1000))}</td>
+                <td>
+                  {utc(new Date(r.createdAt * 1000))}
+                  <SavedAt createdAt={r.createdAt} storedAt={r.storedAt} />
+                </td>
               </tr>
             ))}
           </tbody>

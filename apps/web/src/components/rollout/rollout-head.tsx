@@ -10,13 +10,22 @@ import type { RolloutClock } from "../../server/rollouts/rollout-deps.js";
 import { changeText } from "../../server/rollouts/rollouts.js";
 import { RolloutStatusBadge } from "./badges.js";
 import { DemoOnlyBanner } from "./report-sections.js";
+import { SavedAt } from "./saved-at.js";
 
 /** A replay's "not in the recording" errors (their text carries PromQL, never shown on recorded data). */
 const RECORDING_MISS = /replay file|outside the recording|recorded at step/;
 
 type Source = SourceInfo | ReadingInfo;
 
-export function RolloutHead({ state: s, version }: { state: RolloutState; version: number }) {
+export function RolloutHead({
+  state: s,
+  version,
+  storedAt,
+}: {
+  state: RolloutState;
+  version: number;
+  storedAt: Date;
+}) {
   const progress = progressOf(s);
   const lastGate = lastGateOf(s.events);
   return (
@@ -42,7 +51,8 @@ export function RolloutHead({ state: s, version }: { state: RolloutState; versio
         )}
         <DemoOnlyBanner instances={demoOnlyInstances(s)} />
         <p className="subtle">
-          Started by {s.createdBy.id} on {utc(s.createdAt)} · version {version} · id <code>{s.id}</code>
+          Started by {s.createdBy.id} on {utc(s.createdAt)}
+          <SavedAt createdAt={s.createdAt} storedAt={storedAt} /> · version {version} · id <code>{s.id}</code>
         </p>
       </div>
       <div>

@@ -42,8 +42,10 @@ export interface RolloutSummary {
   readonly currentWave: number | null;
   readonly lastGate: LastGate | null;
   readonly createdBy: string;
-  /** Unix seconds. */
+  /** Unix seconds, on the rollout's clock (on a recording: the recording's end, whenever it was made). */
   readonly createdAt: number;
+  /** When the store saved it, on the wall clock: what tells apart two rollouts made on a recording. */
+  readonly storedAt: Date;
   readonly updatedAt: Date;
   readonly updatedBy: string;
   /** The stored document does not parse with this Untorn's schema: shown, never acted on. */
@@ -53,6 +55,8 @@ export interface RolloutSummary {
 export interface StoredRolloutView {
   readonly state: RolloutState;
   readonly version: number;
+  /** The store row's creation time (wall clock). */
+  readonly storedAt: Date;
   readonly updatedAt: Date;
   readonly updatedBy: string;
 }
@@ -89,7 +93,13 @@ function summaryOf(row: Rollout): RolloutSummary {
   try {
     const state = parseRolloutState(row.document);
     return summaryOfState(
-      { state, version: row.version, updatedAt: row.updatedAt, updatedBy: row.updatedBy },
+      {
+        state,
+        version: row.version,
+        storedAt: row.createdAt,
+        updatedAt: row.updatedAt,
+        updatedBy: row.updatedBy,
+      },
       changeText(state),
     );
   } catch (err) {
@@ -106,6 +116,7 @@ function summaryOf(row: Rollout): RolloutSummary {
       lastGate: null,
       createdBy: row.createdBy,
       createdAt: row.createdAt.getTime() / 1000,
+      storedAt: row.createdAt,
       problem: `the stored document does not match this Untorn's rollout schema: ${describeProblem(err)}`,
     };
   }
@@ -175,6 +186,7 @@ export async function getRolloutView(id: string, e: Env = env()): Promise<Rollou
       rollout: {
         state: parseRolloutState(row.document),
         version: row.version,
+        storedAt: row.createdAt,
         updatedAt: row.updatedAt,
         updatedBy: row.updatedBy,
       },

@@ -65,7 +65,7 @@ export default async function RolloutPage({ params }: { params: Params }) {
         </div>
       </>
     );
-  const { state: s, version } = r.rollout;
+  const { state: s, version, storedAt } = r.rollout;
   const canOperate = allows(who.role, "operator");
   // "Now" on the data source's clock: on a recording its last evaluation time, where time stands still.
   const clock = await rolloutClock();
@@ -76,7 +76,7 @@ export default async function RolloutPage({ params }: { params: Params }) {
   const steps = { state: s, version, canOperate, now };
   return (
     <>
-      <RolloutHead state={s} version={version} />
+      <RolloutHead state={s} version={version} storedAt={storedAt} />
       <RecordedNote source={source} clock={clock} createdAt={s.createdAt} />
       <ReconcilerProblem pass={pass} source={source} />
       <PauseBanner pause={s.pause} />
