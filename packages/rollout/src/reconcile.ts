@@ -312,39 +312,41 @@ function judgeWave(d: Draft, w: WaveState, obs: Observations): void {
     inconclusive: o === "inconclusive" || o === "no-data" ? w.consecutive.inconclusive + 1 : 0,
   };
   gateEvent(d, g);
-  if (w.consecutive.pass >= s.policy.consecutiveSuccessLimit) {
-    w.phase = "passed";
-    w.decidedAt = d.now;
-    d.emit({
-      actor: SYSTEM,
-      type: "wave-passed",
-      wave: w.index,
-      message: `Wave ${w.index} passed ${w.consecutive.pass} judgement(s) in a row.`,
-    });
-  } else if (w.consecutive.fail >= s.policy.failureLimit) {
-    w.phase = "failed";
-    w.decidedAt = d.now;
-    d.emit({
-      actor: SYSTEM,
-      type: "wave-failed",
-      wave: w.index,
-      message: `Wave ${w.index} failed ${w.consecutive.fail} judgement(s) in a row: ${g.summary}`,
-    });
-    halt(d, w.index, `wave ${w.index} failed its bake`);
-  } else if (
+  if (w.consecutive.pass >= s.policy.consecutiveSuccessLimit)
+    decideWave(d, w, "passed", `Wave ${w.index} passed ${w.consecutive.pass} judgement(s) in a row.`);
+  else if (w.consecutive.fail >= s.policy.failureLimit)
+    decideWave(
+      d,
+      w,
+      "failed",
+      `Wave ${w.index} failed ${w.consecutive.fail} judgement(s) in a row: ${g.summary}`,
+    );
+  else if (
     w.consecutive.inconclusive >= s.policy.inconclusiveLimit ||
     w.evaluations >= s.policy.maxEvaluations
-  ) {
-    w.phase = "inconclusive";
-    w.decidedAt = d.now;
-    s.status = "paused";
-    s.pause = { reason: "inconclusive", at: d.now, message: g.summary };
-    d.emit({
-      actor: SYSTEM,
-      type: "wave-inconclusive",
-      wave: w.index,
-      message: `Wave ${w.index} is inconclusive: ${g.summary}`,
-    });
+  )
+    decideWave(d, w, "inconclusive", `Wave ${w.index} is inconclusive: ${g.summary}`, g.summary);
+}
+
+/**
+ * A bake's decision on wave `w`: passed; failed (the rollout halts, a revert proposed); inconclusive (the
+ * rollout pauses for a human, `summary` the pause's message). `message` is the wave event's.
+ */
+function decideWave(
+  d: Draft,
+  w: WaveState,
+  phase: "passed" | "failed" | "inconclusive",
+  message: string,
+  summary = "",
+): void {
+  w.phase = phase;
+  w.decidedAt = d.now;
+  const type = phase === "passed" ? "wave-passed" : phase === "failed" ? "wave-failed" : "wave-inconclusive";
+  d.emit({ actor: SYSTEM, type, wave: w.index, message });
+  if (phase === "failed") halt(d, w.index, `wave ${w.index} failed its bake`);
+  if (phase === "inconclusive") {
+    d.s.status = "paused";
+    d.s.pause = { reason: "inconclusive", at: d.now, message: summary };
     d.emit({
       actor: SYSTEM,
       type: "paused",
@@ -370,47 +372,26 @@ function judgeLook(d: Draft, w: WaveState, g: GateResult, finalLook: boolean): v
   };
   gateEvent(d, g);
   const bakeMinutes = Math.round((d.now - (w.bakeStart ?? d.now)) / 6) / 10;
-  if (o === "pass") {
-    w.phase = "passed";
-    w.decidedAt = d.now;
-    d.emit({
-      actor: SYSTEM,
-      type: "wave-passed",
-      wave: w.index,
-      message: `Wave ${w.index} passed after ${bakeMinutes} min of bake (sequential judgement, look ${w.evaluations}).`,
-    });
-  } else if (o === "fail") {
-    w.phase = "failed";
-    w.decidedAt = d.now;
-    d.emit({
-      actor: SYSTEM,
-      type: "wave-failed",
-      wave: w.index,
-      message: `Wave ${w.index} failed after ${bakeMinutes} min of bake: ${g.summary}`,
-    });
-    halt(d, w.index, `wave ${w.index} failed its bake`);
-  } else if (finalLook || w.consecutive.inconclusive >= s.policy.inconclusiveLimit) {
-    w.phase = "inconclusive";
-    w.decidedAt = d.now;
-    s.status = "paused";
-    s.pause = { reason: "inconclusive", at: d.now, message: g.summary };
-    d.emit({
-      actor: SYSTEM,
-      type: "wave-inconclusive",
-      wave: w.index,
-      message: finalLook
+  if (o === "pass")
+    decideWave(
+      d,
+      w,
+      "passed",
+      `Wave ${w.index} passed after ${bakeMinutes} min of bake (sequential judgement, look ${w.evaluations}).`,
+    );
+  else if (o === "fail")
+    decideWave(d, w, "failed", `Wave ${w.index} failed after ${bakeMinutes} min of bake: ${g.summary}`);
+  else if (finalLook || w.consecutive.inconclusive >= s.policy.inconclusiveLimit)
+    decideWave(
+      d,
+      w,
+      "inconclusive",
+      finalLook
         ? `Wave ${w.index} is inconclusive after the maximum bake of ${Math.round(s.policy.bakeSeconds / 60)} min: ${g.summary}`
         : `Wave ${w.index} is inconclusive: ${g.summary}`,
-    });
-    d.emit({
-      actor: SYSTEM,
-      type: "paused",
-      wave: w.index,
-      message: "Paused for a human: approve to accept the result, resume to judge again, or revert.",
-    });
-  } else {
-    w.nextEvaluationAt = Math.min(d.now + s.policy.lookEverySeconds, w.bakeEnd ?? d.now);
-  }
+      g.summary,
+    );
+  else w.nextEvaluationAt = Math.min(d.now + s.policy.lookEverySeconds, w.bakeEnd ?? d.now);
 }
 
 function reconcileRevert(d: Draft, rbs: Map<string, ReadBack[]>): void {
