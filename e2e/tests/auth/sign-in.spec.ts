@@ -2,6 +2,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ADMIN_PASSWORD, ADMIN_USER, signIn } from "../../fixtures/auth.js";
+import { layoutProblems } from "../../fixtures/layout.js";
 import { expect, test } from "../../fixtures/test.js";
 import { startWebServer, type WebServer } from "../../setup/web-server.js";
 
@@ -37,6 +38,20 @@ test.describe("signing in and out", () => {
     });
     expect(replay.status).toBe(307);
     expect(replay.headers.get("location")).toMatch(/\/login\?next=/);
+  });
+
+  test("the sign-in page fits a phone and a desktop, its two boxes styled alike", async ({ page }) => {
+    for (const width of [390, 1440]) {
+      await page.setViewportSize({ width, height: 900 });
+      await page.goto("/login");
+      expect(await layoutProblems(page)).toEqual([]);
+      const user = await page.getByLabel("Username").boundingBox();
+      const password = await page.getByLabel("Password").boundingBox();
+      // Not the browser's default 21 px box beside a styled 34 px one.
+      expect(user!.height).toBeGreaterThan(28);
+      expect(Math.abs(user!.height - password!.height)).toBeLessThanOrEqual(1);
+      expect(Math.abs(user!.width - password!.width)).toBeLessThanOrEqual(1);
+    }
   });
 
   test("a foreign Origin cannot sign anyone in (login CSRF)", async ({ baseURL }) => {

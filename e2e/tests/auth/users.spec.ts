@@ -141,6 +141,15 @@ test.describe("the admin's users page", () => {
     await theirs.goto("/recommendations");
     await expect(theirs.getByTestId("user-menu")).toContainText(`${name} (operator)`);
 
+    // The row's Disabled box reads no/yes (not false/true), styled as the row's other fields.
+    await page.goto("/admin/users");
+    const fields = userRow(page, name);
+    await expect(fields.getByLabel("Disabled").locator("option")).toHaveText(["no", "yes"]);
+    await expect(fields.getByLabel("Disabled")).toHaveValue("false");
+    const select = await fields.getByLabel("Disabled").boundingBox();
+    const input = await fields.getByLabel("New password").boundingBox();
+    expect(Math.abs(select!.height - input!.height)).toBeLessThanOrEqual(1);
+
     const row = await apply(page, name, { disabled: "true" });
     await expect(row.getByRole("status")).toHaveText(`Updated ${name}.`);
     await expect(row.getByRole("cell", { name: "disabled", exact: true })).toBeVisible();

@@ -2,11 +2,13 @@ import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import type { Page } from "@playwright/test";
 import { repoRoot } from "@untorn/testkit/process";
+import { layoutProblems } from "../../fixtures/layout.js";
 import { expect, test } from "../../fixtures/test.js";
 
 /**
- * Every page of the console on its embedded defaults (the committed lab recording), at a phone's and a
- * desktop's width: no page is wider than the viewport, and no column header is cut. Then every link and
+ * Every page of the console on its embedded defaults (the committed lab recording) and every rendered
+ * doc, at a phone's and a desktop's width (the sign-in page: tests/auth/sign-in.spec.ts): no page is wider
+ * than the viewport, no header or cell is cut, no id repeats, no form control lacks a label. Then every link and
  * image on every page and every rendered doc answers 200 (or leaves the console on purpose).
  */
 const WIDTHS = [390, 1440] as const;
@@ -42,40 +44,23 @@ async function pages(page: Page): Promise<string[]> {
   ];
 }
 
-/** What overflows: the page wider than the viewport, or header cells whose text is cut. */
-async function layoutProblems(page: Page): Promise<string[]> {
-  return page.evaluate(() => {
-    const out: string[] = [];
-    const doc = document.documentElement;
-    if (doc.scrollWidth > doc.clientWidth + 1)
-      out.push(`page is ${doc.scrollWidth} px wide in a ${doc.clientWidth} px viewport`);
-    for (const th of Array.from(document.querySelectorAll("th"))) {
-      const el = (th.querySelector("button") as HTMLElement | null) ?? (th as HTMLElement);
-      if (el.offsetParent === null) continue; // hidden (visually-hidden captions, closed details)
-      if (el.scrollWidth > el.clientWidth + 1) out.push(`column header "${th.textContent?.trim()}" is cut`);
-    }
-    for (const sel of ["header .header-right button", "header .header-right form button"]) {
-      for (const b of Array.from(document.querySelectorAll<HTMLElement>(sel))) {
-        const r = b.getBoundingClientRect();
-        if (r.right > doc.clientWidth + 1 || r.left < 0)
-          out.push(`header button "${b.textContent?.trim()}" is off screen`);
-      }
-    }
-    return out;
-  });
-}
-
 test.describe("layout and links on every page", () => {
   test.use({ target: "demo" });
   test.setTimeout(600_000);
 
   for (const width of WIDTHS)
-    test(`no horizontal overflow and no cut column header at ${width} px`, async ({ page }) => {
+    test(`no horizontal overflow, cut cell, repeated id or unlabelled control at ${width} px`, async ({
+      page,
+    }) => {
       await page.setViewportSize({ width, height: 900 });
       const problems: string[] = [];
       for (const url of await pages(page)) {
         await page.goto(url);
         await page.waitForLoadState("networkidle");
+        for (const p of await layoutProblems(page)) problems.push(`${url}: ${p}`);
+      }
+      for (const url of docPages()) {
+        await page.goto(url);
         for (const p of await layoutProblems(page)) problems.push(`${url}: ${p}`);
       }
       await page.goto("/");

@@ -165,14 +165,15 @@ const Row = memo(function Row({
         )}
       </td>
       <td>{row.cluster ?? <span className="subtle">–</span>}</td>
-      <td>{serverLabel(row.flavor, row.version)}</td>
+      <td title={serverLabel(row.flavor, row.version)}>{serverLabel(row.flavor, row.version)}</td>
       <td>{row.role ?? <span className="subtle">–</span>}</td>
       <td>{doublewriteLabel(row.doublewrite)}</td>
-      <td>
+      <td className="stack-cell">
         <GateBadge status={row.gate.status} demoOnly={row.gate.demoOnly} />
       </td>
-      <td>
-        <VerdictBadge verdict={row.verdict} confidence={row.confidence} />
+      <td className="stack-cell">
+        <VerdictBadge verdict={row.verdict} />
+        <span className="subtle cell-note">confidence {pct(row.confidence)}</span>
       </td>
       <td className="num">
         {row.amplification === null ? <span className="subtle">–</span> : num(row.amplification)}
