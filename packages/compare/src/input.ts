@@ -240,43 +240,55 @@ function checkSamples(w: { t?: unknown; v: unknown }, ctx: z.RefinementCtx): voi
   const v = w.v as readonly unknown[];
   const t = w.t as readonly unknown[] | undefined;
   if (!Array.isArray(v) || (t !== undefined && !Array.isArray(t))) return;
-  if (t !== undefined && t.length !== v.length) {
-    ctx.addIssue({ code: "custom", message: "t and v must have the same length" });
-    return;
-  }
-  let badTime = -1;
-  let badTimes = 0;
-  let msTime = -1;
-  let badValue = -1;
-  let badValues = 0;
+  if (lengthsDiffer(v, t, ctx)) return;
+  const f = noSampleFaults();
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
     if (x !== null && (typeof x !== "number" || !Number.isFinite(x))) {
-      if (badValues++ === 0) badValue = i;
+      if (f.badValues++ === 0) f.badValue = i;
     }
     if (t === undefined) continue;
     const s = t[i];
     if (typeof s !== "number" || !Number.isFinite(s)) {
-      if (badTimes++ === 0) badTime = i;
-    } else if (msTime < 0 && Math.abs(s) >= MILLISECONDS_THRESHOLD) msTime = i;
+      if (f.badTimes++ === 0) f.badTime = i;
+    } else if (f.msTime < 0 && Math.abs(s) >= MILLISECONDS_THRESHOLD) f.msTime = i;
   }
-  reportSampleFaults({ v, t, badTime, badTimes, msTime, badValue, badValues }, ctx);
+  reportSampleFaults(v, t, f, ctx);
+}
+
+/** The first index (-1: none) of each kind of sample fault, and how many samples share it. */
+interface SampleFaults {
+  badTime: number;
+  badTimes: number;
+  msTime: number;
+  badValue: number;
+  badValues: number;
+}
+
+/** SampleFaults before any sample is checked. */
+function noSampleFaults(): SampleFaults {
+  return { badTime: -1, badTimes: 0, msTime: -1, badValue: -1, badValues: 0 };
+}
+
+/** Whether t (when given) and v differ in length, adding the issue if so: no per-sample check then. */
+function lengthsDiffer(
+  v: ArrayLike<unknown>,
+  t: ArrayLike<unknown> | undefined,
+  ctx: z.RefinementCtx,
+): boolean {
+  if (t === undefined || t.length === v.length) return false;
+  ctx.addIssue({ code: "custom", message: "t and v must have the same length" });
+  return true;
 }
 
 /** One issue per kind of fault, at its first index, with how many samples share it. */
 function reportSampleFaults(
-  f: {
-    v: ArrayLike<unknown>;
-    t: ArrayLike<unknown> | undefined;
-    badTime: number;
-    badTimes: number;
-    msTime: number;
-    badValue: number;
-    badValues: number;
-  },
+  v: ArrayLike<unknown>,
+  t: ArrayLike<unknown> | undefined,
+  f: SampleFaults,
   ctx: z.RefinementCtx,
 ): void {
-  const { v, t, badTime, badTimes, msTime, badValue, badValues } = f;
+  const { badTime, badTimes, msTime, badValue, badValues } = f;
   const more = (n: number) => (n > 1 ? ` (${n - 1} more like it)` : "");
   if (t !== undefined && badTime >= 0) {
     ctx.addIssue({
@@ -307,29 +319,22 @@ function reportSampleFaults(
  * a null (the reader admits nothing else that is not a number, and JSON has no NaN).
  */
 function checkTypedSamples(v: Float64Array, t: Float64Array | undefined, ctx: z.RefinementCtx): void {
-  if (t !== undefined && t.length !== v.length) {
-    ctx.addIssue({ code: "custom", message: "t and v must have the same length" });
-    return;
-  }
-  let badTime = -1;
-  let badTimes = 0;
-  let msTime = -1;
-  let badValue = -1;
-  let badValues = 0;
+  if (lengthsDiffer(v, t, ctx)) return;
+  const f = noSampleFaults();
   for (let i = 0; i < v.length; i++) {
     const x = v[i]!;
     // Only ±Infinity fail here: NaN is a null.
-    if (!Number.isFinite(x) && !Number.isNaN(x) && badValues++ === 0) badValue = i;
+    if (!Number.isFinite(x) && !Number.isNaN(x) && f.badValues++ === 0) f.badValue = i;
   }
   if (t !== undefined) {
     for (let i = 0; i < t.length; i++) {
       const s = t[i]!;
       if (!Number.isFinite(s)) {
-        if (badTimes++ === 0) badTime = i;
-      } else if (msTime < 0 && Math.abs(s) >= MILLISECONDS_THRESHOLD) msTime = i;
+        if (f.badTimes++ === 0) f.badTime = i;
+      } else if (f.msTime < 0 && Math.abs(s) >= MILLISECONDS_THRESHOLD) f.msTime = i;
     }
   }
-  reportSampleFaults({ v, t, badTime, badTimes, msTime, badValue, badValues }, ctx);
+  reportSampleFaults(v, t, f, ctx);
 }
 
 /**

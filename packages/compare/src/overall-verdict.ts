@@ -267,6 +267,18 @@ function decideVerdict(
   );
 }
 
+/** The estimate fields of a summary that has none: no treated result carried one, or none could be pooled. */
+const NO_ESTIMATE = {
+  instances: 0,
+  ratio: null,
+  ciLow: null,
+  ciHigh: null,
+  ciLowUnadjusted: null,
+  ciHighUnadjusted: null,
+  pValue: null,
+  heterogeneity: null,
+} as const;
+
 /** Per-metric summary over treated instances: the single result, or a random-effects pool. */
 function summarise(
   metric: MetricSpec & { readonly direction: Direction },
@@ -289,18 +301,7 @@ function summarise(
   if (carrying.length === 0) {
     const verdict =
       treated.length > 0 && treated.every((r) => r.verdict === "no_data") ? "no_data" : "inconclusive";
-    return {
-      ...base,
-      instances: 0,
-      ratio: null,
-      ciLow: null,
-      ciHigh: null,
-      ciLowUnadjusted: null,
-      ciHighUnadjusted: null,
-      pValue: null,
-      heterogeneity: null,
-      verdict,
-    };
+    return { ...base, ...NO_ESTIMATE, verdict };
   }
   if (carrying.length === 1) {
     const r = carrying[0]!;
@@ -321,20 +322,7 @@ function summarise(
     carrying.map((r) => ({ estimate: Math.log(r.ratio!), se: r.logSe ?? Number.NaN })),
     options.alpha,
   );
-  if (pool.k === 0) {
-    return {
-      ...base,
-      instances: 0,
-      ratio: null,
-      ciLow: null,
-      ciHigh: null,
-      ciLowUnadjusted: null,
-      ciHighUnadjusted: null,
-      pValue: null,
-      heterogeneity: null,
-      verdict: "inconclusive",
-    };
-  }
+  if (pool.k === 0) return { ...base, ...NO_ESTIMATE, verdict: "inconclusive" };
   return {
     ...base,
     instances: pool.k,

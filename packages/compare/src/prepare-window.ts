@@ -77,10 +77,6 @@ export function prepareWindow(
   return { t: new Float64Array(usable.t), v: new Float64Array(usable.v), step, resets, flags, coverage };
 }
 
-/** A window with a time per sample, or one on a regular grid. */
-type TimedWindow = Extract<SampleWindow, { readonly t: Float64Array }> | ExplicitWindow;
-type GridWindow = Extract<SampleWindow, { readonly start: number }> | CompactWindow;
-
 type FlagSink = (code: Flag["code"], severity: Flag["severity"], message: string) => void;
 
 /** Sample times and values of equal length. */
@@ -101,7 +97,7 @@ interface OrderedSamples extends Samples {
 
 /** The first cleaning pass: finite samples, in time order, the last one of each timestamp. */
 function orderedSamples(raw: SampleWindow | ExplicitWindow | CompactWindow, flag: FlagSink): OrderedSamples {
-  const finite = "t" in raw ? keepFiniteSamples(raw) : keepFiniteGridSamples(raw);
+  const finite = keepFiniteSamples(raw);
   const { negatives, candidate } = finite;
   if (finite.dropped > 0)
     flag("non_finite", "info", `${finite.dropped} missing or non-finite samples dropped`);
@@ -202,11 +198,15 @@ interface FiniteSamples extends Samples {
 }
 
 /**
- * The finite samples of an explicit window (typed arrays: a 7-day window at 15 s is 40,000 samples, a
- * fleet has thousands).
+ * The finite samples of a window (typed arrays: a 7-day window at 15 s is 40,000 samples, a fleet has
+ * thousands). A grid's times start + i · step come in order (step > 0), though rounding may repeat one.
  */
-function keepFiniteSamples(raw: TimedWindow): FiniteSamples {
-  const n = raw.t.length;
+function keepFiniteSamples(raw: SampleWindow | ExplicitWindow | CompactWindow): FiniteSamples {
+  const times = "t" in raw ? raw.t : null;
+  const start = "start" in raw ? raw.start : 0;
+  const gridStep = "step" in raw ? raw.step : 0;
+  const values = raw.v;
+  const n = times !== null ? times.length : values.length;
   const t = scratch.t(n);
   const v = scratch.v(n);
   let kept = 0;
@@ -217,8 +217,8 @@ function keepFiniteSamples(raw: TimedWindow): FiniteSamples {
   let votes = 0;
   let previous = Number.NaN;
   for (let i = 0; i < n; i++) {
-    const value = raw.v[i];
-    const time = raw.t[i]!;
+    const value = values[i];
+    const time = times !== null ? times[i]! : start + i * gridStep;
     if (value === null || value === undefined || !Number.isFinite(value) || !Number.isFinite(time)) continue;
     if (kept > 0) {
       if (time < previous) sorted = false;
@@ -241,48 +241,6 @@ function keepFiniteSamples(raw: TimedWindow): FiniteSamples {
     v: v.subarray(0, kept),
     dropped: n - kept,
     sorted,
-    repeated,
-    negatives,
-    candidate,
-  };
-}
-
-/** keepFiniteSamples() of a regular grid, which is sorted (step > 0); rounding of start + i · step may repeat a time. */
-function keepFiniteGridSamples(raw: GridWindow): FiniteSamples {
-  const n = raw.v.length;
-  const t = scratch.t(n);
-  const v = scratch.v(n);
-  const { start, step: gridStep } = raw;
-  let kept = 0;
-  let repeated = false;
-  let negatives = 0;
-  let candidate = 0;
-  let votes = 0;
-  let previous = Number.NaN;
-  for (let i = 0; i < n; i++) {
-    const value = raw.v[i];
-    if (value === null || value === undefined || !Number.isFinite(value)) continue;
-    const time = start + i * gridStep;
-    if (kept > 0) {
-      if (time === previous) repeated = true;
-      const d = time - previous;
-      if (votes === 0) {
-        candidate = d;
-        votes = 1;
-      } else if (d === candidate) votes++;
-      else votes--;
-    }
-    if (value < 0) negatives++;
-    t[kept] = time;
-    v[kept] = value;
-    previous = time;
-    kept++;
-  }
-  return {
-    t: t.subarray(0, kept),
-    v: v.subarray(0, kept),
-    dropped: n - kept,
-    sorted: true,
     repeated,
     negatives,
     candidate,
