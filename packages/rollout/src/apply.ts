@@ -1,9 +1,10 @@
 /**
- * applyCommand: a command's idempotency check, then its handler (onApprove, onPause ...), which changes
- * the draft and emits events or refuses (refuse, keeping at most MAX_REFUSED_KEYS refused keys).
+ * applyCommand: a command's idempotency check, then refusalOf (what the state machine takes now, which
+ * permittedCommands reads too), then either refuse (keeping at most MAX_REFUSED_KEYS refused keys) or
+ * the command's handler (onApprove, onPause ...), which changes the draft and emits events.
  */
 import type { Command, Refusal, RefusalCode } from "./commands.js";
-import { advance, Draft, iso, step } from "./draft.js";
+import { advance, Draft, isChanged, iso, step } from "./draft.js";
 import { type Actor, SYSTEM } from "./events.js";
 import {
   canonicalJson,
@@ -11,6 +12,7 @@ import {
   type InstanceState,
   type RolloutState,
   type Transition,
+  type WaveState,
 } from "./state-schema.js";
 
 /**
@@ -20,12 +22,11 @@ import {
  */
 export const MAX_REFUSED_KEYS = 20;
 
-function refuse(d: Draft, c: Command, code: RefusalCode, message: string): Refusal {
+function refuse(d: Draft, c: Command, { code, message }: Refusal): void {
   d.s.keys[c.key] = { fingerprint: canonicalJson(c), outcome: "refused", code, message };
   const refused = Object.keys(d.s.keys).filter((k) => d.s.keys[k]?.outcome === "refused");
   for (const k of refused.slice(0, Math.max(0, refused.length - MAX_REFUSED_KEYS))) delete d.s.keys[k];
   d.emit({ actor: c.actor, type: "command-refused", key: c.key, message: `${c.type}: ${message}` });
-  return { code, message };
 }
 
 /**
@@ -58,8 +59,12 @@ export function applyCommand(state: RolloutState, command: Command, now: number)
     };
   }
   const d = new Draft(state, now);
-  const refusal = apply(d, command);
-  if (refusal) return { ok: false, state: d.done(), events: d.events, refusal, duplicate: false };
+  const refusal = refusalOf(state, command, now);
+  if (refusal) {
+    refuse(d, command, refusal);
+    return { ok: false, state: d.done(), events: d.events, refusal, duplicate: false };
+  }
+  apply(d, command);
   d.s.keys[command.key] = {
     fingerprint: canonicalJson(command),
     outcome: "applied",
@@ -71,34 +76,104 @@ export function applyCommand(state: RolloutState, command: Command, now: number)
 
 type CommandOf<T extends Command["type"]> = Extract<Command, { type: T }>;
 
-function onAttestBackup(d: Draft, c: CommandOf<"attest-backup">): Refusal | null {
-  const s = d.s;
+const no = (code: RefusalCode, message: string): Refusal => ({ code, message });
+
+/**
+ * Why applyCommand refuses `c` at `now`, or null when it takes it: the state machine's one set of rules
+ * for what may be sent, which permittedCommands (and through it nextActions and the console) reads too.
+ * Pure and copies nothing, so asking it for every instance stays cheap. `i` is the command's instance
+ * when the caller already holds it (asking for each of thousands, a lookup each would be quadratic).
+ */
+export function refusalOf(s: RolloutState, c: Command, now: number, i?: InstanceState): Refusal | null {
   const final = FINAL_STATUSES.includes(s.status);
-  const base = { actor: c.actor, key: c.key };
-  if (final) return refuse(d, c, "final", `The rollout is ${s.status}.`);
-  if (c.takenAt > d.now) return refuse(d, c, "backup-in-future", "The backup's time is in the future.");
-  s.backup = { takenAt: c.takenAt, attestedAt: d.now, by: c.actor, note: c.note ?? null };
-  d.emit({
-    ...base,
-    type: "backup-attested",
-    message: `Backup taken at ${iso(c.takenAt)} attested.${c.note ? ` ${c.note}` : ""}`,
-  });
+  switch (c.type) {
+    case "attest-backup":
+      if (final) return no("final", `The rollout is ${s.status}.`);
+      return c.takenAt > now ? no("backup-in-future", "The backup's time is in the future.") : null;
+    case "approve":
+      return approveRefusal(s, c);
+    case "step-done":
+    case "hook-started":
+    case "hook-result":
+      return stepRefusal(s, c, i ?? s.instances.find((x) => x.instance === c.instance));
+    case "pause":
+      if (s.status === "paused") return no("already-paused", "The rollout is already paused.");
+      return s.status === "active" ? null : no("not-active", `The rollout is ${s.status}.`);
+    case "resume":
+      return s.status === "paused" ? null : no("not-paused", `The rollout is ${s.status}, not paused.`);
+    case "abort":
+      if (final) return no("final", `The rollout is ${s.status}.`);
+      return s.status === "reverting"
+        ? no("not-active", "The rollout is reverting: finish the revert.")
+        : null;
+    case "revert":
+      if (s.status === "reverting" || s.status === "reverted")
+        return no("not-active", `The rollout is already ${s.status}.`);
+      return s.instances.some(isChanged) ? null : no("nothing-to-revert", "No instance was changed.");
+    case "revert-done": {
+      const inst = i ?? s.instances.find((x) => x.instance === c.instance);
+      if (!inst) return no("unknown-instance", `${c.instance} is not in this rollout's plan.`);
+      if (s.status !== "reverting") return no("not-reverting", `The rollout is ${s.status}, not reverting.`);
+      return inst.status === "reverting" ? null : no("step-already-done", `${c.instance} is ${inst.status}.`);
+    }
+  }
+}
+
+/** The current wave while the rollout is paused on its inconclusive result: approve accepts it, resume judges it again. */
+function inconclusiveWave(s: RolloutState): WaveState | undefined {
+  const w = s.currentWave === null ? undefined : s.waves[s.currentWave];
+  return s.status === "paused" && s.pause?.reason === "inconclusive" && w?.phase === "inconclusive"
+    ? w
+    : undefined;
+}
+
+function approveRefusal(s: RolloutState, c: CommandOf<"approve">): Refusal | null {
+  const w = s.waves[c.wave];
+  if (!w) return no("unknown-wave", `There is no wave ${c.wave}.`);
+  if (s.currentWave !== c.wave)
+    return no("not-current-wave", `Wave ${c.wave} is not the current wave (${s.currentWave ?? "none"}).`);
+  if (inconclusiveWave(s) === w) return null;
+  if (s.status !== "active" && s.status !== "paused") return no("not-active", `The rollout is ${s.status}.`);
+  if (w.phase !== "pending") return no("wave-not-pending", `Wave ${c.wave} is ${w.phase}.`);
+  if (w.approvedAt !== null) return no("already-approved", `Wave ${c.wave} is already approved.`);
   return null;
 }
 
-function onApprove(d: Draft, c: CommandOf<"approve">): Refusal | null {
+function stepRefusal(
+  s: RolloutState,
+  c: CommandOf<"step-done" | "hook-started" | "hook-result">,
+  i: InstanceState | undefined,
+): Refusal | null {
+  if (!i) return no("unknown-instance", `${c.instance} is not in this rollout's plan.`);
+  if (s.status !== "active" && s.status !== "paused") return no("not-active", `The rollout is ${s.status}.`);
+  const w = s.waves[i.wave]!;
+  if (w.phase !== "applying")
+    return no("wave-not-applying", `Wave ${w.index} is ${w.phase}: its pre-wave gate has not passed.`);
+  if (c.type !== "step-done" && s.policy.applier.kind !== "hook")
+    return no("not-hook-applier", "This rollout's steps are applied by the operator.");
+  if (c.type === "hook-result")
+    return i.status === "applying"
+      ? null
+      : no("hook-not-started", `${c.instance} is ${i.status}, not applying.`);
+  const open = i.status === "pending" || (c.type === "step-done" && i.status === "applying");
+  return open ? null : no("step-already-done", `${c.instance} is ${i.status}.`);
+}
+
+function onAttestBackup(d: Draft, c: CommandOf<"attest-backup">): void {
+  d.s.backup = { takenAt: c.takenAt, attestedAt: d.now, by: c.actor, note: c.note ?? null };
+  d.emit({
+    actor: c.actor,
+    key: c.key,
+    type: "backup-attested",
+    message: `Backup taken at ${iso(c.takenAt)} attested.${c.note ? ` ${c.note}` : ""}`,
+  });
+}
+
+function onApprove(d: Draft, c: CommandOf<"approve">): void {
   const s = d.s;
   const base = { actor: c.actor, key: c.key };
-  const w = s.waves[c.wave];
-  if (!w) return refuse(d, c, "unknown-wave", `There is no wave ${c.wave}.`);
-  if (s.currentWave !== c.wave)
-    return refuse(
-      d,
-      c,
-      "not-current-wave",
-      `Wave ${c.wave} is not the current wave (${s.currentWave ?? "none"}).`,
-    );
-  if (s.status === "paused" && s.pause?.reason === "inconclusive" && w.phase === "inconclusive") {
+  const w = s.waves[c.wave]!;
+  if (inconclusiveWave(s) === w) {
     w.phase = "passed";
     w.decidedAt = d.now;
     s.status = "active";
@@ -110,12 +185,8 @@ function onApprove(d: Draft, c: CommandOf<"approve">): Refusal | null {
       message: `Inconclusive result accepted by ${c.actor.id}.${c.note ? ` ${c.note}` : ""}`,
     });
     advance(d);
-    return null;
+    return;
   }
-  if (s.status !== "active" && s.status !== "paused")
-    return refuse(d, c, "not-active", `The rollout is ${s.status}.`);
-  if (w.phase !== "pending") return refuse(d, c, "wave-not-pending", `Wave ${c.wave} is ${w.phase}.`);
-  if (w.approvedAt !== null) return refuse(d, c, "already-approved", `Wave ${c.wave} is already approved.`);
   w.approvedAt = d.now;
   w.approvedBy = c.actor;
   d.emit({
@@ -124,43 +195,26 @@ function onApprove(d: Draft, c: CommandOf<"approve">): Refusal | null {
     wave: w.index,
     message: `Wave ${w.index} approved.${c.note ? ` ${c.note}` : ""}`,
   });
-  return null;
 }
 
-function onStepCommand(d: Draft, c: CommandOf<"step-done" | "hook-started" | "hook-result">): Refusal | null {
+function onStepCommand(d: Draft, c: CommandOf<"step-done" | "hook-started" | "hook-result">): void {
   const s = d.s;
   const base = { actor: c.actor, key: c.key };
-  const i = d.inst(c.instance);
-  if (!i) return refuse(d, c, "unknown-instance", `${c.instance} is not in this rollout's plan.`);
-  if (s.status !== "active" && s.status !== "paused")
-    return refuse(d, c, "not-active", `The rollout is ${s.status}.`);
+  const i = d.inst(c.instance)!;
   const w = s.waves[i.wave]!;
-  if (w.phase !== "applying")
-    return refuse(
-      d,
-      c,
-      "wave-not-applying",
-      `Wave ${w.index} is ${w.phase}: its pre-wave gate has not passed.`,
-    );
-  if (c.type === "hook-started") {
-    if (s.policy.applier.kind !== "hook")
-      return refuse(d, c, "not-hook-applier", "This rollout's steps are applied by the operator.");
-    if (i.status !== "pending") return refuse(d, c, "step-already-done", `${c.instance} is ${i.status}.`);
+  if (c.type === "step-done") markApplied(d, i, c.actor, c.key, c.note);
+  else if (c.type === "hook-started") {
+    // refusalOf takes hook commands only from a hook applier.
+    const hook = s.policy.applier.kind === "hook" ? s.policy.applier.hook : "";
     i.status = "applying";
     d.emit({
       ...base,
       type: "hook-started",
       wave: w.index,
       instance: i.instance,
-      message: `Hook ${s.policy.applier.hook} started on ${i.instance}.`,
+      message: `Hook ${hook} started on ${i.instance}.`,
     });
-    return null;
-  }
-  if (c.type === "hook-result") {
-    if (s.policy.applier.kind !== "hook")
-      return refuse(d, c, "not-hook-applier", "This rollout's steps are applied by the operator.");
-    if (i.status !== "applying")
-      return refuse(d, c, "hook-not-started", `${c.instance} is ${i.status}, not applying.`);
+  } else {
     const output = c.output.length > 65_536 ? `${c.output.slice(0, 65_536)}\n[truncated]` : c.output;
     d.emit({
       ...base,
@@ -185,31 +239,19 @@ function onStepCommand(d: Draft, c: CommandOf<"step-done" | "hook-started" | "ho
         });
       }
     }
-    return null;
   }
-  if (i.status !== "pending" && i.status !== "applying")
-    return refuse(d, c, "step-already-done", `${c.instance} is ${i.status}.`);
-  markApplied(d, i, c.actor, c.key, c.note);
-  return null;
 }
 
-function onPause(d: Draft, c: CommandOf<"pause">): Refusal | null {
-  const s = d.s;
-  const base = { actor: c.actor, key: c.key };
-  if (s.status === "paused") return refuse(d, c, "already-paused", "The rollout is already paused.");
-  if (s.status !== "active") return refuse(d, c, "not-active", `The rollout is ${s.status}.`);
-  s.status = "paused";
-  s.pause = { reason: "operator", at: d.now, message: c.reason };
-  d.emit({ ...base, type: "paused", message: `Paused: ${c.reason}` });
-  return null;
+function onPause(d: Draft, c: CommandOf<"pause">): void {
+  d.s.status = "paused";
+  d.s.pause = { reason: "operator", at: d.now, message: c.reason };
+  d.emit({ actor: c.actor, key: c.key, type: "paused", message: `Paused: ${c.reason}` });
 }
 
-function onResume(d: Draft, c: CommandOf<"resume">): Refusal | null {
+function onResume(d: Draft, c: CommandOf<"resume">): void {
   const s = d.s;
-  const base = { actor: c.actor, key: c.key };
-  if (s.status !== "paused") return refuse(d, c, "not-paused", `The rollout is ${s.status}, not paused.`);
-  const w = d.wave(s.currentWave);
-  if (s.pause?.reason === "inconclusive" && w && w.phase === "inconclusive") {
+  const w = inconclusiveWave(s);
+  if (w) {
     // Judge again from scratch: the anti-flap counters restart, the after window keeps growing.
     w.phase = "baking";
     w.evaluations = 0;
@@ -222,32 +264,18 @@ function onResume(d: Draft, c: CommandOf<"resume">): Refusal | null {
   }
   s.status = "active";
   s.pause = null;
-  d.emit({ ...base, type: "resumed", message: `Resumed.${c.note ? ` ${c.note}` : ""}` });
-  return null;
+  d.emit({ actor: c.actor, key: c.key, type: "resumed", message: `Resumed.${c.note ? ` ${c.note}` : ""}` });
 }
 
-function onAbort(d: Draft, c: CommandOf<"abort">): Refusal | null {
-  const s = d.s;
-  const final = FINAL_STATUSES.includes(s.status);
-  const base = { actor: c.actor, key: c.key };
-  if (final) return refuse(d, c, "final", `The rollout is ${s.status}.`);
-  if (s.status === "reverting")
-    return refuse(d, c, "not-active", "The rollout is reverting: finish the revert.");
-  s.status = "aborted";
-  s.pause = null;
-  d.emit({ ...base, type: "aborted", message: `Aborted: ${c.reason}` });
-  return null;
+function onAbort(d: Draft, c: CommandOf<"abort">): void {
+  d.s.status = "aborted";
+  d.s.pause = null;
+  d.emit({ actor: c.actor, key: c.key, type: "aborted", message: `Aborted: ${c.reason}` });
 }
 
-function onRevert(d: Draft, c: CommandOf<"revert">): Refusal | null {
+function onRevert(d: Draft, c: CommandOf<"revert">): void {
   const s = d.s;
-  const base = { actor: c.actor, key: c.key };
-  if (s.status === "reverting" || s.status === "reverted")
-    return refuse(d, c, "not-active", `The rollout is already ${s.status}.`);
-  const changed = s.instances.filter(
-    (i) => i.status === "applied" || i.status === "verified" || i.status === "failed",
-  );
-  if (changed.length === 0) return refuse(d, c, "nothing-to-revert", "No instance was changed.");
+  const changed = s.instances.filter(isChanged);
   for (const i of changed) {
     i.status = "reverting";
     i.matches = 0;
@@ -256,56 +284,45 @@ function onRevert(d: Draft, c: CommandOf<"revert">): Refusal | null {
   s.status = "reverting";
   s.pause = null;
   d.emit({
-    ...base,
+    actor: c.actor,
+    key: c.key,
     type: "revert-started",
     message: `Revert of ${changed.map((i) => i.instance).join(", ")}: ${c.reason}`,
   });
-  return null;
 }
 
-function onRevertDone(d: Draft, c: CommandOf<"revert-done">): Refusal | null {
-  const s = d.s;
-  const base = { actor: c.actor, key: c.key };
-  const i = d.inst(c.instance);
-  if (!i) return refuse(d, c, "unknown-instance", `${c.instance} is not in this rollout's plan.`);
-  if (s.status !== "reverting")
-    return refuse(d, c, "not-reverting", `The rollout is ${s.status}, not reverting.`);
-  if (i.status !== "reverting") return refuse(d, c, "step-already-done", `${c.instance} is ${i.status}.`);
+function onRevertDone(d: Draft, c: CommandOf<"revert-done">): void {
+  const i = d.inst(c.instance)!;
   i.status = "revert-applied";
   i.revertAppliedAt = d.now;
   i.matches = 0;
   d.emit({
-    ...base,
+    actor: c.actor,
+    key: c.key,
     type: "revert-applied",
     wave: i.wave,
     instance: i.instance,
     message: `Revert step done on ${i.instance}.${c.note ? ` ${c.note}` : ""}`,
   });
-  return null;
 }
 
-/** Each command's handler: it changes the draft and emits events, or refuses (and changes nothing else). */
-function apply(d: Draft, c: Command): Refusal | null {
-  switch (c.type) {
-    case "attest-backup":
-      return onAttestBackup(d, c);
-    case "approve":
-      return onApprove(d, c);
-    case "step-done":
-    case "hook-started":
-    case "hook-result":
-      return onStepCommand(d, c);
-    case "pause":
-      return onPause(d, c);
-    case "resume":
-      return onResume(d, c);
-    case "abort":
-      return onAbort(d, c);
-    case "revert":
-      return onRevert(d, c);
-    case "revert-done":
-      return onRevertDone(d, c);
-  }
+/** Each command's handler, once refusalOf has taken it: it changes the draft and emits events. */
+const HANDLERS: { [T in Command["type"]]: (d: Draft, c: CommandOf<T>) => void } = {
+  "attest-backup": onAttestBackup,
+  approve: onApprove,
+  "step-done": onStepCommand,
+  "hook-started": onStepCommand,
+  "hook-result": onStepCommand,
+  pause: onPause,
+  resume: onResume,
+  abort: onAbort,
+  revert: onRevert,
+  "revert-done": onRevertDone,
+};
+
+function apply(d: Draft, c: Command): void {
+  // The table pairs each type with its handler; TypeScript cannot correlate the two through c.type.
+  (HANDLERS[c.type] as (d: Draft, c: Command) => void)(d, c);
 }
 
 function markApplied(d: Draft, i: InstanceState, actor: Actor, key: string, note?: string): void {

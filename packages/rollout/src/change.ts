@@ -752,9 +752,46 @@ function customVariableStep(
   };
 }
 
+/**
+ * The step that turns on a provider's atomic-write feature (RDS Optimized Writes, Alibaba's 16K atomic
+ * write): the server restarts with doublewrite OFF and its page counter flat; the revert, by the same
+ * method, turns the feature off, which brings doublewrite back ON.
+ */
+function atomicWriteFeatureStep(
+  { facts, caps }: StepContext,
+  action: Action,
+  base: { variable: string; target: string; current: string | null; method: StepMethod },
+  revert: { previousValue: string | null; steps: string[] },
+  sources: string[],
+  switchover: boolean,
+): StepResult {
+  return {
+    ok: true,
+    step: {
+      ...fromAction(
+        facts,
+        caps,
+        action,
+        base,
+        { restart: true, doublewriteMode: "off", doublewriteFlat: true },
+        {
+          previousValue: revert.previousValue,
+          method: base.method,
+          restart: true,
+          steps: revert.steps,
+          snippets: [],
+          expect: { restart: true, doublewriteMode: "on" },
+        },
+        sources,
+      ),
+      switchover,
+    },
+  };
+}
+
 /** RDS Optimized Writes through a Blue/Green deployment. */
-function rdsBlueGreenStep({ facts, caps, managed, name }: StepContext): StepResult {
-  const current = currentDoublewrite(facts);
+function rdsBlueGreenStep(ctx: StepContext): StepResult {
+  const { facts, caps, managed, name } = ctx;
   if (managed !== "rds")
     return ineligible(
       "platform-mismatch",
@@ -770,42 +807,31 @@ function rdsBlueGreenStep({ facts, caps, managed, name }: StepContext): StepResu
       "already-at-target",
       "innodb_doublewrite already reads OFF: Optimized Writes is active.",
     );
-  const action = rdsOptimizedWritesAction(facts);
-  return {
-    ok: true,
-    step: {
-      ...fromAction(
-        facts,
-        caps,
-        action,
-        {
-          variable: "rds.optimized_writes",
-          target: "AUTO",
-          current: facts.platform?.rdsOptimizedWrites?.toUpperCase() ?? null,
-          method: "blue-green-switchover",
-        },
-        { restart: true, doublewriteMode: "off", doublewriteFlat: true },
-        {
-          previousValue: current,
-          method: "blue-green-switchover",
-          restart: true,
-          steps: [
-            "A Blue/Green switchover is one-way: to go back, create a new Blue/Green deployment whose green parameter group sets rds.optimized_writes = OFF, then switch over (RDS turns doublewrite back on).",
-            "Until the old blue environment is deleted it can serve as the fallback: point the application back at it (its data stops at the switchover).",
-          ],
-          snippets: [],
-          expect: { restart: true, doublewriteMode: "on" },
-        },
-        [SRC_RDS_OW, SRC_RDS_PG],
-      ),
-      // The endpoint moves to green: a switchover for every role, with RDS's guardrails.
-      switchover: true,
+  return atomicWriteFeatureStep(
+    ctx,
+    rdsOptimizedWritesAction(facts),
+    {
+      variable: "rds.optimized_writes",
+      target: "AUTO",
+      current: facts.platform?.rdsOptimizedWrites?.toUpperCase() ?? null,
+      method: "blue-green-switchover",
     },
-  };
+    {
+      previousValue: currentDoublewrite(facts),
+      steps: [
+        "A Blue/Green switchover is one-way: to go back, create a new Blue/Green deployment whose green parameter group sets rds.optimized_writes = OFF, then switch over (RDS turns doublewrite back on).",
+        "Until the old blue environment is deleted it can serve as the fallback: point the application back at it (its data stops at the switchover).",
+      ],
+    },
+    [SRC_RDS_OW, SRC_RDS_PG],
+    // The endpoint moves to green: a switchover for every role, with RDS's guardrails.
+    true,
+  );
 }
 
 /** ApsaraDB RDS's 16K atomic write, toggled in its console. */
-function alibabaStep({ facts, caps, managed }: StepContext): StepResult {
+function alibabaStep(ctx: StepContext): StepResult {
+  const { facts, managed } = ctx;
   if (managed !== "alibaba-rds")
     return ineligible(
       "platform-mismatch",
@@ -818,31 +844,19 @@ function alibabaStep({ facts, caps, managed }: StepContext): StepResult {
       "inherits-setting",
       "Read-only instances inherit 16K atomic write from their primary and cannot toggle it alone; it is verified with the primary's wave.",
     );
-  const action = alibabaAtomicWriteAction();
-  return {
-    ok: true,
-    step: {
-      ...fromAction(
-        facts,
-        caps,
-        action,
-        { variable: "alibaba.16k_atomic_write", target: "ON", current: "OFF", method: "console-toggle" },
-        { restart: true, doublewriteMode: "off", doublewriteFlat: true },
-        {
-          previousValue: "OFF",
-          method: "console-toggle",
-          restart: true,
-          steps: [
-            "Disable 16K atomic write in the ApsaraDB RDS console (the instance restarts); read-only instances follow their primary.",
-          ],
-          snippets: [],
-          expect: { restart: true, doublewriteMode: "on" },
-        },
-        [SRC_ALIBABA],
-      ),
-      switchover: false,
+  return atomicWriteFeatureStep(
+    ctx,
+    alibabaAtomicWriteAction(),
+    { variable: "alibaba.16k_atomic_write", target: "ON", current: "OFF", method: "console-toggle" },
+    {
+      previousValue: "OFF",
+      steps: [
+        "Disable 16K atomic write in the ApsaraDB RDS console (the instance restarts); read-only instances follow their primary.",
+      ],
     },
-  };
+    [SRC_ALIBABA],
+    false,
+  );
 }
 
 /** Self-managed migration to a volume with torn-write protection: doublewrite stays on; the proof is the safety gate verified afterwards. */

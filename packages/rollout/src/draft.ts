@@ -1,6 +1,6 @@
 /**
  * Internals the transitions share (createRollout, applyCommand, reconcile, nextActions): the Draft a
- * transition edits, the plan lookups (step, waveOfReplicas), advance to the next wave, and iso.
+ * transition edits, the plan lookups (step, waveOfReplicas), isChanged, advance to the next wave, and iso.
  */
 import { type RolloutEvent, SYSTEM } from "./events.js";
 import type { InstanceState, RolloutState, WaveState } from "./state-schema.js";
@@ -48,6 +48,10 @@ export const step = (s: RolloutState, instance: string) => {
   }
   return index.get(instance);
 };
+
+/** Whether the instance's step changed it (applied, verified or failed): what a revert takes back. */
+export const isChanged = (i: InstanceState): boolean =>
+  i.status === "applied" || i.status === "verified" || i.status === "failed";
 
 /** Whether every changed instance of the wave is a replica (by the plan's roles): catch-up applies. */
 export function waveOfReplicas(s: RolloutState, wave: number): boolean {

@@ -1,14 +1,15 @@
 /**
- * What is due now (nextActions: observations to fetch, hooks to fire, human actions, the next wake-up)
- * and what a person may send now (permittedCommands).
+ * What a person may send now (permittedCommands, the state machine's own rules) and what is due now
+ * (nextActions: observations to fetch, hooks to fire, human actions drawn from those permissions, the
+ * next wake-up).
  */
-import { applyCommand } from "./apply.js";
+import { refusalOf } from "./apply.js";
 import { CATCH_UP_SIGNALS } from "./catch-up.js";
 import type { Command } from "./commands.js";
 import { iso, step, waveOfReplicas } from "./draft.js";
 import type { Actor } from "./events.js";
 import { bakeWindows, gateReplicas } from "./reconcile.js";
-import type { RolloutState, RolloutStatus } from "./state-schema.js";
+import type { InstanceState, RolloutState, RolloutStatus } from "./state-schema.js";
 
 export interface BakeRequest {
   readonly wave: number;
@@ -71,35 +72,92 @@ export interface NextActions {
   };
   /** Hooks to fire now (send hook-started first, then hook-result). */
   readonly hooks: readonly { readonly instance: string; readonly wave: number; readonly hook: string }[];
+  /** What a person should do now, each a command permittedCommands says the state machine takes. */
   readonly human: readonly HumanAction[];
   /** The next time a time-based gate moves without any command (verify timeout, bake end). */
   readonly wakeAt: number | null;
 }
 
-/** What the reconciler and the people should do now. Pure. */
+/**
+ * What the people should do now, each with its reason: only commands `may` (permittedCommands) says
+ * the state machine takes, so nothing here is refused. Not every permitted command is due: while
+ * paused only resume (or the inconclusive wave's decision) is, though a step underway may still be
+ * marked done; a hook applier's steps are the hook's; a backup is due only when missing or too old.
+ */
+function humanActions(s: RolloutState, now: number, may: PermittedCommands): HumanAction[] {
+  const human: HumanAction[] = [];
+  const w = s.currentWave === null ? undefined : s.waves[s.currentWave];
+  const revertDone = new Set(may.revertDone);
+  for (const i of s.instances)
+    if (revertDone.has(i.instance))
+      human.push({
+        kind: "apply-revert",
+        wave: i.wave,
+        instance: i.instance,
+        message: `Revert ${i.instance}: ${step(s, i.instance)?.revert.steps[0] ?? ""}`,
+      });
+  if (may.resume)
+    human.push(
+      // Paused on an inconclusive wave, approve accepts it.
+      s.pause?.reason === "inconclusive" && may.approve !== null
+        ? {
+            kind: "decide",
+            wave: may.approve,
+            message: "The wave is inconclusive: approve to accept it, resume to judge again, or revert.",
+          }
+        : { kind: "resume", message: `Paused (${s.pause?.reason}): ${s.pause?.message ?? ""}` },
+    );
+  if (s.status === "halted" && (may.revert || may.abort))
+    human.push({ kind: "decide", wave: w?.index, message: "Halted: revert (proposed) or abort." });
+  if (s.status !== "active" || !w) return human;
+  const stale = s.backup === null || now - s.backup.takenAt > s.policy.backupMaxAgeSeconds;
+  if (w.phase === "pending" && stale && may.attestBackup)
+    human.push({
+      kind: "attest-backup",
+      wave: w.index,
+      message:
+        s.backup === null
+          ? "Attest a recent backup before the wave."
+          : `The backup attested (taken ${iso(s.backup.takenAt)}) is older than the policy's ${Math.round(s.policy.backupMaxAgeSeconds / 3600)} h: attest a newer one before the wave.`,
+    });
+  if (may.approve === w.index)
+    human.push({
+      kind: "approve",
+      wave: w.index,
+      message: `Approve wave ${w.index} (${w.kind}): ${w.instances.join(", ")}.`,
+    });
+  if (s.policy.applier.kind === "operator") {
+    const stepDone = new Set(may.stepDone);
+    for (const id of w.instances)
+      if (stepDone.has(id))
+        human.push({
+          kind: "apply-step",
+          wave: w.index,
+          instance: id,
+          message: `${id}: ${step(s, id)?.title ?? ""}, then mark it done.`,
+        });
+  }
+  return human;
+}
+
+/**
+ * What the reconciler and the people should do now. Pure. The observations, hooks and wake-up follow
+ * reconcile's gates; the human actions are drawn from permittedCommands (humanActions).
+ */
 export function nextActions(state: RolloutState, now: number): NextActions {
   const s = state;
   const health: string[] = [];
   const readBacks: string[] = [];
   const bakes: BakeRequest[] = [];
   const hooks: { instance: string; wave: number; hook: string }[] = [];
-  const human: HumanAction[] = [];
   let activeRollouts = false;
   const wakes: number[] = [];
   if (s.status === "reverting") {
-    for (const i of s.instances) {
-      if (i.status === "reverting")
-        human.push({
-          kind: "apply-revert",
-          wave: i.wave,
-          instance: i.instance,
-          message: `Revert ${i.instance}: ${step(s, i.instance)?.revert.steps[0] ?? ""}`,
-        });
+    for (const i of s.instances)
       if (i.status === "revert-applied") {
         readBacks.push(i.instance);
         if (!i.timedOut) wakes.push(i.revertAppliedAt! + s.policy.verifyTimeoutSeconds + 1);
       }
-    }
   }
   if (s.status === "active" || s.status === "paused") {
     for (const i of s.instances)
@@ -109,55 +167,15 @@ export function nextActions(state: RolloutState, now: number): NextActions {
       }
   }
   const w = s.currentWave === null ? undefined : s.waves[s.currentWave];
-  if (s.status === "paused") {
-    human.push(
-      s.pause?.reason === "inconclusive"
-        ? {
-            kind: "decide",
-            wave: w?.index,
-            message: "The wave is inconclusive: approve to accept it, resume to judge again, or revert.",
-          }
-        : { kind: "resume", message: `Paused (${s.pause?.reason}): ${s.pause?.message ?? ""}` },
-    );
-  }
-  if (s.status === "halted")
-    human.push({ kind: "decide", wave: w?.index, message: "Halted: revert (proposed) or abort." });
   if (s.status === "active" && w) {
-    if (w.phase === "pending") {
-      if (s.backup === null || now - s.backup.takenAt > s.policy.backupMaxAgeSeconds)
-        human.push({
-          kind: "attest-backup",
-          wave: w.index,
-          message:
-            s.backup === null
-              ? "Attest a recent backup before the wave."
-              : `The backup attested (taken ${iso(s.backup.takenAt)}) is older than the policy's ${Math.round(s.policy.backupMaxAgeSeconds / 3600)} h: attest a newer one before the wave.`,
-        });
-      if (w.approvedAt === null)
-        human.push({
-          kind: "approve",
-          wave: w.index,
-          message: `Approve wave ${w.index} (${w.kind}): ${w.instances.join(", ")}.`,
-        });
-      else {
-        health.push(...new Set([...w.instances, ...w.controls, ...gateReplicas(s, w)]));
-        activeRollouts = true;
-      }
+    if (w.phase === "pending" && w.approvedAt !== null) {
+      health.push(...new Set([...w.instances, ...w.controls, ...gateReplicas(s, w)]));
+      activeRollouts = true;
     }
-    if (w.phase === "applying") {
-      for (const id of w.instances) {
-        const i = s.instances.find((x) => x.instance === id)!;
-        if (i.status !== "pending") continue;
-        if (s.policy.applier.kind === "hook")
+    if (w.phase === "applying" && s.policy.applier.kind === "hook") {
+      for (const id of w.instances)
+        if (s.instances.find((x) => x.instance === id)!.status === "pending")
           hooks.push({ instance: id, wave: w.index, hook: s.policy.applier.hook });
-        else
-          human.push({
-            kind: "apply-step",
-            wave: w.index,
-            instance: id,
-            message: `${id}: ${step(s, id)?.title ?? ""}, then mark it done.`,
-          });
-      }
     }
     if (w.phase === "baking" && w.nextEvaluationAt !== null) {
       if (now >= w.nextEvaluationAt) {
@@ -197,7 +215,7 @@ export function nextActions(state: RolloutState, now: number): NextActions {
     status: s.status,
     observations: { health, activeRollouts, readBacks, bakes },
     hooks,
-    human,
+    human: humanActions(s, now, permittedCommands(s, now)),
     wakeAt: wakes.length > 0 ? Math.min(...wakes) : null,
   };
 }
@@ -221,17 +239,18 @@ const PROBE_ACTOR: Actor = { id: "permission-probe", kind: "operator" };
 const PROBE_KEY = "untorn:permission-probe";
 
 /**
- * The commands `applyCommand` would accept now, found by trying each on the state (a pure call that
- * keeps nothing). The console's controls and step rows offer exactly these, so none can offer what the
- * state machine then refuses; the CLI sends its command and reports the refusal. `nextActions` answers a
- * different question (what is due, with its reason), and the property test checks that every human action
- * it proposes is one of these.
+ * The commands `applyCommand` would accept now (with a fresh key), asked of refusalOf, the rules
+ * applyCommand itself applies: one answer that the console's controls and step rows offer, and that
+ * `nextActions` draws its human actions from, so neither can offer what the state machine then refuses;
+ * the CLI sends its command and reports the refusal. Pure, and it copies no state, so it is cheap
+ * enough for every nextActions call. The property test checks each permission against applyCommand.
  */
 export function permittedCommands(state: RolloutState, now: number): PermittedCommands {
-  const ok = (c: Record<string, unknown> & { type: Command["type"] }) =>
-    applyCommand(state, { ...c, actor: PROBE_ACTOR, key: PROBE_KEY } as Command, now).ok;
-  const instances = state.instances.map((i) => i.instance);
+  const ok = (c: Record<string, unknown> & { type: Command["type"] }, i?: InstanceState) =>
+    refusalOf(state, { ...c, actor: PROBE_ACTOR, key: PROBE_KEY } as Command, now, i) === null;
   const wave = state.currentWave;
+  const instances = (type: "step-done" | "revert-done") =>
+    state.instances.filter((i) => ok({ type, instance: i.instance }, i)).map((i) => i.instance);
   return {
     approve: wave !== null && ok({ type: "approve", wave }) ? wave : null,
     attestBackup: ok({ type: "attest-backup", takenAt: Math.floor(now) }),
@@ -239,7 +258,7 @@ export function permittedCommands(state: RolloutState, now: number): PermittedCo
     resume: ok({ type: "resume" }),
     abort: ok({ type: "abort", reason: "probe" }),
     revert: ok({ type: "revert", reason: "probe" }),
-    stepDone: instances.filter((instance) => ok({ type: "step-done", instance })),
-    revertDone: instances.filter((instance) => ok({ type: "revert-done", instance })),
+    stepDone: instances("step-done"),
+    revertDone: instances("revert-done"),
   };
 }

@@ -3,8 +3,8 @@
  * reverts, bake judgement) of a rollout, and the windows and replicas those gates look at.
  */
 import type { Expectation } from "./change.js";
-import { advance, Draft, iso, step, waveOfReplicas } from "./draft.js";
-import { type GateCheck, type GateResult, gateResultSchema, SYSTEM } from "./events.js";
+import { advance, Draft, isChanged, iso, step, waveOfReplicas } from "./draft.js";
+import { type GateCheck, type GateOutcome, type GateResult, gateResultSchema, SYSTEM } from "./events.js";
 import { judgeBake, preWaveGate, readBackChecks } from "./gates.js";
 import type { Observations, ReadBack } from "./observations.js";
 import {
@@ -34,6 +34,18 @@ const gateEvent = (d: Draft, g: GateResult, instance?: string) =>
     message: `${g.gate} gate ${g.outcome}: ${g.summary}`,
     gate: gateResultSchema.parse(g),
   });
+
+/** A step's or a revert's read-back gate on instance `i`, decided now, as its gate event. */
+function instanceGate(
+  d: Draft,
+  i: InstanceState,
+  gate: "step" | "revert",
+  outcome: GateOutcome,
+  summary: string,
+  checks: GateCheck[],
+): void {
+  gateEvent(d, { gate, wave: i.wave, instance: i.instance, outcome, at: d.now, summary, checks }, i.instance);
+}
 
 function latestReadBacks(obs: Observations): Map<string, ReadBack[]> {
   const out = new Map<string, ReadBack[]>();
@@ -164,16 +176,14 @@ function verifySteps(d: Draft, rbs: Map<string, ReadBack[]>): void {
       const { at, checks } = run;
       i.status = "verified";
       i.verifiedAt = at;
-      const g: GateResult = {
-        gate: "step",
-        wave: i.wave,
-        instance: i.instance,
-        outcome: "pass",
-        at: d.now,
-        summary: `Read-back matches ${st.target} in ${i.matches} reading(s) in a row.`,
+      instanceGate(
+        d,
+        i,
+        "step",
+        "pass",
+        `Read-back matches ${st.target} in ${i.matches} reading(s) in a row.`,
         checks,
-      };
-      gateEvent(d, g, i.instance);
+      );
       d.emit({
         actor: SYSTEM,
         type: "step-verified",
@@ -185,23 +195,17 @@ function verifySteps(d: Draft, rbs: Map<string, ReadBack[]>): void {
     if (i.status === "applied" && d.now - i.appliedAt > s.policy.verifyTimeoutSeconds) {
       const last = (i.lastReadBack as ReadBack | null) ?? null;
       const checks = readBackChecks(i.instance, st.expect, last);
-      const g: GateResult = {
-        gate: "step",
-        wave: i.wave,
-        instance: i.instance,
-        outcome: last === null ? "no-data" : "fail",
-        at: d.now,
-        summary: `No matching read-back within ${s.policy.verifyTimeoutSeconds} s: ${
-          checks
-            .filter((c) => c.outcome !== "pass")
-            .map((c) => c.message)
-            .join(" ") || "no read-back"
-        }`,
-        checks,
-      };
+      const unmet = checks.filter((c) => c.outcome !== "pass").map((c) => c.message);
       i.status = "failed";
       i.timedOut = true;
-      gateEvent(d, g, i.instance);
+      instanceGate(
+        d,
+        i,
+        "step",
+        last === null ? "no-data" : "fail",
+        `No matching read-back within ${s.policy.verifyTimeoutSeconds} s: ${unmet.join(" ") || "no read-back"}`,
+        checks,
+      );
       d.emit({
         actor: SYSTEM,
         type: "step-failed",
@@ -219,9 +223,7 @@ function halt(d: Draft, wave: number, why: string): void {
   if (s.status === "halted") return;
   s.status = "halted";
   s.pause = null;
-  const changed = s.instances.filter(
-    (i) => i.status === "applied" || i.status === "verified" || i.status === "failed",
-  );
+  const changed = s.instances.filter(isChanged);
   d.emit({
     actor: SYSTEM,
     type: "revert-proposed",
@@ -413,18 +415,13 @@ function reconcileRevert(d: Draft, rbs: Map<string, ReadBack[]>): void {
     if (run) {
       const { checks } = run;
       i.status = "reverted";
-      gateEvent(
+      instanceGate(
         d,
-        {
-          gate: "revert",
-          wave: i.wave,
-          instance: i.instance,
-          outcome: "pass",
-          at: d.now,
-          summary: `Read-back matches the previous value ${st.revert.previousValue ?? "(unknown)"}.`,
-          checks,
-        },
-        i.instance,
+        i,
+        "revert",
+        "pass",
+        `Read-back matches the previous value ${st.revert.previousValue ?? "(unknown)"}.`,
+        checks,
       );
       d.emit({
         actor: SYSTEM,
@@ -445,18 +442,13 @@ function reconcileRevert(d: Draft, rbs: Map<string, ReadBack[]>): void {
         st.revert.expect,
         (i.lastReadBack as ReadBack | null) ?? null,
       );
-      gateEvent(
+      instanceGate(
         d,
-        {
-          gate: "revert",
-          wave: i.wave,
-          instance: i.instance,
-          outcome: "fail",
-          at: d.now,
-          summary: `The revert of ${i.instance} is not verified after ${s.policy.verifyTimeoutSeconds} s: check the server by hand.`,
-          checks,
-        },
-        i.instance,
+        i,
+        "revert",
+        "fail",
+        `The revert of ${i.instance} is not verified after ${s.policy.verifyTimeoutSeconds} s: check the server by hand.`,
+        checks,
       );
     }
   }

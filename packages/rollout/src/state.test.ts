@@ -9,6 +9,7 @@ import {
   MAX_REFUSED_KEYS,
   nextActions,
   parseRolloutState,
+  permittedCommands,
   type RolloutState,
   reconcile,
   rolloutStateSchema,
@@ -519,6 +520,42 @@ describe("commands", () => {
       status: "applied",
       appliedAt: T0 + 3,
     });
+  });
+});
+
+describe("human actions are permitted commands", () => {
+  /** Wave 0 (canary r1, control r3) approved and past its pre-wave gate, r1's step to do. */
+  const applying = () => {
+    let s = createRollout(create(fleet()), T0);
+    s = ok(ok(s, { type: "attest-backup", takenAt: T0 }, T0), { type: "approve", wave: 0 }, T0);
+    const health = ["r1", "r3"].map((i) => ({
+      instance: i,
+      at: T0,
+      facts: factsOf.get(i)!,
+      replication: { ioRunning: true, sqlRunning: true, lagSeconds: 0 },
+    }));
+    return reconcile(s, observationsSchema.parse({ health, activeRollouts: [] }), T0 + 1).state;
+  };
+
+  it("paused mid-wave: only resume is proposed, though the step underway may still be marked done", () => {
+    const s = applying();
+    expect(nextActions(s, T0 + 2).human.map((h) => [h.kind, h.instance])).toEqual([["apply-step", "r1"]]);
+    const paused = ok(s, { type: "pause", reason: "look at r1" }, T0 + 2);
+    // The console offers what the state machine takes; nextActions only what is due.
+    expect(permittedCommands(paused, T0 + 3)).toMatchObject({ resume: true, stepDone: ["r1"] });
+    expect(nextActions(paused, T0 + 3).human).toEqual([
+      { kind: "resume", message: "Paused (operator): look at r1" },
+    ]);
+    expect(applyCommand(paused, cmd({ type: "step-done", instance: "r1" }), T0 + 3).ok).toBe(true);
+  });
+
+  it("a stored state paused as inconclusive on a wave that is not: resume, not an approve the engine refuses", () => {
+    // Not reachable through the transitions (only a hand-edited or older document): nextActions used to
+    // propose accepting the wave from the pause reason alone.
+    const paused = ok(applying(), { type: "pause", reason: "p" }, T0 + 2);
+    const s = parseRolloutState({ ...paused, pause: { ...paused.pause!, reason: "inconclusive" } });
+    expect(applyCommand(s, cmd({ type: "approve", wave: 0 }), T0 + 3).ok).toBe(false);
+    expect(nextActions(s, T0 + 3).human.map((h) => h.kind)).toEqual(["resume"]);
   });
 });
 
