@@ -48,6 +48,41 @@ test.describe("fleet table", () => {
     await expect(page.locator("[data-trend-state=unavailable]")).toHaveCount(0);
   });
 
+  test("draws device busy or doublewrite's share instead, chosen in the Trend picker and kept in the URL", async ({
+    fleetPage,
+    page,
+  }) => {
+    await fleetPage.goto();
+    await fleetPage.filter("Trend").selectOption({ label: "Device busy" });
+    await expect.poll(() => fleetPage.searchParams().get("trend")).toBe("busy");
+    await expect(fleetPage.columnHeader("Device busy")).toHaveAttribute(
+      "title",
+      /^Device utilisation .* 100%/,
+    );
+    const busy = /^Device utilisation over .+: first [\d.]+%, last [\d.]+%, peak [\d.]+%$/;
+    await expect(fleetPage.row("db-on").getByRole("img", { name: busy })).toBeVisible();
+    // Doublewrite's share, on the basis the row's DW share column gives (this fleet's servers each have their own device).
+    await fleetPage.goto("trend=dw-share");
+    await expect(fleetPage.filter("Trend")).toHaveValue("dw-share");
+    await expect(fleetPage.columnHeader("Share trend")).toBeVisible();
+    const share =
+      /^Doublewrite share of (device writes|write bytes) over .+: first [\d.]+%, last [\d.]+%, peak [\d.]+%$/;
+    await expect(fleetPage.row("db-on").getByRole("img", { name: share })).toBeVisible();
+    // Doublewrite off writes no doublewrite page: a measured 0%, or "no data" where its DW share column has
+    // no share either (the live stack's first minutes), never a line of something else.
+    const off = fleetPage.row("db-off");
+    await expect(
+      off
+        .getByRole("img", { name: /^Doublewrite share .* peak 0%$/ })
+        .or(off.getByText("no data", { exact: true })),
+    ).toBeVisible();
+    await expect(page.locator("[data-trend-state]")).toHaveCount(0);
+    // Reset clears the filters, not the figure chosen.
+    await fleetPage.filter("Verdict").selectOption({ index: 1 });
+    await fleetPage.reset.click();
+    await expect(fleetPage.filter("Trend")).toHaveValue("dw-share");
+  });
+
   test("sorts by a column, both ways, and keeps the order in the URL", async ({
     fleetPage,
     page,

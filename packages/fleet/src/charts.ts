@@ -57,6 +57,24 @@ export const ROLLOUT_CHARTS: readonly ChartDef[] = [
   signalChart("doublewrite-mode", "doublewrite_mode", "doublewrite mode", "mode"),
 ];
 
+/**
+ * Series the fleet table's sparklines read beside CHARTS' (@untorn/fleet/trends), drawn nowhere else:
+ * doublewrite's share of the device's write bytes and of InnoDB's own, the two bases of the table's
+ * DW share column. Recorded fleet-wide only (record.ts), as a sparkline reads them.
+ */
+export const TREND_CHARTS: readonly ChartDef[] = [
+  signalChart(
+    "doublewrite-device-share",
+    "device_doublewrite_bytes_share",
+    "doublewrite share of device writes",
+  ),
+  signalChart(
+    "doublewrite-innodb-share",
+    "doublewrite_write_bytes_share",
+    "doublewrite share of InnoDB writes",
+  ),
+];
+
 export interface ChartRange {
   /** Unix seconds. */
   readonly start: number;

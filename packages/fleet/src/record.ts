@@ -7,7 +7,7 @@
  * count of a recording independent of the fleet size.
  */
 import { nowOf, type PromQueryApi, type VectorSample } from "./api.js";
-import { CHARTS, type ChartRange, chartQueries, ROLLOUT_CHARTS } from "./charts.js";
+import { CHARTS, type ChartRange, chartQueries, ROLLOUT_CHARTS, TREND_CHARTS } from "./charts.js";
 import { buildFleetFacts, type FleetFactsOptions } from "./facts.js";
 import { durationSeconds, factQueries, instanceSelector, planOptions } from "./plan.js";
 import { fromWire, RecordingApi, type ReplayFile } from "./replay.js";
@@ -100,9 +100,10 @@ export async function recordFleet(api: PromQueryApi, opts: RecordOptions): Promi
   const step = opts.chartStep ?? Math.max(1, Math.round(spanSeconds / 240));
   const range: ChartRange = { start: end - spanSeconds, end, step, source: opts.source ?? "any" };
   opts.onProgress?.("chart series", times.length, total);
-  // The instance page's charts and a rollout page's (canary vs control: per transaction, replication lag).
+  // The instance page's charts and a rollout page's (canary vs control: per transaction, replication lag),
+  // per instance too; the fleet table's own sparkline series (TREND_CHARTS) fleet-wide only, last.
   const defs = [...CHARTS, ...ROLLOUT_CHARTS];
-  const fleetCharts = spanSeconds > 0 ? chartQueries(plan.selector, range, defs) : [];
+  const fleetCharts = spanSeconds > 0 ? chartQueries(plan.selector, range, [...defs, ...TREND_CHARTS]) : [];
   for (const q of fleetCharts) {
     const a = await rec.queryRange(q.expr, { start: range.start, end: range.end, step });
     queries++;

@@ -350,10 +350,10 @@ describe("recordFleet", () => {
       charts: { start: AT - 600, end: AT, step: 3 },
     });
     // Three evaluation times of the facts plan plus one range query per chart series (the instance
-    // page's 7 and a rollout page's 5).
+    // page's 7, a rollout page's 5 and the fleet table's 2 share sparklines).
     const perTime = (await buildFleetFacts(source(), { window: "30m", at: AT, recordingRules: false }))
       .queries;
-    expect(rec.queries).toBe(3 * perTime + 7 + 5);
+    expect(rec.queries).toBe(3 * perTime + 7 + 5 + 2);
 
     const replay = new ReplayApi(file);
     const opts = replayFactsOptions(file.meta);

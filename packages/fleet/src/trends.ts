@@ -1,35 +1,60 @@
 /**
  * Per-instance trends for the fleet table's sparklines: one catalog signal (TREND_SIGNAL, doublewrite
- * pages written per second) over the whole fleet in one range query, whatever the fleet size. The query
- * is the instance page's own chart series ("Doublewrite vs data pages written") without the instance
- * selector, the same text record.ts files fleet-wide for the instance charts, so a replay answers it from
- * what it already holds and the sparkline shows the numbers the instance page charts.
+ * pages written per second, unless another of TREND_SIGNALS is asked for) over the whole fleet in one
+ * range query, whatever the fleet size. The query is a recorded chart series (the instance page's, as
+ * "Doublewrite vs data pages written", or one of TREND_CHARTS) without the instance selector, the same
+ * text record.ts files fleet-wide, so a replay answers it from what it already holds and the sparkline
+ * shows the numbers the instance page charts.
  */
 import type { Selector } from "@untorn/catalog/promql";
 import type { SignalId } from "@untorn/catalog/signals";
 import { signals } from "@untorn/catalog/signals";
 import type { Point } from "@untorn/prom/result";
 import type { PromQueryApi } from "./api.js";
-import { CHARTS, type ChartDef, type ChartRange, chartQueries, chartRateWindow } from "./charts.js";
+import {
+  CHARTS,
+  type ChartDef,
+  type ChartRange,
+  chartQueries,
+  chartRateWindow,
+  TREND_CHARTS,
+} from "./charts.js";
 
 /** The figure a DBA scans the fleet for: what doublewrite writes, in pages/s. */
-export const TREND_SIGNAL: SignalId = "doublewrite_pages_per_second";
+export const TREND_SIGNAL = "doublewrite_pages_per_second" satisfies SignalId;
+
+/**
+ * The signals a sparkline may draw: doublewrite pages/s, the device's utilisation (the write pressure the
+ * advisor weighs), and doublewrite's share of the device's and of InnoDB's write bytes (the table's DW
+ * share on each of its bases).
+ */
+export const TREND_SIGNALS = [
+  TREND_SIGNAL,
+  "device_utilisation",
+  "device_doublewrite_bytes_share",
+  "doublewrite_write_bytes_share",
+] as const satisfies readonly SignalId[];
+export type TrendSignal = (typeof TREND_SIGNALS)[number];
 
 /** Points a sparkline keeps, about one per pixel of its width (and, live, about as many steps asked for). */
 export const TREND_POINTS = 48;
 
-/** The instance chart that plots TREND_SIGNAL, reduced to that one series. */
-const TREND_CHART: ChartDef = (() => {
-  for (const c of CHARTS) {
-    const s = c.series.find((x) => x.signal === TREND_SIGNAL);
-    if (s) return { id: c.id, title: c.title, unit: signals[TREND_SIGNAL].unit, series: [s] };
+/** The recorded chart that plots `signal`, reduced to that one series. */
+function trendChart(signal: TrendSignal): ChartDef {
+  for (const c of [...CHARTS, ...TREND_CHARTS]) {
+    const s = c.series.find((x) => x.signal === signal);
+    if (s) return { id: c.id, title: c.title, unit: signals[signal].unit, series: [s] };
   }
-  throw new Error(`no instance chart plots ${TREND_SIGNAL}`);
-})();
+  throw new Error(`no recorded chart plots ${signal}`);
+}
 
-/** The fleet-wide range query of the trend for `selector` ({} or the plan's, never one instance's). */
-export function trendQuery(selector: Selector, range: ChartRange): string {
-  return chartQueries(selector, range, [TREND_CHART])[0]!.expr;
+/** The fleet-wide range query of `signal`'s trend for `selector` ({} or the plan's, never one instance's). */
+export function trendQuery(
+  selector: Selector,
+  range: ChartRange,
+  signal: TrendSignal = TREND_SIGNAL,
+): string {
+  return chartQueries(selector, range, [trendChart(signal)])[0]!.expr;
 }
 
 /** One instance's trend: the sparkline's points and the figures its label gives. */
@@ -46,7 +71,7 @@ export interface Trend {
 }
 
 export interface FleetTrends {
-  readonly signal: SignalId;
+  readonly signal: TrendSignal;
   readonly unit: string;
   readonly query: string;
   readonly start: number;
@@ -59,18 +84,19 @@ export interface FleetTrends {
 }
 
 /**
- * Trends of every instance over `range` from one range query. Throws what the api throws (a replay's
+ * Trends of every instance over `range` from one range query (of TREND_SIGNAL unless `signal` says). Throws what the api throws (a replay's
  * ReplayMissError when the recording holds no such series).
  */
 export async function fleetTrends(
   api: PromQueryApi,
   range: ChartRange,
-  opts: { readonly selector?: Selector; readonly points?: number } = {},
+  opts: { readonly selector?: Selector; readonly points?: number; readonly signal?: TrendSignal } = {},
 ): Promise<FleetTrends> {
   if (!(range.end > range.start))
     throw new RangeError(`trend range needs start < end, got ${range.start}..${range.end}`);
   if (!(range.step > 0)) throw new RangeError(`trend step must be > 0 seconds, got ${range.step}`);
-  const query = trendQuery(opts.selector ?? {}, range);
+  const signal = opts.signal ?? TREND_SIGNAL;
+  const query = trendQuery(opts.selector ?? {}, range, signal);
   const a = await api.queryRange(query, { start: range.start, end: range.end, step: range.step });
   const byInstance = new Map<string, Trend>();
   for (const s of a.data) {
@@ -80,8 +106,8 @@ export async function fleetTrends(
     if (t) byInstance.set(instance, t);
   }
   return {
-    signal: TREND_SIGNAL,
-    unit: signals[TREND_SIGNAL].unit,
+    signal,
+    unit: signals[signal].unit,
     query,
     start: range.start,
     end: range.end,

@@ -9,7 +9,9 @@ import { CardsSkeleton, TableSkeleton } from "../components/skeletons.js";
 import { StatusBanner } from "../components/status-banner.js";
 import { SummaryCards } from "../components/summary-cards.js";
 import { TimeRangePicker } from "../components/time-range-picker.js";
+import { env } from "../env.js";
 import { type FleetQuery, fleetQueryToParams, parseFleetQuery, parsePageNumber } from "../lib/fleet-query.js";
+import type { TableRow } from "../lib/fleet-row.js";
 import { num, seconds, utc } from "../lib/format.js";
 import { requirePage } from "../server/auth/access.js";
 import { getPageTrends } from "../server/fleet/trends.js";
@@ -155,6 +157,14 @@ async function SummarySection({ range }: { range: string | null }) {
   );
 }
 
+/** The DW share column's basis for each instance of the page (which signal its DW share trend plots). */
+function sharesBases(rows: readonly TableRow[], instances: readonly string[]) {
+  const page = new Set(instances);
+  return Object.fromEntries(
+    rows.filter((r) => page.has(r.instance)).map((r) => [r.instance, r.dblwrShareBasis]),
+  );
+}
+
 async function TableSection({ query, page }: { query: FleetQuery; page: number }) {
   const v = await fleetView(query.range);
   if (v.rows.length === 0) return null;
@@ -171,7 +181,10 @@ async function TableSection({ query, page }: { query: FleetQuery; page: number }
       initial={query}
       clusters={query.cluster && !clusters.includes(query.cluster) ? [...clusters, query.cluster] : clusters}
       stale={v.status.state === "stale"}
-      trends={getPageTrends(query.range, shown.instances)}
+      trends={getPageTrends(query.range, shown.instances, env(), {
+        key: query.trend,
+        bases: query.trend === "dw-share" ? sharesBases(v.rows, shown.instances) : {},
+      })}
     />
   );
 }

@@ -36,7 +36,7 @@ import type { TableRow } from "../lib/fleet-row.js";
 import { flavorName, num, pct, serverLabel } from "../lib/format.js";
 import { gainText } from "../lib/gain.js";
 import { instanceHref } from "../lib/paths.js";
-import { type PageTrends, SPARKLINE } from "../lib/sparkline.js";
+import { type PageTrends, SPARKLINE, TREND_KEYS, TREND_VIEWS, type TrendKey } from "../lib/sparkline.js";
 import { decodeRows, type EncodedRow } from "../lib/table-rows.js";
 import { doublewriteLabel, GateBadge, gateLabel, VerdictBadge, verdictLabel } from "./badges.js";
 
@@ -322,9 +322,24 @@ const Controls = memo(function Controls({
           ))}
         </select>
       </div>
+      <div className="field">
+        <label htmlFor="filter-trend">Trend</label>
+        <select
+          id="filter-trend"
+          value={query.trend}
+          onChange={(e) => set({ trend: e.target.value as TrendKey })}
+          title="What the trend column draws for each row over the time range"
+        >
+          {TREND_KEYS.map((k) => (
+            <option key={k} value={k}>
+              {TREND_VIEWS[k].label}
+            </option>
+          ))}
+        </select>
+      </div>
       <button
         type="button"
-        onClick={() => setQuery({ ...DEFAULT_QUERY, range: query.range })}
+        onClick={() => setQuery({ ...DEFAULT_QUERY, range: query.range, trend: query.trend })}
         disabled={!filtered && query.sort === "rank"}
       >
         Reset
@@ -371,8 +386,8 @@ const Head = memo(function Head({ query, setQuery }: { query: FleetQuery; setQue
           if (c.key !== "share") return [th];
           return [
             th,
-            <th key="trend" scope="col" className="trend-head" title={trendTitle(query.range)}>
-              DW pages/s
+            <th key="trend" scope="col" className="trend-head" title={trendTitle(query)}>
+              {TREND_VIEWS[query.trend].label}
             </th>,
           ];
         })}
@@ -381,9 +396,9 @@ const Head = memo(function Head({ query, setQuery }: { query: FleetQuery; setQue
   );
 });
 
-/** The trend column's title: the figure, its unit and the range its lines span. */
-const trendTitle = (range: string | null) =>
-  `Doublewrite pages/s (doublewrite pages written per second) over ${range ? `the last ${range}` : "the page's default range"}: the series the instance page charts, one line per instance, scaled from 0 to its peak; each line's label gives its first, last and peak values`;
+/** The trend column's title: the figure, the range its lines span and how they are scaled. */
+const trendTitle = (q: FleetQuery) =>
+  `${TREND_VIEWS[q.trend].plots} over ${q.range ? `the last ${q.range}` : "the page's default range"}: one line per instance, ${q.trend === "dw-pages" ? "the series the instance page charts, scaled from 0 to its peak" : "scaled from 0 to 100%"}; each line's label gives its first, last and peak values`;
 
 /** GET /api/v1/fleet.csv with the table's filters, sort and range. */
 const csvHref = (q: FleetQuery) => {

@@ -83,7 +83,17 @@ describe("parseFleetQuery", () => {
       sort: "share",
       dir: "desc",
       range: null,
+      trend: "dw-pages",
     });
+  });
+
+  it("takes the trend column's figure; a bad one is named and dropped, and the default stays out of the URL", () => {
+    expect(parseFleetQuery({ trend: "busy" }).query.trend).toBe("busy");
+    const bad = parseFleetQuery({ trend: "latency" });
+    expect(bad.query.trend).toBe("dw-pages");
+    expect(bad.problems[0]).toMatchObject({ param: "trend", message: /dw-pages, dw-share, busy/ });
+    expect(fleetQueryToParams({ ...DEFAULT_QUERY, trend: "dw-share" }).toString()).toBe("trend=dw-share");
+    expect(fleetQueryToParams(DEFAULT_QUERY).toString()).toBe("");
   });
 
   it("takes a time range: a preset or a custom duration; a bad one is named and dropped", () => {

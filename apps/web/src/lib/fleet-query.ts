@@ -10,6 +10,7 @@ import { TimeRange } from "@untorn/prom/duration";
 import { FLAVORS, GATE_STATUSES as GATES, VERDICTS } from "@untorn/vocabulary/words";
 import { z } from "zod";
 import type { TableRow } from "./fleet-row.js";
+import { TREND_KEYS, type TrendKey } from "./sparkline.js";
 
 export const SORT_KEYS = [
   "rank",
@@ -71,6 +72,7 @@ export const fleetParamSchemas = {
   sort: z.enum(SORT_KEYS),
   dir: z.enum(["asc", "desc"]),
   range: TimeRange,
+  trend: z.enum(TREND_KEYS),
 } as const;
 
 export type FleetParam = keyof typeof fleetParamSchemas;
@@ -92,6 +94,11 @@ export const fleetQuerySchema = z
       .describe(
         "Window the workload statistics cover: 15m, 1h, 6h, 24h, 7d or a PromQL duration from 30s to 30d; default UNTORN_WINDOW (live) or the recording's window.",
       ),
+    trend: fleetParamSchemas.trend
+      .optional()
+      .describe(
+        "What the page's trend column draws: dw-pages (doublewrite pages/s, the default), dw-share (doublewrite's share of write bytes, on each row's DW share basis) or busy (device utilisation). The API's rows do not carry trends and ignore it.",
+      ),
   })
   .strict()
   .meta({ title: "Fleet query", description: "Search parameters of the fleet page and GET /api/v1/fleet." });
@@ -107,6 +114,8 @@ export interface FleetQuery {
   readonly dir: SortDir;
   /** The time range asked for (`?range=`), or null for the source's default window. */
   readonly range: string | null;
+  /** What the trend column draws (`?trend=`). */
+  readonly trend: TrendKey;
 }
 
 export const DEFAULT_QUERY: FleetQuery = {
@@ -119,6 +128,7 @@ export const DEFAULT_QUERY: FleetQuery = {
   sort: "rank",
   dir: "asc",
   range: null,
+  trend: "dw-pages",
 };
 
 export interface ParamProblem {
@@ -297,6 +307,7 @@ export function fleetQueryToParams(q: FleetQuery): URLSearchParams {
   if (q.sort !== DEFAULT_QUERY.sort) p.set("sort", q.sort);
   if (q.dir !== DEFAULT_DIR[q.sort]) p.set("dir", q.dir);
   if (q.range) p.set("range", q.range);
+  if (q.trend !== DEFAULT_QUERY.trend) p.set("trend", q.trend);
   return p;
 }
 

@@ -6,6 +6,25 @@
 
 import { seconds, withUnit } from "./format.js";
 
+/** What the fleet table's trend column can draw (`?trend=`): the first is the default. */
+export const TREND_KEYS = ["dw-pages", "dw-share", "busy"] as const;
+export type TrendKey = (typeof TREND_KEYS)[number];
+
+/** Each trend's column heading and what it plots, in words (the heading's title and the picker's options). */
+export const TREND_VIEWS: Readonly<Record<TrendKey, { readonly label: string; readonly plots: string }>> = {
+  "dw-pages": { label: "DW pages/s", plots: "Doublewrite pages/s (doublewrite pages written per second)" },
+  "dw-share": {
+    label: "Share trend",
+    plots:
+      "Doublewrite's share of write bytes on the basis the DW share column beside it gives (the device's; * or †: InnoDB's own)",
+  },
+  busy: {
+    label: "Device busy",
+    plots:
+      "Device utilisation (the write pressure the advisor weighs: share of time the datadir's device had I/O in flight)",
+  },
+};
+
 /** Width, height and inner padding of a sparkline, in CSS pixels (the viewBox is the same): word-sized. */
 export const SPARKLINE = { width: 48, height: 18, pad: 2 } as const;
 
@@ -77,7 +96,9 @@ export interface PageTrends {
   readonly state: TrendState;
   /** Why there are no (fresh) trends: the source's error or what the recording lacks; null when ok. */
   readonly note: string | null;
-  /** The catalog signal drawn (its title, "Doublewrite pages/s", and unit), for the column's title. */
+  /** Which trend (`?trend=`). */
+  readonly trend: TrendKey;
+  /** The figure drawn ("Doublewrite pages/s", or the catalog signal's title), and its unit. */
   readonly what: string;
   readonly unit: string;
   /** Seconds the lines span, and the seconds between points. */

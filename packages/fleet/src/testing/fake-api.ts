@@ -9,7 +9,7 @@
 import type { Selector } from "@untorn/catalog/promql";
 import { recordingRulesProbe } from "@untorn/catalog/rules";
 import { FACT_LABEL, STAT_LABEL, type Stat } from "@untorn/catalog/window-stats";
-import { CHARTS, type ChartRange, chartQueries, ROLLOUT_CHARTS } from "../charts.js";
+import { CHARTS, type ChartRange, chartQueries, ROLLOUT_CHARTS, TREND_CHARTS } from "../charts.js";
 import type { FleetSource } from "../plan.js";
 import {
   durationSeconds,
@@ -180,9 +180,10 @@ export function fakeReplay(instances: readonly FakeInstance[], o: FakeReplayOpti
           points: points(value).map(([t, y]) => [t, toWire(y)] as [number, number | "NaN" | "+Inf" | "-Inf"]),
         }));
       });
-    // What record.ts asks: the instance page's charts and the rollout page's.
+    // What record.ts asks: the instance page's charts and the rollout page's, and fleet-wide only the
+    // sparklines' own series.
     const defs = [...CHARTS, ...ROLLOUT_CHARTS];
-    for (const q of chartQueries(plan.selector, r, defs))
+    for (const q of chartQueries(plan.selector, r, [...defs, ...TREND_CHARTS]))
       range.push({
         query: q.expr,
         start: c.start,

@@ -272,8 +272,17 @@ function deviceWindowed(l: Load, d: Derived) {
   };
 }
 
+/** part ÷ whole, 0 when nothing was written (as the catalog's ratio reads an idle server). */
+const shareOf = (part: number, whole: number) => (whole > 0 ? part / whole : 0);
+
 const chartsOf = (l: Load, d: Derived) => ({
   "doublewrite pages": d.dblwrPages,
+  // The sparklines' share series, from the same counters as deviceWindowed and innodbWindowed.
+  "doublewrite share of device writes": shareOf(
+    d.dblwrPages * 16384,
+    (l.flushed + d.dblwrPages) * 16384 + l.txn * 1800,
+  ),
+  "doublewrite share of InnoDB writes": shareOf(d.dblwrPages * 16384, (l.flushed + d.dblwrPages) * 16384),
   "data pages flushed": l.flushed,
   "misc latency": { data: 0.002, system_tablespace: 0.003 },
   "write IOPS": d.devWrites,

@@ -5,13 +5,17 @@ import type { PromQueryApi } from "@untorn/fleet/api";
 import { encodeReplay } from "@untorn/fleet/replay";
 import { fakeReplay } from "@untorn/fleet/testing/fake-api";
 import { SMALL_FLEET } from "@untorn/fleet/testing/fake-fleet";
-import { TREND_POINTS } from "@untorn/fleet/trends";
+import { TREND_POINTS, type TrendSignal, trendQuery } from "@untorn/fleet/trends";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { parseEnv } from "../../env.js";
 import { withUnit } from "../../lib/format.js";
 import { SPARKLINE } from "../../lib/sparkline.js";
 import { startFakePrometheus } from "../../testing/fake-prometheus.js";
 import { END, smallReplay } from "../../testing/fleet-facts.js";
+
+/** smallReplay's chart range. */
+const CHART = { start: END - 3 * 3600, end: END, step: 60 };
+
 import { resetCaches } from "./data.js";
 import { getInstanceCharts } from "./instance.js";
 import { getPageTrends, resetTrends } from "./trends.js";
@@ -77,6 +81,65 @@ describe("getPageTrends on a recording", () => {
     const week = await getPageTrends("7d", INSTANCES, e);
     expect(week.state).toBe("ok");
     expect(week.spanSeconds).toBe(3 * 3600);
+  });
+
+  it("draws device busy on a fixed 0–100% scale, so a line's height compares across rows", async () => {
+    const e = env({ UNTORN_REPLAY: replayFile });
+    const t = await getPageTrends(null, INSTANCES, e, { key: "busy" });
+    expect(t.state).toBe("ok");
+    expect(t.trend).toBe("busy");
+    expect(t.what).toBe("Device utilisation");
+    expect(t.unit).toBe("ratio");
+    // HEAVY's utilisation is 0.92, flat: its line sits 92% of the way up the box, not at the top.
+    const heavy = t.cells["db-heavy-plain:9105"];
+    expect(heavy?.label).toBe("Device utilisation over 1 h: first 92%, last 92%, peak 92%");
+    const inner = SPARKLINE.height - 2 * SPARKLINE.pad;
+    const y = Math.round((SPARKLINE.pad + inner - 0.92 * inner) * 10) / 10;
+    expect(heavy?.d).toMatch(new RegExp(`^M${SPARKLINE.pad},${y}L`));
+  });
+
+  it("draws each row's DW share on the basis its DW share column gives", async () => {
+    const e = env({ UNTORN_REPLAY: replayFile });
+    const t = await getPageTrends(null, ["db-heavy-plain:9105", "db-heavy-atomic:9105", "db-off:9105"], e, {
+      key: "dw-share",
+      bases: {
+        "db-heavy-plain:9105": "device",
+        "db-heavy-atomic:9105": "shared-device",
+        "db-off:9105": null,
+      },
+    });
+    expect(t.state).toBe("ok");
+    expect(t.what).toBe("Doublewrite share");
+    // The device basis reads the device's bytes; a shared device falls back to InnoDB's own, as the column does.
+    expect(t.cells["db-heavy-plain:9105"]?.label).toMatch(/^Doublewrite share of device writes over 1 h: /);
+    expect(t.cells["db-heavy-atomic:9105"]?.label).toMatch(/^Doublewrite share of write bytes over 1 h: /);
+    // No doublewrite: a measured 0%, not a missing line.
+    expect(t.cells["db-off:9105"]?.label).toContain("peak 0%");
+  });
+
+  it("says a recording made before the share series were recorded holds no DW share trend", async () => {
+    const old = path.join(dir, "no-share.json.gz");
+    const replay = smallReplay();
+    const shareQueries = new Set(
+      ["device_doublewrite_bytes_share", "doublewrite_write_bytes_share"].map((sig) =>
+        trendQuery(
+          replay.meta.plan.selector,
+          { ...CHART, source: replay.meta.plan.source },
+          sig as TrendSignal,
+        ),
+      ),
+    );
+    const kept = replay.range.filter((r) => !shareQueries.has(r.query));
+    expect(kept.length).toBe(replay.range.length - 2);
+    fs.writeFileSync(old, encodeReplay({ ...replay, range: kept }));
+    const t = await getPageTrends(null, INSTANCES, env({ UNTORN_REPLAY: old }), { key: "dw-share" });
+    expect(t.state).toBe("not-recorded");
+    expect(t.note).toBe("this recording holds no doublewrite share series for the range");
+    expect(t.cells).toEqual({});
+    // The other trends still draw from it.
+    expect((await getPageTrends(null, INSTANCES, env({ UNTORN_REPLAY: old }), { key: "busy" })).state).toBe(
+      "ok",
+    );
   });
 
   it("says plainly that a recording without chart series holds no trend, and draws nothing", async () => {

@@ -1,7 +1,13 @@
 /**
- * The fleet table's sparklines (server side): every instance's trend of one catalog signal over the
- * page's time range, read with one fleet-wide range query (@untorn/fleet/trends) and drawn here as SVG
- * paths, so the browser gets a path and a label per row of its page, never the series.
+ * The fleet table's sparklines (server side): every instance's trend of the figure the table's trend
+ * column shows (`?trend=`: doublewrite pages/s, DW share, device busy) over the page's time range, read
+ * with one fleet-wide range query per catalog signal (@untorn/fleet/trends) and drawn here as SVG paths,
+ * so the browser gets a path and a label per row of its page, never the series.
+ *
+ * - DW share plots, per row, the signal of the basis the row's DW share column gives: doublewrite's
+ *   share of the device's write bytes, or of InnoDB's own where the device is unknown or shared (two
+ *   queries, one per basis, whatever the fleet size). Ratios are drawn on a fixed 0–100% scale, so a
+ *   line's height compares across rows; other figures from 0 to the row's peak.
  *
  * - Live: the range asked for (default UNTORN_WINDOW) ending on the same 15 s boundary as the instance
  *   charts, at a step of at least range / TREND_POINTS (at most that many points per instance, however
@@ -14,7 +20,14 @@
 import "server-only";
 import { signals } from "@untorn/catalog/signals";
 import { ReplayMissError } from "@untorn/fleet/replay";
-import { type FleetTrends, fleetTrends, TREND_POINTS, TREND_SIGNAL } from "@untorn/fleet/trends";
+import {
+  type FleetTrends,
+  fleetTrends,
+  TREND_POINTS,
+  TREND_SIGNAL,
+  type TrendSignal,
+} from "@untorn/fleet/trends";
+import type { ShareBasis } from "@untorn/vocabulary/words";
 import { type Env, env } from "../../env.js";
 import { errorMessage } from "../../lib/format.js";
 import { redactForReaders } from "../../lib/redact.js";
@@ -24,6 +37,7 @@ import {
   sparklineLabel,
   sparklinePath,
   type TrendCell,
+  type TrendKey,
   type TrendState,
 } from "../../lib/sparkline.js";
 import { type ChartWindow, chartWindow } from "./instance.js";
@@ -35,7 +49,7 @@ interface Entry {
 }
 
 interface State {
-  /** By `<source key>|<range key>`: the latest trends read (served stale when a fresh read fails). */
+  /** By `<source key>|<range key>|<signal>`: the latest trends read (served stale when a fresh read fails). */
   readonly cache: Map<string, Entry>;
   readonly inflight: Map<string, Promise<FleetTrends>>;
 }
@@ -53,14 +67,23 @@ export function trendWindow(src: ResolvedSource, range: string | null, e: Env): 
   return { ...w, step: Math.max(w.step, Math.ceil((w.end - w.start) / TREND_POINTS)) };
 }
 
-async function readTrends(src: ResolvedSource, w: ChartWindow, e: Env): Promise<FleetTrends> {
-  const key = `${src.key}|${w.key}`;
+const cacheKey = (src: ResolvedSource, w: ChartWindow, signal: TrendSignal) =>
+  `${src.key}|${w.key}|${signal}`;
+
+async function readTrends(
+  src: ResolvedSource,
+  w: ChartWindow,
+  signal: TrendSignal,
+  e: Env,
+): Promise<FleetTrends> {
+  const key = cacheKey(src, w, signal);
   const cached = state.cache.get(key);
   if (cached && cached.expiresAt > Date.now()) return cached.trends;
   const flight = `${key}|${w.start}|${w.end}|${w.step}`;
   let p = state.inflight.get(flight);
   if (!p) {
     p = fleetTrends(src.api!, w, {
+      signal,
       ...(src.replay ? { selector: src.replay.plan.selector } : {}),
     }).finally(() => state.inflight.delete(flight));
     state.inflight.set(flight, p);
@@ -73,25 +96,52 @@ async function readTrends(src: ResolvedSource, w: ChartWindow, e: Env): Promise<
   return trends;
 }
 
-function cellsOf(t: FleetTrends, instances: readonly string[], what: string): Record<string, TrendCell> {
+/** The signal `trend` plots for an instance whose DW share rests on `basis` (device when unknown). */
+function signalFor(trend: TrendKey, basis: ShareBasis | null | undefined): TrendSignal {
+  if (trend === "busy") return "device_utilisation";
+  if (trend === "dw-pages") return TREND_SIGNAL;
+  return basis === "innodb" || basis === "shared-device"
+    ? "doublewrite_write_bytes_share"
+    : "device_doublewrite_bytes_share";
+}
+
+function cellOf(t: FleetTrends, instance: string): TrendCell | null {
+  const trend = t.byInstance.get(instance);
+  if (!trend) return null;
+  const high = t.unit === "ratio" ? Math.max(1, trend.peak[1]) : trend.peak[1];
+  const scale = { start: t.start, end: t.end, low: Math.min(0, trend.min), high };
+  return {
+    d: sparklinePath(trend.segments, scale, SPARKLINE),
+    label: sparklineLabel({
+      what: signals[t.signal].title,
+      unit: t.unit,
+      spanSeconds: t.end - t.start,
+      first: trend.first[1],
+      last: trend.last[1],
+      peak: trend.peak[1],
+    }),
+  };
+}
+
+/** Each instance's cell from the trends of the signal it plots (instances without a value left out). */
+function cellsOf(
+  bySignal: ReadonlyMap<TrendSignal, FleetTrends>,
+  instances: readonly string[],
+  signalOf: (instance: string) => TrendSignal,
+): Record<string, TrendCell> {
   const out: Record<string, TrendCell> = {};
   for (const instance of instances) {
-    const trend = t.byInstance.get(instance);
-    if (!trend) continue;
-    const scale = { start: t.start, end: t.end, low: Math.min(0, trend.min), high: trend.peak[1] };
-    out[instance] = {
-      d: sparklinePath(trend.segments, scale, SPARKLINE),
-      label: sparklineLabel({
-        what,
-        unit: t.unit,
-        spanSeconds: t.end - t.start,
-        first: trend.first[1],
-        last: trend.last[1],
-        peak: trend.peak[1],
-      }),
-    };
+    const t = bySignal.get(signalOf(instance));
+    const cell = t && cellOf(t, instance);
+    if (cell) out[instance] = cell;
   }
   return out;
+}
+
+/** Which trend a page draws, and (for DW share) the basis of each row's DW share column. */
+export interface TrendRequest {
+  readonly key: TrendKey;
+  readonly bases?: Readonly<Record<string, ShareBasis | null>>;
 }
 
 /**
@@ -102,14 +152,20 @@ export async function getPageTrends(
   range: string | null,
   instances: readonly string[],
   e: Env = env(),
+  request: TrendRequest = { key: "dw-pages" },
 ): Promise<PageTrends> {
-  const s = signals[TREND_SIGNAL];
-  const what = s.title;
+  const trend = request.key;
+  // One figure's name for the page: DW share's rows plot one of two signals.
+  const what = trend === "dw-share" ? "Doublewrite share" : signals[signalFor(trend, null)].title;
+  const signalOf = (instance: string) => signalFor(trend, request.bases?.[instance]);
+  const wanted = [...new Set(instances.map(signalOf))];
+  const unit = signals[wanted[0] ?? signalFor(trend, null)].unit;
   const none = (st: TrendState, note: string | null, w: ChartWindow | null = null): PageTrends => ({
     state: st,
     note,
+    trend,
     what,
-    unit: s.unit,
+    unit,
     spanSeconds: w ? w.end - w.start : null,
     stepSeconds: w ? w.step : null,
     cells: {},
@@ -123,14 +179,20 @@ export async function getPageTrends(
       src.replay ? "this recording holds no chart series to draw trends from" : "no time range",
     );
   try {
-    const t = await readTrends(src, w, e);
-    return { ...none("ok", null, w), cells: cellsOf(t, instances, what) };
+    const read = await Promise.all(
+      wanted.map(async (sig) => [sig, await readTrends(src, w, sig, e)] as const),
+    );
+    return { ...none("ok", null, w), cells: cellsOf(new Map(read), instances, signalOf) };
   } catch (err) {
     if (err instanceof ReplayMissError)
       return none("not-recorded", `this recording holds no ${what.toLowerCase()} series for the range`, w);
     const note = redactForReaders(errorMessage(err));
-    const last = state.cache.get(`${src.key}|${w.key}`)?.trends;
-    if (last) return { ...none("stale", note, w), cells: cellsOf(last, instances, what) };
+    const last = new Map<TrendSignal, FleetTrends>();
+    for (const sig of wanted) {
+      const kept = state.cache.get(cacheKey(src, w, sig))?.trends;
+      if (kept) last.set(sig, kept);
+    }
+    if (last.size) return { ...none("stale", note, w), cells: cellsOf(last, instances, signalOf) };
     return none("unavailable", note, w);
   }
 }
