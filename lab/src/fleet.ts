@@ -149,6 +149,30 @@ export const SHOP: readonly InstanceSpec[] = [
   },
 ];
 
+/**
+ * The ebs-sim cluster's twins on one IOPS-capped volume metered in `meterKiB` units: doublewrite ON
+ * (`role` says what the volume does to it) and the same server with doublewrite OFF.
+ */
+function ebsSimPair(meterKiB: ThrottleSpec["meterKiB"], role: string): InstanceSpec[] {
+  const on = `db-dw-on-iops${IOPS}-${meterKiB}k`;
+  const twin = (doublewrite: boolean, name: string, what: string): InstanceSpec => ({
+    name,
+    cluster: "ebs-sim",
+    doublewrite,
+    bufferPoolSize: "8M",
+    flushLogAtTrxCommit: 2,
+    performanceSchema: true,
+    throttle: { writeIops: IOPS, meterKiB },
+    loads: [write(2, 0)],
+    mysqldExporter: false,
+    role: what,
+  });
+  return [
+    twin(true, on, role),
+    twin(false, `db-dw-off-iops${IOPS}-${meterKiB}k`, `${on} with doublewrite OFF`),
+  ];
+}
+
 export const FLEET: readonly InstanceSpec[] = [
   {
     name: "db-dw-on-small-bp-1",
@@ -294,54 +318,8 @@ export const FLEET: readonly InstanceSpec[] = [
     mysqldExporter: false,
     role: "light writes",
   },
-  {
-    name: "db-dw-on-iops300-16k",
-    cluster: "ebs-sim",
-    doublewrite: true,
-    bufferPoolSize: "8M",
-    flushLogAtTrxCommit: 2,
-    performanceSchema: true,
-    throttle: { writeIops: IOPS, meterKiB: 16 },
-    loads: [write(2, 0)],
-    mysqldExporter: false,
-    role: "IOPS-bound, every 16 KiB metered: doublewrite pays one I/O per page",
-  },
-  {
-    name: "db-dw-off-iops300-16k",
-    cluster: "ebs-sim",
-    doublewrite: false,
-    bufferPoolSize: "8M",
-    flushLogAtTrxCommit: 2,
-    performanceSchema: true,
-    throttle: { writeIops: IOPS, meterKiB: 16 },
-    loads: [write(2, 0)],
-    mysqldExporter: false,
-    role: "db-dw-on-iops300-16k with doublewrite OFF",
-  },
-  {
-    name: "db-dw-on-iops300-256k",
-    cluster: "ebs-sim",
-    doublewrite: true,
-    bufferPoolSize: "8M",
-    flushLogAtTrxCommit: 2,
-    performanceSchema: true,
-    throttle: { writeIops: IOPS, meterKiB: 256 },
-    loads: [write(2, 0)],
-    mysqldExporter: false,
-    role: "IOPS-bound, requests up to 256 KiB count as one (EBS-like)",
-  },
-  {
-    name: "db-dw-off-iops300-256k",
-    cluster: "ebs-sim",
-    doublewrite: false,
-    bufferPoolSize: "8M",
-    flushLogAtTrxCommit: 2,
-    performanceSchema: true,
-    throttle: { writeIops: IOPS, meterKiB: 256 },
-    loads: [write(2, 0)],
-    mysqldExporter: false,
-    role: "db-dw-on-iops300-256k with doublewrite OFF",
-  },
+  ...ebsSimPair(16, "IOPS-bound, every 16 KiB metered: doublewrite pays one I/O per page"),
+  ...ebsSimPair(256, "IOPS-bound, requests up to 256 KiB count as one (EBS-like)"),
   ...SHOP,
 ];
 
