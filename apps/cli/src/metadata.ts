@@ -4,7 +4,7 @@
  * app's stored metadata. Same schema and overlay rules (docs/schemas/metadata.schema.json).
  */
 import fs from "node:fs";
-import { type DeclaredMetadata, metadataFileSchema, sidecarMetadataPath } from "@untorn/fleet/metadata";
+import { type FleetMetadata, metadataFileSchema, sidecarMetadataPath } from "@untorn/fleet/metadata";
 import type { MetadataByInstance } from "@untorn/fleet/pipeline";
 import type { Command } from "commander";
 import { type Io, readJsonFile } from "./io.js";
@@ -36,5 +36,5 @@ export async function readMetadata(
   }
   if (named === undefined) return undefined;
   const file = await readJsonFile(named, metadataFileSchema, "metadata");
-  return new Map<string, DeclaredMetadata>(Object.entries(file.instances));
+  return new Map<string, FleetMetadata>(Object.entries(file.instances));
 }

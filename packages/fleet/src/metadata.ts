@@ -1,11 +1,11 @@
 /**
- * Fleet metadata a user declares (cluster, role, storage and platform facts no probe can see), kept in the
- * web app's store or given to the CLI as a file (`--metadata`, docs/schemas/metadata.schema.json), and
- * its overlay on the facts read from Prometheus, before advise(). The rules:
- * - identity (cluster, role) comes from the declaration: Prometheus does not know it.
- * - a fact the exporter measured wins over a declared one; a conflict is reported, never silently
- *   resolved in favour of the declaration (a declared "zfs" must not verify the safety gate of an ext4
- *   datadir);
+ * Fleet metadata (cluster, role, storage and platform facts no probe can see): the declared metadata
+ * file's entries (the CLI's `--metadata`, docs/schemas/metadata.schema.json) and the stored metadata
+ * users save in the web app, and its overlay on the facts read from Prometheus, before advise(). The rules:
+ * - identity (cluster, role) comes from the fleet metadata: Prometheus does not know it.
+ * - a fact the exporter measured wins over one from fleet metadata; a conflict is reported, never
+ *   silently resolved in favour of the metadata (a declared "zfs" must not verify the safety gate of an
+ *   ext4 datadir);
  * - a declared fact fills what no probe can see (cloud volume features, provisioned IOPS, RDS
  *   Optimized Writes); declared torn-write protection is marked `source: "declared"`.
  */
@@ -14,8 +14,8 @@ import { type StorageFacts, upsertInstanceMetadataInput } from "@untorn/store/va
 import type { ManagedService, ReplicationRole as Role } from "@untorn/vocabulary/words";
 import { z } from "zod";
 
-/** What one instance's declaration holds: a stored metadata row, or one entry of a metadata file. */
-export interface DeclaredMetadata {
+/** One instance's fleet metadata: a stored metadata row, or one entry of the declared metadata file. */
+export interface FleetMetadata {
   readonly cluster?: string | null;
   readonly role?: Role | null;
   readonly storageClass?: string | null;
@@ -61,7 +61,7 @@ export interface MergeResult {
   readonly conflictPaths: readonly string[];
 }
 
-type Meta = DeclaredMetadata;
+type Meta = FleetMetadata;
 
 type Obj = Record<string, unknown>;
 

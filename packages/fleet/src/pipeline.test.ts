@@ -2,17 +2,17 @@ import { advise } from "@untorn/advisor/advise";
 import type { InstanceFacts } from "@untorn/advisor/facts";
 import { beforeAll, describe, expect, it } from "vitest";
 import { buildFleetFacts } from "./facts.js";
-import type { DeclaredMetadata } from "./metadata.js";
+import type { FleetMetadata } from "./metadata.js";
 import {
   applyMetadata,
   buildSnapshot,
   instanceAdvice,
-  keepAdvice,
   layerDeclarations,
   type RowsOf,
   reviseSnapshot,
   type Snapshot,
-  type StoredDeclaration,
+  type StoredMetadata,
+  snapshotAdvice,
 } from "./pipeline.js";
 import { ReplayApi, replayFactsOptions } from "./replay.js";
 import type { FleetRow } from "./row.js";
@@ -23,8 +23,8 @@ import { SMALL_FLEET } from "./testing/fake-fleet.js";
 /** Last evaluation time of the fake recording: 2026-11-18T11:06:40Z. */
 const END = 1_795_000_000;
 
-/** A stored declaration for `instance`, empty but for `over`. */
-const metadata = (instance: string, over: Partial<StoredDeclaration> = {}): StoredDeclaration => ({
+/** Stored metadata for `instance`, empty but for `over`. */
+const metadata = (instance: string, over: Partial<StoredMetadata> = {}): StoredMetadata => ({
   instance,
   cluster: null,
   role: null,
@@ -39,7 +39,7 @@ type Row = FleetRow & { readonly exporters: { readonly untorn: boolean }; readon
 const rowsOf: RowsOf<Row> = (rows, exporters) =>
   rows.map((r) => ({ ...r, exporters: { untorn: exporters[r.instance]?.untorn ?? false }, stale: false }));
 
-let snap: Snapshot<StoredDeclaration, Row>;
+let snap: Snapshot<StoredMetadata, Row>;
 let measuredFacts: InstanceFacts[];
 
 beforeAll(async () => {
@@ -151,7 +151,7 @@ describe("what the snapshot keeps of the advice", () => {
     const full = (r as { advice: ReturnType<typeof advise> }).advice;
     expect(full).toEqual(advise(snap.merged.get("db-off:9105")!.facts));
     expect(full.identity.cluster).toBe("orders");
-    expect(keepAdvice(full)).toEqual(snap.advice.get("db-off:9105"));
+    expect(snapshotAdvice(full)).toEqual(snap.advice.get("db-off:9105"));
     expect(instanceAdvice(snap, "db-down:9105")).toBeNull();
     expect(instanceAdvice(snap, "nowhere:9105")).toBeNull();
   });
@@ -221,7 +221,7 @@ describe("layerDeclarations", () => {
 
   it("gives the reconciler's one overlay the facts the pages' two overlays give (file, then stored)", () => {
     const [x, y] = measuredFacts.map((f) => f.identity.instance);
-    const file = new Map<string, DeclaredMetadata>([
+    const file = new Map<string, FleetMetadata>([
       [
         x!,
         {

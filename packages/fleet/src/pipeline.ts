@@ -1,14 +1,15 @@
 /**
- * The one fleet pipeline of the CLI and the web console: declarations layered on the measured facts, each
+ * The one fleet pipeline of the CLI and the web console: fleet metadata layered on the measured facts, each
  * instance advised (in batches, so a caller can yield between them), the ranking, the table rows and the
  * summary (rows.ts), and one instance advised again after its metadata changed. Pure given the facts and
- * the declarations: tested without Prometheus or a store.
+ * the fleet metadata: tested without Prometheus or a store.
  *
- * Declarations come in two layers: the declared metadata file's entries (the CLI's `--metadata`, the web
- * console's UNTORN_METADATA_FILE or a recording's sidecar), then what users stored in the web console.
+ * Fleet metadata comes in two layers: the declared metadata file's entries (the CLI's `--metadata`, the
+ * web console's UNTORN_METADATA_FILE or a recording's sidecar), then the stored metadata users saved in
+ * the web console.
  *
- * A snapshot keeps of each instance's advice only what ranking, the fleet table and summary, the
- * recommendations page and the API's fleet rows read (KeptAdvice): the full advice (profile, evidence,
+ * A snapshot holds of each instance's advice only what ranking, the fleet table and summary, the
+ * recommendations page and the API's fleet rows read (SnapshotAdvice): the full advice (profile, evidence,
  * gate checks, action steps and snippets) is about 19 KB of JSON an instance, most of a 10,000-instance
  * snapshot's heap. The instance page and GET /api/v1/instances/{id} advise that one instance again from
  * its facts with the metadata overlaid (instanceAdvice); the advisor is pure, so the result is the one
@@ -20,15 +21,15 @@ import type { InstanceFacts } from "@untorn/advisor/facts";
 import type { FleetRanking, RankedFinding } from "@untorn/advisor/fleet";
 import type { ConfigChange, Finding } from "@untorn/advisor/rule";
 import type { ExporterPresence, FleetFacts, RecordingRulesUse, SkippedInstance } from "./facts.js";
-import { type DeclaredMetadata, type MergeResult, mergeMetadata } from "./metadata.js";
+import { type FleetMetadata, type MergeResult, mergeMetadata } from "./metadata.js";
 import type { FleetRow, FleetSummary } from "./row.js";
 import { type RowAdvice, rankRows } from "./rows.js";
 
-/** Declarations by instance label (a metadata file, or the web app's store). */
-export type MetadataByInstance = ReadonlyMap<string, DeclaredMetadata>;
+/** Fleet metadata by instance label (the declared metadata file's entries, or the web app's store). */
+export type MetadataByInstance = ReadonlyMap<string, FleetMetadata>;
 
-/** A stored declaration: one instance's metadata row (the web app's store keeps more fields). */
-export type StoredDeclaration = DeclaredMetadata & { readonly instance: string };
+/** Stored metadata: one instance's metadata row (the web app's store keeps more fields). */
+export type StoredMetadata = FleetMetadata & { readonly instance: string };
 
 export interface Declarations {
   /** Fact paths each instance took from its declaration. */
@@ -68,9 +69,9 @@ export function applyMetadata(
  */
 export function layerDeclarations(
   file: MetadataByInstance | null | undefined,
-  stored: Iterable<StoredDeclaration>,
-): Map<string, DeclaredMetadata> {
-  const out = new Map<string, DeclaredMetadata>(file ?? []);
+  stored: Iterable<StoredMetadata>,
+): Map<string, FleetMetadata> {
+  const out = new Map<string, FleetMetadata>(file ?? []);
   for (const r of stored) {
     const prev = out.get(r.instance) ?? {};
     const facts = { ...(r.storageFacts ?? {}), ...(prev.storageFacts ?? {}) };
@@ -103,19 +104,19 @@ export function adviseAll(facts: readonly InstanceFacts[]): { advice: Advice[]; 
   return { advice, failed };
 }
 
-/** What the snapshot keeps of a finding: ranking's fields, the rule's docs page and the actions' changes. */
-export interface KeptFinding extends RankedFinding {
+/** Snapshot advice's part of a finding: ranking's fields, the rule's docs page and the actions' changes. */
+export interface SnapshotFinding extends RankedFinding {
   readonly docs: Finding["docs"];
   readonly actions: readonly { readonly changes: readonly ConfigChange[] }[];
 }
 
-/** What the snapshot keeps of an instance's advice (see the module comment). */
-export interface KeptAdvice extends RowAdvice {
-  readonly findings: readonly KeptFinding[];
+/** Snapshot advice: what every snapshot holds of an instance's advice, fresh or reused (module comment). */
+export interface SnapshotAdvice extends RowAdvice {
+  readonly findings: readonly SnapshotFinding[];
 }
 
-/** The part of `a` the snapshot keeps, as new objects so the rest of `a` can be collected. */
-export function keepAdvice(a: Advice): KeptAdvice {
+/** The snapshot advice of `a`, as new objects so the rest of `a` can be collected. */
+export function snapshotAdvice(a: Advice): SnapshotAdvice {
   const ind = a.profile.indicators;
   const value = (i: { readonly value: number | null }) => ({ value: i.value });
   const g = a.safetyGate;
@@ -158,7 +159,7 @@ export function keepAdvice(a: Advice): KeptAdvice {
  * inputs it was derived from besides the facts and the build (adviceInputs).
  */
 export interface ReusableAdvice {
-  readonly advice: KeptAdvice;
+  readonly advice: SnapshotAdvice;
   readonly inputs: string;
 }
 
@@ -170,7 +171,7 @@ export interface ReusableAdvice {
  */
 export function adviceInputs(
   snap: {
-    readonly metadata: ReadonlyMap<string, DeclaredMetadata>;
+    readonly metadata: ReadonlyMap<string, FleetMetadata>;
     readonly declaredMeta: MetadataByInstance;
   },
   instance: string,
@@ -188,14 +189,14 @@ const ADVISE_BATCH = 100;
 const REUSE_BATCH = 2000;
 
 /**
- * Advises each instance into `out` and keeps only KeptAdvice, so at most one full advice is alive at a
+ * Advises each instance into `out` as SnapshotAdvice only, so at most one full advice is alive at a
  * time, pausing (yielding) after every ADVISE_BATCH instances advised. An instance `reuse` gives the
  * advice of (its kept advice and the inputs digest it matches) takes it as is.
  */
-export function* adviseKeptSteps(
+export function* adviseSnapshotSteps(
   facts: Iterable<InstanceFacts>,
-  out: { readonly advice: Map<string, KeptAdvice>; readonly failed: SkippedInstance[]; reused: number },
-  reuse: ((instance: string) => KeptAdvice | null) | null,
+  out: { readonly advice: Map<string, SnapshotAdvice>; readonly failed: SkippedInstance[]; reused: number },
+  reuse: ((instance: string) => SnapshotAdvice | null) | null,
 ): Generator<void> {
   let n = 0;
   let r = 0;
@@ -208,7 +209,7 @@ export function* adviseKeptSteps(
       continue;
     }
     const one = adviseAll([f]);
-    if (one.advice[0]) out.advice.set(f.identity.instance, keepAdvice(one.advice[0]));
+    if (one.advice[0]) out.advice.set(f.identity.instance, snapshotAdvice(one.advice[0]));
     out.failed.push(...one.failed);
     if (++n % ADVISE_BATCH === 0) yield;
   }
@@ -220,7 +221,7 @@ export type RowsOf<R extends FleetRow> = (
   exporters: Readonly<Record<string, ExporterPresence>>,
 ) => R[];
 
-export interface Snapshot<M extends StoredDeclaration = StoredDeclaration, R extends FleetRow = FleetRow> {
+export interface Snapshot<M extends StoredMetadata = StoredMetadata, R extends FleetRow = FleetRow> {
   /** Evaluation time, Unix seconds. */
   readonly at: number;
   readonly window: string;
@@ -240,7 +241,7 @@ export interface Snapshot<M extends StoredDeclaration = StoredDeclaration, R ext
   /** The measured facts with the stored metadata overlaid (the same object where there is none). */
   readonly merged: ReadonlyMap<string, MergeResult>;
   /** What the fleet pages read of each advised instance's advice; instanceAdvice gives the full one. */
-  readonly advice: ReadonlyMap<string, KeptAdvice>;
+  readonly advice: ReadonlyMap<string, SnapshotAdvice>;
   readonly metadata: ReadonlyMap<string, M>;
   readonly missing: Readonly<Record<string, readonly string[]>>;
   readonly exporters: Readonly<Record<string, ExporterPresence>>;
@@ -273,7 +274,7 @@ export interface DeclaredFile {
 /** The declared metadata file overlaid on the facts, with the number of instances it declares facts for. */
 export type DeclaredInfo = Omit<DeclaredFile, "instances"> & { readonly instances: number };
 
-export interface SnapshotInput<M extends StoredDeclaration, R extends FleetRow> {
+export interface SnapshotInput<M extends StoredMetadata, R extends FleetRow> {
   /** The facts as measured: the declared file's entries are overlaid here, then the stored metadata. */
   readonly fleet: Omit<FleetFacts, "plan">;
   readonly metadata: readonly M[];
@@ -291,7 +292,7 @@ export interface SnapshotInput<M extends StoredDeclaration, R extends FleetRow> 
   readonly window: string;
 }
 
-export function buildSnapshot<M extends StoredDeclaration, R extends FleetRow>(
+export function buildSnapshot<M extends StoredMetadata, R extends FleetRow>(
   input: SnapshotInput<M, R>,
   clock: () => number = () => performance.now(),
 ): Snapshot<M, R> {
@@ -307,7 +308,7 @@ export function buildSnapshot<M extends StoredDeclaration, R extends FleetRow>(
  * instances advised, so that pages (the "reading the fleet" state among them) are served while a
  * 10,000-instance fleet is advised. `adviseMs` then includes those turns.
  */
-export async function buildSnapshotYielding<M extends StoredDeclaration, R extends FleetRow>(
+export async function buildSnapshotYielding<M extends StoredMetadata, R extends FleetRow>(
   input: SnapshotInput<M, R>,
   clock: () => number = () => performance.now(),
 ): Promise<Snapshot<M, R>> {
@@ -320,7 +321,7 @@ export async function buildSnapshotYielding<M extends StoredDeclaration, R exten
 }
 
 /** The snapshot's work: both declaration layers, the advice in batches (a yield between), the ranking. */
-export function* snapshotSteps<M extends StoredDeclaration, R extends FleetRow>(
+export function* snapshotSteps<M extends StoredMetadata, R extends FleetRow>(
   input: SnapshotInput<M, R>,
   clock: () => number,
 ): Generator<void, Snapshot<M, R>> {
@@ -334,9 +335,9 @@ export function* snapshotSteps<M extends StoredDeclaration, R extends FleetRow>(
   const merged = new Map<string, MergeResult>();
   for (const f of file.facts)
     merged.set(f.identity.instance, mergeMetadata(f, metadata.get(f.identity.instance)));
-  const kept = { advice: new Map<string, KeptAdvice>(), failed: [] as SkippedInstance[], reused: 0 };
+  const kept = { advice: new Map<string, SnapshotAdvice>(), failed: [] as SkippedInstance[], reused: 0 };
   const reuse = input.reuse;
-  yield* adviseKeptSteps(
+  yield* adviseSnapshotSteps(
     [...merged.values()].map((m) => m.facts),
     kept,
     reuse?.size
@@ -377,7 +378,7 @@ export function* snapshotSteps<M extends StoredDeclaration, R extends FleetRow>(
 }
 
 function rank(
-  advice: ReadonlyMap<string, KeptAdvice>,
+  advice: ReadonlyMap<string, SnapshotAdvice>,
   merged: ReadonlyMap<string, MergeResult>,
   skipped: number,
 ) {
@@ -385,7 +386,7 @@ function rank(
 }
 
 /** The snapshot with one instance's metadata replaced (or removed) and that instance re-advised. */
-export function reviseSnapshot<M extends StoredDeclaration, R extends FleetRow>(
+export function reviseSnapshot<M extends StoredMetadata, R extends FleetRow>(
   snap: Snapshot<M, R>,
   instance: string,
   meta: M | null,
@@ -400,7 +401,7 @@ export function reviseSnapshot<M extends StoredDeclaration, R extends FleetRow>(
   merged.set(instance, m);
   const advice = new Map(snap.advice);
   const one = adviseAll([m.facts]);
-  if (one.advice[0]) advice.set(instance, keepAdvice(one.advice[0]));
+  if (one.advice[0]) advice.set(instance, snapshotAdvice(one.advice[0]));
   else advice.delete(instance);
   const skipped = [...snap.skipped.filter((s) => s.instance !== instance), ...one.failed];
   const ranked = rank(advice, merged, skipped.length);
@@ -418,7 +419,7 @@ export function reviseSnapshot<M extends StoredDeclaration, R extends FleetRow>(
 
 /**
  * One instance's full advice, advised again from its facts with the stored metadata overlaid (what the
- * snapshot's KeptAdvice was made from): null when the snapshot has no advice for it (unknown or skipped).
+ * snapshot's SnapshotAdvice was made from): null when the snapshot has no advice for it (unknown or skipped).
  */
 export function instanceAdvice(
   snap: Pick<Snapshot, "merged" | "advice">,

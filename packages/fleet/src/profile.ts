@@ -15,7 +15,7 @@ import {
   instanceFacts,
   type SkippedInstance,
 } from "./facts.js";
-import { type DeclaredMetadata, mergeMetadata } from "./metadata.js";
+import { type FleetMetadata, mergeMetadata } from "./metadata.js";
 import { adviseAll, applyMetadata, type Declarations, type MetadataByInstance } from "./pipeline.js";
 import type { FleetSummary, RankedFleetRow } from "./row.js";
 import { rankedRows, rankRows } from "./rows.js";
@@ -98,7 +98,7 @@ export async function profileInstance(
   api: PromQueryApi,
   instance: string,
   opts: FleetFactsOptions,
-  metadata?: DeclaredMetadata | null,
+  metadata?: FleetMetadata | null,
 ): Promise<InstanceProfile> {
   const r = await instanceFacts(api, instance, opts);
   const skipped = r.skipped.find((s) => s.instance === instance) ?? null;

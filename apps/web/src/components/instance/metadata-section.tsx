@@ -1,5 +1,5 @@
 /** The instance's fleet metadata: the form filled from the store (and the declared file), or why it cannot be. */
-import type { DeclaredMetadata } from "@untorn/fleet/metadata";
+import type { FleetMetadata } from "@untorn/fleet/metadata";
 import type { InstanceMetadata } from "@untorn/store/store";
 import type { ComponentProps } from "react";
 import { utc } from "../../lib/format.js";
@@ -10,7 +10,7 @@ import { MetadataForm, type MetadataValues } from "../metadata-form.js";
  * The form's values: what is stored, else (for cluster, role and storage class) what the declared
  * metadata file says, since that is what the advisor used; the form says which file it came from.
  */
-function formValues(m: InstanceMetadata | null, declared: DeclaredMetadata | null): MetadataValues {
+function formValues(m: InstanceMetadata | null, declared: FleetMetadata | null): MetadataValues {
   const f = m?.storageFacts ?? {};
   const mib = f.limits?.bandwidthBytesPerSecond;
   return {

@@ -4,7 +4,7 @@
  * UNTORN_METADATA_FILE names another. A broken file is reported, never half-applied.
  */
 import fs from "node:fs";
-import { type DeclaredMetadata, metadataFileSchema } from "@untorn/fleet/metadata";
+import { type FleetMetadata, metadataFileSchema } from "@untorn/fleet/metadata";
 import type { DeclaredFile } from "@untorn/fleet/pipeline";
 
 /** Reads and validates the file; problems name the file and, for bad content, the field. */
@@ -33,7 +33,7 @@ export function readDeclaredFile(file: string): DeclaredFile {
   }
   return {
     file,
-    instances: new Map<string, DeclaredMetadata>(Object.entries(r.data.instances)),
+    instances: new Map<string, FleetMetadata>(Object.entries(r.data.instances)),
     problem: null,
   };
 }

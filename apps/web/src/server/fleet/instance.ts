@@ -7,7 +7,7 @@ import type { Advice } from "@untorn/advisor/advise";
 import type { InstanceFacts } from "@untorn/advisor/facts";
 import { type InstanceCharts, instanceCharts } from "@untorn/fleet/charts";
 import type { ExporterPresence } from "@untorn/fleet/facts";
-import type { DeclaredMetadata } from "@untorn/fleet/metadata";
+import type { FleetMetadata } from "@untorn/fleet/metadata";
 import { instanceAdvice } from "@untorn/fleet/pipeline";
 import { TIME_RANGE_PRESETS } from "@untorn/prom/duration";
 import type { InstanceMetadata } from "@untorn/store/store";
@@ -33,7 +33,7 @@ export interface InstanceView {
   readonly exporters: ExporterPresence;
   readonly metadata: InstanceMetadata | null;
   /** The declared metadata file's entry for the instance, and the file's name (null: none). */
-  readonly declaredMetadata: { readonly file: string; readonly entry: DeclaredMetadata } | null;
+  readonly declaredMetadata: { readonly file: string; readonly entry: FleetMetadata } | null;
   readonly declared: readonly string[];
   readonly conflicts: readonly string[];
   readonly storeProblem: string | null;

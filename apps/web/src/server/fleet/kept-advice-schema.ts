@@ -1,9 +1,9 @@
 /**
- * What the snapshot keeps of an instance's advice (KeptAdvice, @untorn/fleet/pipeline) as a zod schema, made of the
- * advisor's own advice schemas, for checking the advice a kept fleet read brings back (kept-file.ts).
+ * Snapshot advice (SnapshotAdvice, @untorn/fleet/pipeline) as a zod schema, made of the advisor's own
+ * advice schemas, for checking the kept advice a kept fleet read brings back (kept-file.ts).
  */
 import { adviceSchema, findingSchema, gateSchema, verdictSchema } from "@untorn/advisor/advice-schema";
-import type { KeptAdvice } from "@untorn/fleet/pipeline";
+import type { SnapshotAdvice } from "@untorn/fleet/pipeline";
 import { z } from "zod";
 
 const indicatorValue = z.object({ value: z.number().nullable() }).strict();
@@ -55,12 +55,12 @@ export const keptAdviceSchema = z
   })
   .strict();
 
-// The schema's output is a KeptAdvice: a change to either side that breaks this fails the typecheck.
-const fits = (x: z.infer<typeof keptAdviceSchema>): KeptAdvice => x;
+// The schema's output is a SnapshotAdvice: a change to either side that breaks this fails the typecheck.
+const fits = (x: z.infer<typeof keptAdviceSchema>): SnapshotAdvice => x;
 void fits;
 
-/** `x` as a KeptAdvice when it passes keptAdviceSchema, else null. */
-export function parseKeptAdvice(x: unknown): KeptAdvice | null {
+/** `x` as a SnapshotAdvice when it passes keptAdviceSchema, else null. */
+export function parseKeptAdvice(x: unknown): SnapshotAdvice | null {
   const r = keptAdviceSchema.safeParse(x);
   return r.success ? r.data : null;
 }

@@ -7,7 +7,7 @@ import os from "node:os";
 import path from "node:path";
 import { gunzipSync, gzipSync } from "node:zlib";
 import type { FleetFacts } from "@untorn/fleet/facts";
-import type { DeclaredMetadata } from "@untorn/fleet/metadata";
+import type { FleetMetadata } from "@untorn/fleet/metadata";
 import { adviceInputs, buildSnapshot, type ReusableAdvice } from "@untorn/fleet/pipeline";
 import type { InstanceMetadata } from "@untorn/store/store";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -21,13 +21,13 @@ const LIVE: KeptSource = { kind: "live", url: "http://prom:9090", window: "1h" }
 let root: string;
 let n = 0;
 let measured: FleetFacts;
-const declared = new Map<string, DeclaredMetadata>([["db-heavy-plain:9105", { storageClass: "gp3" }]]);
+const declared = new Map<string, FleetMetadata>([["db-heavy-plain:9105", { storageClass: "gp3" }]]);
 const stored = [metadata("db-off:9105", { cluster: "orders", role: "primary" })];
 
 /** The snapshot data.ts builds: the pipeline overlays the declared file's entries, then the stored metadata. */
 function build(
   meta: readonly InstanceMetadata[],
-  decl: ReadonlyMap<string, DeclaredMetadata>,
+  decl: ReadonlyMap<string, FleetMetadata>,
   reuse: ReadonlyMap<string, ReusableAdvice> | null = null,
 ): Snapshot {
   return buildSnapshot({
@@ -100,7 +100,7 @@ describe("kept advice across a restart", () => {
   it("advises again an instance whose metadata was added or whose declared entry changed", async () => {
     const read = await keepAndRead(build(stored, declared));
     const meta = [...stored, metadata("db-idle:9105", { cluster: "analytics" })];
-    const decl = new Map<string, DeclaredMetadata>([["db-heavy-plain:9105", { storageClass: "io2" }]]);
+    const decl = new Map<string, FleetMetadata>([["db-heavy-plain:9105", { storageClass: "io2" }]]);
     const restarted = build(meta, decl, read.advice);
     const fresh = build(meta, decl);
     expect(restarted.reused).toBe(fresh.advice.size - 2);

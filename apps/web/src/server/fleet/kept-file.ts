@@ -1,7 +1,7 @@
 /**
  * The kept fleet read's file: the measured FleetFacts of the last good fleet read, so that a restarted
  * console serves its fleet pages at once instead of after the whole read (docs/web.md, "The kept fleet
- * read"). Beside each instance's facts it keeps what the snapshot keeps of its advice (KeptAdvice) and
+ * read"). Beside each instance's facts it keeps its snapshot advice (SnapshotAdvice) and
  * the digest of that advice's other inputs (@untorn/fleet/pipeline, adviceInputs: the declared metadata file's
  * entry and the stored metadata): a restart takes the advice of an instance whose digest still matches
  * and advises the others again; the declared file and the store's metadata are always read fresh.

@@ -1,7 +1,7 @@
 /** The fleet's findings grouped by rule (pure): what to change where, most severe and widespread first. */
 import type { GainEstimate } from "@untorn/advisor/gain";
 import type { Severity } from "@untorn/advisor/rule";
-import type { KeptAdvice } from "@untorn/fleet/pipeline";
+import type { SnapshotAdvice } from "@untorn/fleet/pipeline";
 
 export interface AffectedInstance {
   readonly instance: string;
@@ -39,7 +39,7 @@ export function waitingInstances(groups: readonly RuleGroup[]): string[] {
 
 const ORDER: readonly Severity[] = ["critical", "error", "warning", "notice"];
 
-export function groupFindings(advice: Iterable<KeptAdvice>): RuleGroup[] {
+export function groupFindings(advice: Iterable<SnapshotAdvice>): RuleGroup[] {
   const groups = new Map<string, { title: string; docs: string; items: AffectedInstance[] }>();
   for (const a of advice) {
     for (const f of a.findings) {
