@@ -61,20 +61,28 @@ test.describe("fleet table", () => {
     );
     const busy = /^Device utilisation over .+: first [\d.]+%, last [\d.]+%, peak [\d.]+%$/;
     await expect(fleetPage.row("db-on").getByRole("img", { name: busy })).toBeVisible();
-    // Doublewrite's share, on the basis the row's DW share column gives (this fleet's servers each have their own device).
+    // Doublewrite's share, on the basis the row's DW share column gives: the device's, or InnoDB's own
+    // where the device is shared (†: on a busy CI machine it is).
     await fleetPage.goto("trend=dw-share");
     await expect(fleetPage.filter("Trend")).toHaveValue("dw-share");
     await expect(fleetPage.columnHeader("Share trend")).toBeVisible();
     const share =
       /^Doublewrite share of (device writes|write bytes) over .+: first [\d.]+%, last [\d.]+%, peak [\d.]+%$/;
-    await expect(fleetPage.row("db-on").getByRole("img", { name: share })).toBeVisible();
-    // Doublewrite off writes no doublewrite page: a measured 0%, or "no data" where its DW share column has
-    // no share either (the live stack's first minutes), never a line of something else.
+    const noData = (instance: string) => fleetPage.row(instance).getByText("no data", { exact: true });
+    if (test.info().project.name === "recorded") {
+      // The recording's window holds the load: db-on wrote, so its share is a line.
+      await expect(fleetPage.row("db-on").getByRole("img", { name: share })).toBeVisible();
+    } else {
+      // The live console's 30 s window is long past the setup's load: InnoDB wrote nothing, so its share
+      // of InnoDB's bytes is 0 ÷ 0, which the catalog leaves out (a missing point, never a made-up 0%).
+      await expect(
+        fleetPage.row("db-on").getByRole("img", { name: share }).or(noData("db-on")),
+      ).toBeVisible();
+    }
+    // Doublewrite off writes no doublewrite page: a measured 0%, or "no data" where InnoDB wrote nothing.
     const off = fleetPage.row("db-off");
     await expect(
-      off
-        .getByRole("img", { name: /^Doublewrite share .* peak 0%$/ })
-        .or(off.getByText("no data", { exact: true })),
+      off.getByRole("img", { name: /^Doublewrite share .* peak 0%$/ }).or(noData("db-off")),
     ).toBeVisible();
     await expect(page.locator("[data-trend-state]")).toHaveCount(0);
     // Reset clears the filters, not the figure chosen.
